@@ -1,0 +1,3 @@
+module winx
+
+go 1.26

@@ -1,0 +1,277 @@
+package jsonrpc
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"sync"
+)
+
+// Handler answers incoming requests. For a notification the result is
+// discarded. A returned *Error reaches the peer as is; any other error becomes
+// InternalError. Handle runs on its own goroutine per call, so it may block.
+type Handler interface {
+	Handle(ctx context.Context, req *Request) (json.RawMessage, error)
+}
+
+// HandlerFunc adapts a function to Handler.
+type HandlerFunc func(ctx context.Context, req *Request) (json.RawMessage, error)
+
+// Handle calls f.
+func (f HandlerFunc) Handle(ctx context.Context, req *Request) (json.RawMessage, error) {
+	return f(ctx, req)
+}
+
+// ConnOptions tunes a Conn; nil means defaults.
+type ConnOptions struct {
+	// OnDecodeError is told of every frame that was not a message, after the
+	// error response (if any) was sent. Nil ignores them.
+	OnDecodeError func(error)
+	// MaxInFlight bounds concurrently running incoming calls; further calls
+	// wait for a slot, which applies back-pressure to the reader. Zero means 64.
+	MaxInFlight int
+}
+
+// Conn is one JSON-RPC peer on a pair of framers. It runs incoming calls
+// concurrently, tracks them by ID so they can be cancelled, and matches
+// responses to outgoing calls.
+type Conn struct {
+	r       FrameReader
+	w       FrameWriter
+	handler Handler
+	opts    ConnOptions
+	slots   chan struct{}
+
+	mu sync.Mutex // guards the fields below
+	// incoming maps a running call's ID text to its cancel function.
+	// Invariant: an entry exists exactly while its handler runs.
+	incoming map[string]context.CancelFunc
+	// outgoing maps an outgoing call's ID text to the channel its response
+	// is delivered on (buffered, written once).
+	outgoing map[string]chan *Response
+	nextID   int64
+	closed   bool
+
+	handlers sync.WaitGroup // running incoming handlers
+}
+
+// NewConn returns a connection; call Run to start reading.
+func NewConn(r FrameReader, w FrameWriter, h Handler, opts *ConnOptions) *Conn {
+	c := &Conn{
+		r:        r,
+		w:        w,
+		handler:  h,
+		incoming: make(map[string]context.CancelFunc),
+		outgoing: make(map[string]chan *Response),
+	}
+	if opts != nil {
+		c.opts = *opts
+	}
+	if c.opts.MaxInFlight <= 0 {
+		c.opts.MaxInFlight = 64
+	}
+	c.slots = make(chan struct{}, c.opts.MaxInFlight)
+	return c
+}
+
+// Run reads until the reader ends or ctx is done, dispatching requests and
+// delivering responses. It waits for running handlers (cancelled) before it
+// returns. A clean end of input returns nil.
+func (c *Conn) Run(ctx context.Context) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer func() {
+		cancel()
+		c.shutdown()
+		c.handlers.Wait()
+	}()
+	for {
+		frame, err := c.r.ReadFrame()
+		if err != nil {
+			var tooLarge *FrameTooLargeError
+			if errors.As(err, &tooLarge) {
+				if _, recoverable := c.r.(*LineReader); recoverable {
+					c.replyDecodeError(&DecodeError{Err: NewError(CodeInvalidRequest, tooLarge.Error())})
+					continue
+				}
+			}
+			if errors.Is(err, io.EOF) {
+				return nil
+			}
+			return err
+		}
+		msg, err := DecodeMessage(frame)
+		if err != nil {
+			var de *DecodeError
+			if errors.As(err, &de) {
+				c.replyDecodeError(de)
+			}
+			continue
+		}
+		switch m := msg.(type) {
+		case *Request:
+			if err := c.dispatch(ctx, m); err != nil {
+				return err
+			}
+		case *Response:
+			c.deliver(m)
+		}
+	}
+}
+
+func (c *Conn) replyDecodeError(de *DecodeError) {
+	_ = c.writeMessage(&Response{ID: de.ID, Error: de.Err})
+	if c.opts.OnDecodeError != nil {
+		c.opts.OnDecodeError(de)
+	}
+}
+
+func (c *Conn) dispatch(ctx context.Context, req *Request) error {
+	select {
+	case c.slots <- struct{}{}:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	hctx, hcancel := context.WithCancel(ctx)
+	if req.IsCall() {
+		c.mu.Lock()
+		if _, dup := c.incoming[req.ID.raw]; dup {
+			c.mu.Unlock()
+			hcancel()
+			<-c.slots
+			return c.writeMessage(&Response{ID: req.ID, Error: NewError(CodeInvalidRequest, "duplicate request id "+req.ID.raw)})
+		}
+		c.incoming[req.ID.raw] = hcancel
+		c.mu.Unlock()
+	}
+	c.handlers.Add(1)
+	go func() {
+		defer c.handlers.Done()
+		defer func() { <-c.slots }()
+		defer hcancel()
+		result, err := c.handler.Handle(hctx, req)
+		if !req.IsCall() {
+			return
+		}
+		c.mu.Lock()
+		delete(c.incoming, req.ID.raw)
+		c.mu.Unlock()
+		if errors.Is(err, ErrNoResponse) {
+			return
+		}
+		resp := &Response{ID: req.ID, Result: result}
+		if err != nil {
+			resp = &Response{ID: req.ID, Error: AsWireError(err)}
+		}
+		_ = c.writeMessage(resp)
+	}()
+	return nil
+}
+
+// CancelIncoming cancels the context of the running incoming call id. It
+// reports whether such a call was running. The handler still answers; what it
+// answers is up to it (MCP says a cancelled request gets no response, which
+// the handler's caller decides).
+func (c *Conn) CancelIncoming(id ID) bool {
+	c.mu.Lock()
+	cancel, ok := c.incoming[id.raw]
+	c.mu.Unlock()
+	if ok {
+		cancel()
+	}
+	return ok
+}
+
+func (c *Conn) deliver(resp *Response) {
+	c.mu.Lock()
+	ch, ok := c.outgoing[resp.ID.raw]
+	delete(c.outgoing, resp.ID.raw)
+	c.mu.Unlock()
+	if ok {
+		ch <- resp
+	}
+}
+
+// Call sends a request and waits for its response, decoding the result into
+// result (when non-nil). A wire error is returned as *Error.
+func (c *Conn) Call(ctx context.Context, method string, params any, result any) error {
+	c.mu.Lock()
+	if c.closed {
+		c.mu.Unlock()
+		return ErrClosed
+	}
+	c.nextID++
+	id := Int64ID(c.nextID)
+	ch := make(chan *Response, 1)
+	c.outgoing[id.raw] = ch
+	c.mu.Unlock()
+
+	forget := func() {
+		c.mu.Lock()
+		delete(c.outgoing, id.raw)
+		c.mu.Unlock()
+	}
+	req, err := NewCall(id, method, params)
+	if err != nil {
+		forget()
+		return err
+	}
+	if err := c.writeMessage(req); err != nil {
+		forget()
+		return err
+	}
+	select {
+	case resp, ok := <-ch:
+		if !ok {
+			return ErrClosed
+		}
+		if resp.Error != nil {
+			return resp.Error
+		}
+		if result != nil {
+			if err := json.Unmarshal(resp.Result, result); err != nil {
+				return fmt.Errorf("jsonrpc: decode result of %s: %w", method, err)
+			}
+		}
+		return nil
+	case <-ctx.Done():
+		forget()
+		return ctx.Err()
+	}
+}
+
+// Notify sends a notification.
+func (c *Conn) Notify(method string, params any) error {
+	req, err := NewNotification(method, params)
+	if err != nil {
+		return err
+	}
+	return c.writeMessage(req)
+}
+
+// Write sends an already built message (used by servers that answer on their
+// own schedule).
+func (c *Conn) Write(m Message) error { return c.writeMessage(m) }
+
+func (c *Conn) writeMessage(m Message) error {
+	b, err := EncodeMessage(m)
+	if err != nil {
+		return err
+	}
+	return c.w.WriteFrame(b)
+}
+
+// shutdown fails every outgoing call and cancels every incoming one.
+func (c *Conn) shutdown() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.closed = true
+	for id, ch := range c.outgoing {
+		close(ch)
+		delete(c.outgoing, id)
+	}
+	for _, cancel := range c.incoming {
+		cancel()
+	}
+}

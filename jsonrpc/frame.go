@@ -1,0 +1,220 @@
+package jsonrpc
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"sync"
+)
+
+// MaxFrameSize bounds one length-prefixed frame on the daemon wire.
+const MaxFrameSize = 8 << 20
+
+// DefaultMaxLineSize bounds one newline-delimited message on stdio when the
+// caller gives no limit.
+const DefaultMaxLineSize = 8 << 20
+
+// FrameReader yields one encoded message at a time.
+type FrameReader interface {
+	// ReadFrame returns the next frame. io.EOF means a clean end of stream.
+	// An error wrapping ErrFrameTooLarge is recoverable for framers that can
+	// resynchronise (the newline framer) and final for those that cannot.
+	ReadFrame() ([]byte, error)
+}
+
+// FrameWriter writes one encoded message; it is safe for concurrent use.
+type FrameWriter interface {
+	WriteFrame(frame []byte) error
+}
+
+// FrameTooLargeError reports the limit that a frame exceeded.
+type FrameTooLargeError struct {
+	Limit int
+}
+
+func (e *FrameTooLargeError) Error() string {
+	return fmt.Sprintf("jsonrpc: frame too large (limit %d bytes)", e.Limit)
+}
+func (e *FrameTooLargeError) Unwrap() error { return ErrFrameTooLarge }
+
+// LineReader reads newline-delimited frames (MCP stdio). Empty lines are
+// skipped; a trailing "\r" is removed.
+type LineReader struct {
+	r   *bufio.Reader
+	max int
+}
+
+// NewLineReader returns a reader whose frames are at most max bytes
+// (DefaultMaxLineSize when max <= 0).
+func NewLineReader(r io.Reader, max int) *LineReader {
+	if max <= 0 {
+		max = DefaultMaxLineSize
+	}
+	return &LineReader{r: bufio.NewReaderSize(r, 64<<10), max: max}
+}
+
+// ReadFrame returns the next non-empty line without its terminator. A line
+// over the limit is consumed to its end and reported as *FrameTooLargeError,
+// after which reading can continue with the next line.
+func (lr *LineReader) ReadFrame() ([]byte, error) {
+	for {
+		line, err := lr.readLine()
+		if err != nil {
+			return nil, err
+		}
+		line = bytes.TrimSuffix(line, []byte("\r"))
+		if len(bytes.TrimSpace(line)) == 0 {
+			continue
+		}
+		return line, nil
+	}
+}
+
+func (lr *LineReader) readLine() ([]byte, error) {
+	var buf []byte
+	for {
+		chunk, err := lr.r.ReadSlice('\n')
+		if len(buf)+len(chunk) > lr.max+1 { // +1 for the newline itself
+			if err == nil {
+				return nil, &FrameTooLargeError{Limit: lr.max}
+			}
+			if errors.Is(err, bufio.ErrBufferFull) {
+				if skipErr := lr.skipLine(); skipErr != nil && !errors.Is(skipErr, io.EOF) {
+					return nil, skipErr
+				}
+				return nil, &FrameTooLargeError{Limit: lr.max}
+			}
+			return nil, &FrameTooLargeError{Limit: lr.max}
+		}
+		buf = append(buf, chunk...)
+		switch {
+		case err == nil:
+			return buf[:len(buf)-1], nil
+		case errors.Is(err, bufio.ErrBufferFull):
+			continue
+		case errors.Is(err, io.EOF):
+			if len(buf) > 0 {
+				return buf, nil // last line without a newline
+			}
+			return nil, io.EOF
+		default:
+			return nil, err
+		}
+	}
+}
+
+func (lr *LineReader) skipLine() error {
+	for {
+		_, err := lr.r.ReadSlice('\n')
+		if err == nil {
+			return nil
+		}
+		if !errors.Is(err, bufio.ErrBufferFull) {
+			return err
+		}
+	}
+}
+
+// LineWriter writes each frame followed by a newline. Frames must not contain
+// newlines; encoding/json never produces one.
+type LineWriter struct {
+	mu sync.Mutex // serialises whole frames
+	w  io.Writer
+}
+
+// NewLineWriter returns a LineWriter on w.
+func NewLineWriter(w io.Writer) *LineWriter { return &LineWriter{w: w} }
+
+// WriteFrame writes frame and a newline in one call.
+func (lw *LineWriter) WriteFrame(frame []byte) error {
+	if bytes.IndexByte(frame, '\n') >= 0 {
+		return errors.New("jsonrpc: frame contains a newline")
+	}
+	buf := make([]byte, 0, len(frame)+1)
+	buf = append(buf, frame...)
+	buf = append(buf, '\n')
+	lw.mu.Lock()
+	defer lw.mu.Unlock()
+	_, err := lw.w.Write(buf)
+	return err
+}
+
+// LengthReader reads frames with a 4-byte big-endian length prefix (the daemon
+// wire). Frames over the limit are fatal: the stream cannot be trusted after
+// a peer lied about sizes, so every later call returns the same error.
+type LengthReader struct {
+	r   io.Reader
+	max int
+	err error // sticky after a fatal framing error
+}
+
+// NewLengthReader returns a reader with frames of at most max bytes
+// (MaxFrameSize when max <= 0 or above MaxFrameSize).
+func NewLengthReader(r io.Reader, max int) *LengthReader {
+	if max <= 0 || max > MaxFrameSize {
+		max = MaxFrameSize
+	}
+	return &LengthReader{r: r, max: max}
+}
+
+// ReadFrame returns the next frame's payload.
+func (lr *LengthReader) ReadFrame() ([]byte, error) {
+	if lr.err != nil {
+		return nil, lr.err
+	}
+	var hdr [4]byte
+	if _, err := io.ReadFull(lr.r, hdr[:]); err != nil {
+		if errors.Is(err, io.ErrUnexpectedEOF) {
+			err = fmt.Errorf("jsonrpc: truncated frame header: %w", err)
+		}
+		lr.err = err
+		return nil, err
+	}
+	n := binary.BigEndian.Uint32(hdr[:])
+	if uint64(n) > uint64(lr.max) {
+		lr.err = &FrameTooLargeError{Limit: lr.max}
+		return nil, lr.err
+	}
+	buf := make([]byte, n)
+	if _, err := io.ReadFull(lr.r, buf); err != nil {
+		if errors.Is(err, io.EOF) {
+			err = io.ErrUnexpectedEOF
+		}
+		lr.err = fmt.Errorf("jsonrpc: truncated frame: %w", err)
+		return nil, lr.err
+	}
+	return buf, nil
+}
+
+// LengthWriter writes frames with a 4-byte big-endian length prefix.
+type LengthWriter struct {
+	mu  sync.Mutex // serialises whole frames
+	w   io.Writer
+	max int
+}
+
+// NewLengthWriter returns a writer refusing frames over max bytes
+// (MaxFrameSize when max <= 0 or above MaxFrameSize).
+func NewLengthWriter(w io.Writer, max int) *LengthWriter {
+	if max <= 0 || max > MaxFrameSize {
+		max = MaxFrameSize
+	}
+	return &LengthWriter{w: w, max: max}
+}
+
+// WriteFrame writes the prefix and payload in one call.
+func (lw *LengthWriter) WriteFrame(frame []byte) error {
+	if len(frame) > lw.max {
+		return &FrameTooLargeError{Limit: lw.max}
+	}
+	buf := make([]byte, 4+len(frame))
+	binary.BigEndian.PutUint32(buf, uint32(len(frame)))
+	copy(buf[4:], frame)
+	lw.mu.Lock()
+	defer lw.mu.Unlock()
+	_, err := lw.w.Write(buf)
+	return err
+}
