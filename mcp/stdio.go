@@ -1,0 +1,111 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"sync"
+
+	"winx/jsonrpc"
+)
+
+// MaxStdioLine bounds one incoming stdio message.
+const MaxStdioLine = 8 << 20
+
+// StdioOptions configures ServeStdio; nil means defaults.
+type StdioOptions struct {
+	// Caller is the identity of the local user (usually Principal "").
+	Caller Caller
+	// MaxLine overrides MaxStdioLine.
+	MaxLine int
+}
+
+// ServeStdio serves one client on newline-delimited JSON-RPC until in reaches
+// EOF or ctx ends. Only protocol messages are written to out.
+func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer, opts *StdioOptions) error {
+	var o StdioOptions
+	if opts != nil {
+		o = *opts
+	}
+	if o.MaxLine <= 0 {
+		o.MaxLine = MaxStdioLine
+	}
+	if o.Caller.Profile.Name == "" && !o.Caller.Profile.Restricted() {
+		o.Caller.Profile = FullProfile()
+	}
+	p := &stdioPeer{server: s, caller: o.Caller}
+	p.conn = jsonrpc.NewConn(jsonrpc.NewLineReader(in, o.MaxLine), jsonrpc.NewLineWriter(out), p, nil)
+	return p.conn.Run(ctx)
+}
+
+// stdioPeer is the single client of a stdio process.
+type stdioPeer struct {
+	server *Server
+	caller Caller
+	conn   *jsonrpc.Conn
+
+	mu      sync.Mutex // guards session
+	session *session   // set by initialize; nil before
+}
+
+func (p *stdioPeer) currentSession() *session {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.session == nil {
+		// A client that skips initialize is served at the oldest version
+		// the Streamable HTTP transport would assume.
+		p.session = newSession(DefaultHTTPLegacyVersion, nil, nil)
+	}
+	return p.session
+}
+
+// Handle implements jsonrpc.Handler.
+func (p *stdioPeer) Handle(ctx context.Context, req *jsonrpc.Request) (json.RawMessage, error) {
+	s := p.server
+	if !req.IsCall() {
+		p.mu.Lock()
+		sess := p.session
+		p.mu.Unlock()
+		s.handleNotification(sess, req, func(id jsonrpc.ID) { p.conn.CancelIncoming(id) })
+		return nil, nil
+	}
+	if req.Method == "initialize" {
+		res, sess, err := s.handleInitialize(req)
+		if err != nil {
+			return nil, err
+		}
+		p.mu.Lock()
+		p.session = sess
+		p.mu.Unlock()
+		return res, nil
+	}
+	meta, err := decodeMeta(req.Params)
+	if err != nil {
+		return nil, err
+	}
+	out := stdioOutbound{conn: p.conn}
+	var res json.RawMessage
+	if _, modern := meta[MetaProtocolVersion]; modern {
+		ex, err := s.prepareModern(req, meta, p.caller, out)
+		if err != nil {
+			return nil, err
+		}
+		res, err = s.handleModern(ctx, ex, req)
+		return answerAfterCancel(ctx, res, err)
+	}
+	ex := s.prepareLegacy(req, meta, p.currentSession(), p.caller, out)
+	res, err = s.handleLegacy(ctx, ex, req)
+	return answerAfterCancel(ctx, res, err)
+}
+
+type stdioOutbound struct{ conn *jsonrpc.Conn }
+
+func (o stdioOutbound) notify(method string, params any) error { return o.conn.Notify(method, params) }
+
+func (o stdioOutbound) call(ctx context.Context, method string, params any) (json.RawMessage, error) {
+	var raw json.RawMessage
+	if err := o.conn.Call(ctx, method, params, &raw); err != nil {
+		return nil, err
+	}
+	return raw, nil
+}
