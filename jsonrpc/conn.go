@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"sync"
+	"time"
 )
 
 // Handler answers incoming requests. For a notification the result is
@@ -32,6 +33,9 @@ type ConnOptions struct {
 	// MaxInFlight bounds concurrently running incoming calls; further calls
 	// wait for a slot, which applies back-pressure to the reader. Zero means 64.
 	MaxInFlight int
+	// DrainTimeout is how long Run lets running calls finish and answer
+	// after the input ended cleanly, before cancelling them. Zero means 5 s.
+	DrainTimeout time.Duration
 }
 
 // Conn is one JSON-RPC peer on a pair of framers. It runs incoming calls
@@ -72,16 +76,25 @@ func NewConn(r FrameReader, w FrameWriter, h Handler, opts *ConnOptions) *Conn {
 	if c.opts.MaxInFlight <= 0 {
 		c.opts.MaxInFlight = 64
 	}
+	if c.opts.DrainTimeout <= 0 {
+		c.opts.DrainTimeout = 5 * time.Second
+	}
 	c.slots = make(chan struct{}, c.opts.MaxInFlight)
 	return c
 }
 
 // Run reads until the reader ends or ctx is done, dispatching requests and
-// delivering responses. It waits for running handlers (cancelled) before it
-// returns. A clean end of input returns nil.
+// delivering responses. After a clean end of input, running calls get
+// DrainTimeout to answer (a client that writes its requests and closes its
+// end still gets its answers); then they are cancelled. Run returns once
+// every handler has returned; a clean end of input returns nil.
 func (c *Conn) Run(ctx context.Context) error {
 	ctx, cancel := context.WithCancel(ctx)
+	drain := false
 	defer func() {
+		if drain {
+			c.drain(ctx)
+		}
 		cancel()
 		c.shutdown()
 		c.handlers.Wait()
@@ -97,6 +110,7 @@ func (c *Conn) Run(ctx context.Context) error {
 				}
 			}
 			if errors.Is(err, io.EOF) {
+				drain = true
 				return nil
 			}
 			return err
@@ -117,6 +131,22 @@ func (c *Conn) Run(ctx context.Context) error {
 		case *Response:
 			c.deliver(m)
 		}
+	}
+}
+
+// drain waits up to DrainTimeout for running handlers.
+func (c *Conn) drain(ctx context.Context) {
+	done := make(chan struct{})
+	go func() {
+		c.handlers.Wait()
+		close(done)
+	}()
+	timer := time.NewTimer(c.opts.DrainTimeout)
+	defer timer.Stop()
+	select {
+	case <-done:
+	case <-timer.C:
+	case <-ctx.Done():
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"strings"
 	"time"
 
 	"winx/jsonrpc"
@@ -276,10 +277,21 @@ func (s *Server) route(ctx context.Context, ex *exchange, req *jsonrpc.Request) 
 		return s.listTools(ex, req.Params)
 	case "tools/call":
 		return s.callTool(ctx, ex, req.Params)
-	case "prompts/list":
-		return s.listPrompts(req.Params)
-	case "prompts/get":
+	case "prompts/list", "prompts/get":
+		// Undeclared capabilities answer as unknown methods, so discovery
+		// and dispatch never disagree.
+		if !s.registry.hasPrompts() {
+			return nil, methodNotFound(req.Method)
+		}
+		if req.Method == "prompts/list" {
+			return s.listPrompts(req.Params)
+		}
 		return s.getPrompt(ctx, ex, req.Params)
+	}
+	if strings.HasPrefix(req.Method, "resources/") && !s.registry.hasResources() {
+		return nil, methodNotFound(req.Method)
+	}
+	switch req.Method {
 	case "resources/list":
 		return s.listResources(req.Params)
 	case "resources/templates/list":
@@ -299,11 +311,10 @@ func (s *Server) route(ctx context.Context, ex *exchange, req *jsonrpc.Request) 
 	return nil, methodNotFound(req.Method)
 }
 
-func (s *Server) capabilities(modern bool) ServerCapabilities {
-	caps := ServerCapabilities{Logging: &struct{}{}}
-	if s.registry.hasTools() {
-		caps.Tools = &ListChangedCapability{ListChanged: false}
-	}
+func (s *Server) capabilities(modern bool, version string) ServerCapabilities {
+	// Tools are always offered: an empty catalog (a profile or a build
+	// without tools) still answers tools/list.
+	caps := ServerCapabilities{Logging: &struct{}{}, Tools: &ListChangedCapability{ListChanged: false}}
 	if s.registry.hasPrompts() {
 		caps.Prompts = &ListChangedCapability{ListChanged: false}
 	}
@@ -315,7 +326,7 @@ func (s *Server) capabilities(modern bool) ServerCapabilities {
 	}
 	if modern {
 		caps.Extensions = map[string]json.RawMessage{TasksExtension: json.RawMessage("{}")}
-	} else {
+	} else if version == Version20251125 {
 		caps.Tasks = legacyTasksCapability
 	}
 	return caps
@@ -324,7 +335,7 @@ func (s *Server) capabilities(modern bool) ServerCapabilities {
 func (s *Server) discover(ex *exchange) *DiscoverResult {
 	return &DiscoverResult{
 		SupportedVersions: SupportedVersions(),
-		Capabilities:      s.capabilities(true),
+		Capabilities:      s.capabilities(true, Version20260728),
 		Instructions:      s.opts.Instructions,
 	}
 }
@@ -353,7 +364,7 @@ func (s *Server) initialize(params json.RawMessage) (*InitializeResult, *session
 	sess := newSession(version, p.Capabilities, p.ClientInfo)
 	return &InitializeResult{
 		ProtocolVersion: version,
-		Capabilities:    s.capabilities(false),
+		Capabilities:    s.capabilities(false, version),
 		ServerInfo:      s.info,
 		Instructions:    s.opts.Instructions,
 	}, sess, nil

@@ -1,0 +1,124 @@
+// Package auth decides who may do what: bearer tokens and their files, and
+// (as the project grows) principals, tool profiles, session modes and path
+// containment. It owns no transport: callers hand it credentials and act on
+// its typed answers. It never logs or returns a token's bytes in errors.
+package auth
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"crypto/subtle"
+	"errors"
+	"io"
+	"os"
+	"strings"
+	"syscall"
+)
+
+// MinTokenBytes is the shortest bearer token accepted.
+const MinTokenBytes = 32
+
+// MaxTokenFileBytes bounds a token file read.
+const MaxTokenFileBytes = 4096
+
+// Sentinel errors; messages never contain token material.
+var (
+	ErrTokenTooShort    = errors.New("auth: token shorter than 32 bytes")
+	ErrTokenFileMode    = errors.New("auth: token file must not be readable or writable by group or others (chmod 600)")
+	ErrTokenFileKind    = errors.New("auth: token file must be a regular file, not a symlink")
+	ErrTokenFileTooLong = errors.New("auth: token file is larger than 4096 bytes")
+	ErrTokenInvalid     = errors.New("auth: token contains whitespace or control characters")
+)
+
+// TokenFileError names the file that failed a check.
+type TokenFileError struct {
+	Path string
+	Err  error
+}
+
+func (e *TokenFileError) Error() string { return e.Err.Error() + ": " + e.Path }
+func (e *TokenFileError) Unwrap() error { return e.Err }
+
+// LoadTokenFile reads a bearer token from path. The file must be a regular
+// file (a symlink is refused, not followed), without group or other
+// permission bits, at most MaxTokenFileBytes long. One trailing newline is
+// removed; the token must be at least MinTokenBytes of visible ASCII.
+func LoadTokenFile(path string) ([]byte, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		if errors.Is(err, syscall.ELOOP) {
+			return nil, &TokenFileError{Path: path, Err: ErrTokenFileKind}
+		}
+		return nil, &TokenFileError{Path: path, Err: err}
+	}
+	defer f.Close()
+	info, err := f.Stat()
+	if err != nil {
+		return nil, &TokenFileError{Path: path, Err: err}
+	}
+	if !info.Mode().IsRegular() {
+		return nil, &TokenFileError{Path: path, Err: ErrTokenFileKind}
+	}
+	if info.Mode().Perm()&0o077 != 0 {
+		return nil, &TokenFileError{Path: path, Err: ErrTokenFileMode}
+	}
+	data, err := io.ReadAll(io.LimitReader(f, MaxTokenFileBytes+1))
+	if err != nil {
+		return nil, &TokenFileError{Path: path, Err: err}
+	}
+	if len(data) > MaxTokenFileBytes {
+		return nil, &TokenFileError{Path: path, Err: ErrTokenFileTooLong}
+	}
+	token := bytes.TrimSuffix(bytes.TrimSuffix(data, []byte("\n")), []byte("\r"))
+	if err := CheckToken(token); err != nil {
+		return nil, &TokenFileError{Path: path, Err: err}
+	}
+	return token, nil
+}
+
+// CheckToken enforces the token rules: visible ASCII only, and at least
+// MinTokenBytes long.
+func CheckToken(token []byte) error {
+	for _, c := range token {
+		if c <= ' ' || c > '~' {
+			return ErrTokenInvalid
+		}
+	}
+	if len(token) < MinTokenBytes {
+		return ErrTokenTooShort
+	}
+	return nil
+}
+
+// Bearer verifies "Authorization: Bearer <token>" headers in constant time.
+type Bearer struct {
+	// digest is the SHA-256 of the token: comparing fixed-size digests keeps
+	// the comparison's time independent of the presented token's length.
+	digest [sha256.Size]byte
+}
+
+// NewBearer returns a verifier for token, which must pass CheckToken.
+func NewBearer(token []byte) (*Bearer, error) {
+	if err := CheckToken(token); err != nil {
+		return nil, err
+	}
+	return &Bearer{digest: sha256.Sum256(token)}, nil
+}
+
+// VerifyHeader reports whether an Authorization header value carries the
+// token. The scheme is case-insensitive, as RFC 6750 and RFC 9110 say.
+func (b *Bearer) VerifyHeader(header string) bool {
+	scheme, presented, ok := strings.Cut(strings.TrimSpace(header), " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") {
+		// Still spend the comparison so a missing scheme is not faster.
+		b.Verify(nil)
+		return false
+	}
+	return b.Verify([]byte(strings.TrimSpace(presented)))
+}
+
+// Verify compares a presented token in constant time.
+func (b *Bearer) Verify(presented []byte) bool {
+	sum := sha256.Sum256(presented)
+	return subtle.ConstantTimeCompare(sum[:], b.digest[:]) == 1
+}

@@ -1,0 +1,191 @@
+// Command winx is the Winx MCP adapter: it serves the catalog over stdio (the
+// default) or over Streamable HTTP with a bearer token (`winx serve --http`).
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"winx/auth"
+	"winx/cmd/internal/buildid"
+	"winx/mcp"
+	"winx/mcp/tools"
+)
+
+// errUsage marks a command line that was rejected and already explained.
+var errUsage = errors.New("winx: usage")
+
+// HTTP server limits against slow or abusive clients.
+const (
+	readHeaderTimeout = 10 * time.Second
+	idleTimeout       = 120 * time.Second
+	maxHeaderBytes    = 64 << 10
+	shutdownGrace     = 30 * time.Second
+)
+
+type serveOptions struct {
+	http             bool
+	bind             string
+	tokenFile        string
+	allowNonLoopback bool
+	allowedHosts     stringList
+	version          bool
+}
+
+type stringList []string
+
+func (l *stringList) String() string     { return strings.Join(*l, ",") }
+func (l *stringList) Set(v string) error { *l = append(*l, v); return nil }
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	err := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+	stop()
+	switch {
+	case err == nil, errors.Is(err, flag.ErrHelp):
+		os.Exit(0)
+	case errors.Is(err, errUsage):
+		os.Exit(2)
+	default:
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+}
+
+func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	if len(args) > 0 && args[0] == "serve" {
+		args = args[1:]
+	}
+	var opts serveOptions
+	fs := flag.NewFlagSet("winx", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.BoolVar(&opts.version, "version", false, "print the build identity and exit")
+	fs.BoolVar(&opts.http, "http", false, "serve Streamable HTTP instead of stdio")
+	fs.StringVar(&opts.bind, "bind", "127.0.0.1:8000", "HTTP listen address")
+	fs.StringVar(&opts.tokenFile, "token-file", "", "file holding the bearer token (regular file, mode 0600, at least 32 bytes)")
+	fs.BoolVar(&opts.allowNonLoopback, "allow-non-loopback", false, "allow binding an address that is not loopback")
+	fs.Var(&opts.allowedHosts, "allowed-host", "extra host name accepted in Host and Origin headers (repeatable)")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: winx [serve] [--http --bind ADDR --token-file FILE] [--version]")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return err
+		}
+		return errUsage
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "winx: unexpected argument %q\n", fs.Arg(0))
+		return errUsage
+	}
+	id := buildid.Read()
+	if opts.version {
+		fmt.Fprintln(stdout, "winx", id.String())
+		return nil
+	}
+	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	info := mcp.Implementation{Name: "winx", Title: "Winx for Go", Version: id.Version}
+	if !opts.http {
+		srv := mcp.NewServer(info, tools.NewRegistry(tools.Options{Build: id.String(), Transport: "stdio"}),
+			&mcp.ServerOptions{Logger: logger, Instructions: instructions})
+		return srv.ServeStdio(ctx, stdin, stdout, nil)
+	}
+	srv := mcp.NewServer(info, tools.NewRegistry(tools.Options{Build: id.String(), Transport: "http"}),
+		&mcp.ServerOptions{Logger: logger, Instructions: instructions})
+	return serveHTTP(ctx, srv, &opts, logger, stderr)
+}
+
+const instructions = "Winx gives you a durable shell and guarded file access on the user's machine. " +
+	"Read the resource " + tools.AboutURI + " for this server's build and capabilities."
+
+func serveHTTP(ctx context.Context, srv *mcp.Server, opts *serveOptions, logger *slog.Logger, stderr io.Writer) error {
+	if opts.tokenFile == "" {
+		fmt.Fprintln(stderr, "winx: --http needs --token-file")
+		return errUsage
+	}
+	token, err := auth.LoadTokenFile(opts.tokenFile)
+	if err != nil {
+		return err
+	}
+	bearer, err := auth.NewBearer(token)
+	if err != nil {
+		return err
+	}
+	host, _, err := net.SplitHostPort(opts.bind)
+	if err != nil {
+		return fmt.Errorf("winx: --bind %q: %w", opts.bind, err)
+	}
+	if !isLoopback(host) && !opts.allowNonLoopback {
+		return fmt.Errorf("winx: refusing to bind %s: not a loopback address (use --allow-non-loopback behind an authenticating proxy)", opts.bind)
+	}
+	allowed := append([]string(nil), opts.allowedHosts...)
+	if host != "" && !isLoopback(host) {
+		allowed = append(allowed, host)
+	}
+	handler := mcp.NewHTTPHandler(srv, &mcp.HTTPOptions{
+		Auth:         bearerAuth{bearer: bearer},
+		AllowedHosts: allowed,
+	})
+	mux := http.NewServeMux()
+	mux.Handle("/mcp", handler)
+	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
+		io.WriteString(w, "ok\n")
+	})
+	ln, err := net.Listen("tcp", opts.bind)
+	if err != nil {
+		return fmt.Errorf("winx: listen: %w", err)
+	}
+	hs := &http.Server{
+		Handler:           mux,
+		ReadHeaderTimeout: readHeaderTimeout,
+		IdleTimeout:       idleTimeout,
+		MaxHeaderBytes:    maxHeaderBytes,
+		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
+	}
+	logger.Info("serving Streamable HTTP", "addr", ln.Addr().String(), "endpoint", "/mcp")
+	errc := make(chan error, 1)
+	go func() { errc <- hs.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	shutdownCtx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
+	defer cancel()
+	if err := hs.Shutdown(shutdownCtx); err != nil {
+		return fmt.Errorf("winx: shutdown: %w", err)
+	}
+	return nil
+}
+
+func isLoopback(host string) bool {
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(strings.Trim(host, "[]"))
+	return ip != nil && ip.IsLoopback()
+}
+
+// bearerAuth admits requests carrying the configured bearer token.
+type bearerAuth struct{ bearer *auth.Bearer }
+
+var _ mcp.Authenticator = bearerAuth{}
+
+func (a bearerAuth) Authenticate(r *http.Request) (mcp.Caller, error) {
+	if !a.bearer.VerifyHeader(r.Header.Get("Authorization")) {
+		return mcp.Caller{}, mcp.ErrUnauthorized
+	}
+	return mcp.Caller{Principal: "", Profile: mcp.FullProfile()}, nil
+}

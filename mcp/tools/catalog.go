@@ -1,0 +1,100 @@
+// Package tools is the model-facing catalog of Winx: the tools, prompts and
+// resources a client discovers, and (as the tools land) session routing and
+// the mapping of typed domain errors into the result envelope. It holds only
+// entries that really work; nothing is listed to fill the catalog.
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"winx/mcp"
+)
+
+// AboutURI is the resource describing the running server.
+const AboutURI = "winx://server/about"
+
+// GuidePrompt is the prompt that explains how to work with Winx.
+const GuidePrompt = "winx_guide"
+
+// Options describe the server the catalog is built for.
+type Options struct {
+	// Build is the exact build identity (module version and VCS revision).
+	Build string
+	// Transport is "stdio" or "http".
+	Transport string
+}
+
+// about is the body of the about resource.
+type about struct {
+	Server            string   `json:"server"`
+	Build             string   `json:"build"`
+	Transport         string   `json:"transport"`
+	ProtocolVersions  []string `json:"protocolVersions"`
+	Tools             []string `json:"tools"`
+	ConfinementPolicy string   `json:"confinementPolicy"`
+}
+
+// NewRegistry returns the Winx catalog.
+func NewRegistry(opts Options) *mcp.Registry {
+	reg := mcp.NewRegistry()
+	reg.AddResource(mcp.Resource{
+		URI:         AboutURI,
+		Name:        "about",
+		Title:       "About this Winx server",
+		Description: "Build identity, transport and protocol versions of the running Winx server.",
+		MIMEType:    "application/json",
+	}, func(ctx context.Context, req *mcp.ResourceRequest) (*mcp.ReadResourceResult, error) {
+		body := about{
+			Server:            "winx",
+			Build:             opts.Build,
+			Transport:         opts.Transport,
+			ProtocolVersions:  mcp.SupportedVersions(),
+			Tools:             reg.ToolNames(),
+			ConfinementPolicy: "file tools are confined to the workspace; HTTP requires a bearer token",
+		}
+		b, err := json.MarshalIndent(body, "", "  ")
+		if err != nil {
+			return nil, fmt.Errorf("tools: marshal about: %w", err)
+		}
+		return &mcp.ReadResourceResult{Contents: []mcp.ResourceContents{
+			mcp.TextResource(AboutURI, "application/json", string(b)),
+		}}, nil
+	})
+	reg.AddPrompt(mcp.Prompt{
+		Name:        GuidePrompt,
+		Title:       "Work with Winx",
+		Description: "How to start a Winx session for a workspace and use its tools safely.",
+		Arguments: []mcp.PromptArgument{{
+			Name:        "workspace",
+			Description: "Absolute path of the project to work on.",
+			Required:    false,
+		}},
+	}, func(ctx context.Context, req *mcp.PromptRequest) (*mcp.GetPromptResult, error) {
+		return &mcp.GetPromptResult{
+			Description: "Working with Winx",
+			Messages: []mcp.PromptMessage{{
+				Role:    "user",
+				Content: &mcp.TextContent{Text: guideText(req.Arguments["workspace"], reg.ToolNames())},
+			}},
+		}, nil
+	}, nil)
+	return reg
+}
+
+func guideText(workspace string, tools []string) string {
+	var b strings.Builder
+	b.WriteString("You are connected to Winx, which gives you a durable shell and guarded file access on the user's machine.\n")
+	if workspace != "" {
+		fmt.Fprintf(&b, "Work in the workspace %s.\n", workspace)
+	}
+	if len(tools) == 0 {
+		b.WriteString("This server currently offers no tools; read the about resource (" + AboutURI + ") for its build and capabilities.\n")
+		return b.String()
+	}
+	b.WriteString("Available tools: " + strings.Join(tools, ", ") + ".\n")
+	b.WriteString("Call Initialize first and pass the returned thread_id to every later call. Read a file before you edit it.\n")
+	return b.String()
+}
