@@ -1,0 +1,89 @@
+package mcp_test
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"winx/mcp"
+)
+
+func TestEnvelopeResult(t *testing.T) {
+	tests := []struct {
+		name      string
+		env       mcp.Envelope
+		wantError bool
+		wantKeys  []string
+	}{
+		{
+			name:     "completed",
+			env:      mcp.Envelope{Status: mcp.StatusCompleted, Tool: "ReadFiles", Message: "read 1 file", Data: map[string]int{"files": 1}},
+			wantKeys: []string{`"status":"completed"`, `"retrySameCall":false`, `"output":"text"`, `"data":{"files":1}`},
+		},
+		{
+			name: "needs read",
+			env: mcp.Envelope{Status: mcp.StatusNeedsRead, Tool: "EditFiles", Message: "read first", ErrorCode: "read_required",
+				Retryable: true, RequiredReads: []mcp.RequiredRead{{Path: "/w/a.go", Ranges: []string{"1-20"}}},
+				NextAction: &mcp.NextAction{Tool: "ReadFiles", Instruction: "read the ranges", Arguments: map[string]any{"file_paths": []string{"/w/a.go:1-20"}}}},
+			wantError: true,
+			wantKeys:  []string{`"requiredReads":[{"path":"/w/a.go","ranges":["1-20"]}]`, `"errorCode":"read_required"`, `"nextAction":{"tool":"ReadFiles"`},
+		},
+		{
+			name:     "running gets a retry delay",
+			env:      mcp.Envelope{Status: mcp.StatusRunning, Tool: "BashCommand", Message: "still running"},
+			wantKeys: []string{`"retryAfterMs":1000`},
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			res := tc.env.Result("text")
+			if res.IsError != tc.wantError {
+				t.Errorf("IsError = %v, want %v", res.IsError, tc.wantError)
+			}
+			b, err := json.Marshal(res)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, k := range tc.wantKeys {
+				if !strings.Contains(string(b), k) {
+					t.Errorf("result %s lacks %s", b, k)
+				}
+			}
+			if !strings.Contains(string(b), `"content":[{"type":"text","text":"text"}]`) {
+				t.Errorf("result %s lacks the text block", b)
+			}
+		})
+	}
+}
+
+func TestEnvelopeInvariantsPanic(t *testing.T) {
+	bad := []mcp.Envelope{
+		{Status: "weird", Tool: "X"},
+		{Status: mcp.StatusCompleted},
+		{Status: mcp.StatusFailed, Tool: "X"},
+		{Status: mcp.StatusNeedsRead, Tool: "X", ErrorCode: "read_required"},
+	}
+	for _, env := range bad {
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("Envelope%+v.Result did not panic", env)
+				}
+			}()
+			env.Result("x")
+		}()
+	}
+}
+
+func TestEnvelopeOutputSchemaIsStrict(t *testing.T) {
+	s := string(mcp.EnvelopeOutputSchema)
+	for _, banned := range []string{`"title"`, `"$ref"`, `"format"`, `:true}`} {
+		if strings.Contains(s, banned) {
+			t.Errorf("output schema contains %s: %s", banned, s)
+		}
+	}
+	var v map[string]any
+	if err := json.Unmarshal(mcp.EnvelopeOutputSchema, &v); err != nil || v["type"] != "object" {
+		t.Errorf("output schema = %s, want an object schema", s)
+	}
+}
