@@ -47,13 +47,24 @@ type LineReader struct {
 	max int
 }
 
+// lineBufferSize is the read buffer of a LineReader. Lines longer than it are
+// assembled from several reads, up to the reader's limit.
+const lineBufferSize = 64 << 10
+
 // NewLineReader returns a reader whose frames are at most max bytes
 // (DefaultMaxLineSize when max <= 0).
 func NewLineReader(r io.Reader, max int) *LineReader {
+	return newLineReaderSize(r, max, lineBufferSize)
+}
+
+// newLineReaderSize is NewLineReader with a chosen buffer size, so the fuzz
+// target reaches the multi-read path with small inputs. bufio raises sizes
+// below 16 to 16.
+func newLineReaderSize(r io.Reader, max, size int) *LineReader {
 	if max <= 0 {
 		max = DefaultMaxLineSize
 	}
-	return &LineReader{r: bufio.NewReaderSize(r, 64<<10), max: max}
+	return &LineReader{r: bufio.NewReaderSize(r, size), max: max}
 }
 
 // ReadFrame returns the next non-empty line without its terminator. A line
@@ -65,7 +76,6 @@ func (lr *LineReader) ReadFrame() ([]byte, error) {
 		if err != nil {
 			return nil, err
 		}
-		line = bytes.TrimSuffix(line, []byte("\r"))
 		if len(bytes.TrimSpace(line)) == 0 {
 			continue
 		}
@@ -73,48 +83,40 @@ func (lr *LineReader) ReadFrame() ([]byte, error) {
 	}
 }
 
+// readLine returns the next line without "\n" and one trailing "\r". The limit
+// applies to that line, whether or not it ends in a newline; the bytes of an
+// oversize line are dropped as they arrive, so at most max+2 are held.
 func (lr *LineReader) readLine() ([]byte, error) {
-	var buf []byte
+	var line []byte
+	tooLarge := false
 	for {
 		chunk, err := lr.r.ReadSlice('\n')
-		if len(buf)+len(chunk) > lr.max+1 { // +1 for the newline itself
-			if err == nil {
-				return nil, &FrameTooLargeError{Limit: lr.max}
+		if !tooLarge {
+			if len(line)+len(chunk) > lr.max+2 { // room for "\r\n"
+				tooLarge, line = true, nil
+			} else {
+				line = append(line, chunk...)
 			}
-			if errors.Is(err, bufio.ErrBufferFull) {
-				if skipErr := lr.skipLine(); skipErr != nil && !errors.Is(skipErr, io.EOF) {
-					return nil, skipErr
-				}
-				return nil, &FrameTooLargeError{Limit: lr.max}
-			}
-			return nil, &FrameTooLargeError{Limit: lr.max}
 		}
-		buf = append(buf, chunk...)
 		switch {
-		case err == nil:
-			return buf[:len(buf)-1], nil
 		case errors.Is(err, bufio.ErrBufferFull):
 			continue
+		case err == nil:
+			// Ended by a newline.
 		case errors.Is(err, io.EOF):
-			if len(buf) > 0 {
-				return buf, nil // last line without a newline
+			if !tooLarge && len(line) == 0 {
+				return nil, io.EOF
 			}
-			return nil, io.EOF
+			// The last line, without a newline; the next call sees io.EOF.
 		default:
 			return nil, err
 		}
-	}
-}
-
-func (lr *LineReader) skipLine() error {
-	for {
-		_, err := lr.r.ReadSlice('\n')
-		if err == nil {
-			return nil
+		line = bytes.TrimSuffix(line, []byte("\n"))
+		line = bytes.TrimSuffix(line, []byte("\r"))
+		if tooLarge || len(line) > lr.max {
+			return nil, &FrameTooLargeError{Limit: lr.max}
 		}
-		if !errors.Is(err, bufio.ErrBufferFull) {
-			return err
-		}
+		return line, nil
 	}
 }
 

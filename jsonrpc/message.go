@@ -151,6 +151,9 @@ func (e *DecodeError) Unwrap() error { return e.Err }
 func DecodeMessage(data []byte) (Message, error) {
 	trimmed := bytes.TrimLeft(data, " \t\r\n")
 	if len(trimmed) > 0 && trimmed[0] == '[' {
+		if !json.Valid(data) {
+			return nil, &DecodeError{Err: NewError(CodeParseError, "parse error")}
+		}
 		return nil, &DecodeError{Err: NewError(CodeInvalidRequest, "batches are not supported")}
 	}
 	if len(trimmed) == 0 || trimmed[0] != '{' {
@@ -194,6 +197,9 @@ func DecodeMessage(data []byte) (Message, error) {
 		if !hasID {
 			return nil, &DecodeError{Err: NewError(CodeInvalidRequest, "a response must carry an id")}
 		}
+		if w.Result != nil && !id.IsValid() {
+			return nil, &DecodeError{Err: NewError(CodeInvalidRequest, "only an error response may have id null")}
+		}
 		return &Response{ID: id, Result: w.Result, Error: w.Error}, nil
 	}
 	return nil, &DecodeError{ID: id, Err: NewError(CodeInvalidRequest, "message has neither method nor result nor error")}
@@ -207,7 +213,9 @@ func bestEffortID(raw json.RawMessage) ID {
 	return id
 }
 
-// EncodeMessage serializes a message without a trailing newline.
+// EncodeMessage serializes a message without a trailing newline. IDs and raw
+// members are written as they are, without encoding/json's HTML escaping, so a
+// response echoes the request's id byte for byte.
 func EncodeMessage(m Message) ([]byte, error) {
 	w := wireMessage{JSONRPC: Version}
 	switch m := m.(type) {
@@ -233,10 +241,18 @@ func EncodeMessage(m Message) ([]byte, error) {
 	default:
 		return nil, fmt.Errorf("jsonrpc: cannot encode %T", m)
 	}
-	return json.Marshal(&w)
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(&w); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
 }
 
-// NewCall builds a call with params marshalled from v (nil means no params).
+// NewCall builds a call with params marshalled to JSON. Nil, or a value that
+// marshals to null, means no params; anything else must marshal to a JSON
+// object or array, as the spec requires.
 func NewCall(id ID, method string, params any) (*Request, error) {
 	raw, err := marshalParams(params)
 	if err != nil {
@@ -245,7 +261,7 @@ func NewCall(id ID, method string, params any) (*Request, error) {
 	return &Request{ID: id, Method: method, Params: raw}, nil
 }
 
-// NewNotification builds a notification with params marshalled from v.
+// NewNotification builds a notification with params as in NewCall.
 func NewNotification(method string, params any) (*Request, error) {
 	return NewCall(ID{}, method, params)
 }
@@ -254,12 +270,19 @@ func marshalParams(params any) (json.RawMessage, error) {
 	if params == nil {
 		return nil, nil
 	}
-	if raw, ok := params.(json.RawMessage); ok {
-		return raw, nil
+	raw, ok := params.(json.RawMessage)
+	if !ok {
+		b, err := json.Marshal(params)
+		if err != nil {
+			return nil, fmt.Errorf("jsonrpc: marshal params: %w", err)
+		}
+		raw = b
 	}
-	b, err := json.Marshal(params)
-	if err != nil {
-		return nil, fmt.Errorf("jsonrpc: marshal params: %w", err)
+	switch p := bytes.TrimSpace(raw); {
+	case len(p) == 0 || bytes.Equal(p, []byte("null")):
+		return nil, nil
+	case p[0] != '{' && p[0] != '[':
+		return nil, fmt.Errorf("jsonrpc: params must be a JSON object or array, got %.20s", p)
 	}
-	return b, nil
+	return raw, nil
 }
