@@ -117,6 +117,7 @@ type Registry struct {
 type registeredTool struct {
 	tool    Tool
 	handler ToolHandler
+	headers []headerParam // x-mcp-header annotations of tool.InputSchema
 }
 
 type registeredPrompt struct {
@@ -146,8 +147,9 @@ func NewRegistry() *Registry {
 	}
 }
 
-// AddTool registers a tool. It panics on a duplicate name or a tool without
-// an input schema: both are programming errors caught at start-up.
+// AddTool registers a tool. It panics on a duplicate name, a tool without
+// an input schema, or an invalid x-mcp-header annotation: all programming
+// errors caught at start-up.
 func (r *Registry) AddTool(t Tool, h ToolHandler) {
 	if t.Name == "" || h == nil {
 		panic("mcp: tool needs a name and a handler")
@@ -158,7 +160,11 @@ func (r *Registry) AddTool(t Tool, h ToolHandler) {
 	if len(t.InputSchema) == 0 || !json.Valid(t.InputSchema) {
 		panic(fmt.Sprintf("mcp: tool %q needs a valid input schema", t.Name))
 	}
-	rt := &registeredTool{tool: t, handler: h}
+	headers, err := headerParams(t.InputSchema)
+	if err != nil {
+		panic(fmt.Sprintf("mcp: tool %q: %v", t.Name, err))
+	}
+	rt := &registeredTool{tool: t, handler: h, headers: headers}
 	r.tools = append(r.tools, rt)
 	r.toolIndex[t.Name] = rt
 }

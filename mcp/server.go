@@ -152,6 +152,17 @@ func ModernVersionOf(params json.RawMessage) string {
 	return ""
 }
 
+// hasModernMeta reports whether a request's _meta names a protocol version,
+// which makes it a stateless request whatever its method.
+func hasModernMeta(params json.RawMessage) bool {
+	meta, err := decodeMeta(params)
+	if err != nil {
+		return false
+	}
+	_, ok := meta[MetaProtocolVersion]
+	return ok
+}
+
 // prepareModern validates a stateless request's _meta and builds its exchange.
 func (s *Server) prepareModern(req *jsonrpc.Request, meta requestMeta, caller Caller, out outbound) (*exchange, error) {
 	var version string

@@ -69,7 +69,7 @@ func (p *stdioPeer) Handle(ctx context.Context, req *jsonrpc.Request) (json.RawM
 		s.handleNotification(sess, req, func(id jsonrpc.ID) { p.conn.CancelIncoming(id) })
 		return nil, nil
 	}
-	if req.Method == "initialize" {
+	if req.Method == "initialize" && !hasModernMeta(req.Params) {
 		res, sess, err := s.handleInitialize(req)
 		if err != nil {
 			return nil, err

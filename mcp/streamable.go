@@ -238,14 +238,19 @@ func (h *HTTPHandler) sessionFor(w http.ResponseWriter, r *http.Request, caller 
 	if id == "" {
 		return nil, true
 	}
+	now := h.server.opts.Now()
 	h.mu.Lock()
 	sess, ok := h.sessions[id]
+	if ok && now.Sub(sess.idleSince()) > h.opts.SessionIdle {
+		delete(h.sessions, id)
+		ok = false
+	}
 	h.mu.Unlock()
 	if !ok || sess.principal != caller.Principal {
 		httpError(w, http.StatusNotFound, "unknown session")
 		return nil, false
 	}
-	sess.touch(h.server.opts.Now())
+	sess.touch(now)
 	return sess, true
 }
 
@@ -263,6 +268,21 @@ func (h *HTTPHandler) postResponse(w http.ResponseWriter, r *http.Request, calle
 }
 
 func (h *HTTPHandler) postNotification(w http.ResponseWriter, r *http.Request, caller Caller, req *jsonrpc.Request) {
+	if header := r.Header.Get("MCP-Protocol-Version"); header != "" && !isLegacyVersion(header) {
+		// Stateless notifications carry the same routing headers as
+		// requests; sessions do not exist in this era.
+		if v := ModernVersionOf(req.Params); v != "" && v != header {
+			writeError(w, http.StatusBadRequest, jsonrpc.ID{}, headerMismatch("MCP-Protocol-Version header does not match _meta"))
+			return
+		}
+		if e := checkRoutingHeaders(r, req); e != nil {
+			writeError(w, http.StatusBadRequest, jsonrpc.ID{}, e)
+			return
+		}
+		h.server.handleNotification(nil, req, func(jsonrpc.ID) {})
+		w.WriteHeader(http.StatusAccepted)
+		return
+	}
 	sess, ok := h.sessionFor(w, r, caller)
 	if !ok {
 		return
@@ -348,13 +368,15 @@ func modernStatus(e *jsonrpc.Error) int {
 
 func (h *HTTPHandler) postCall(w http.ResponseWriter, r *http.Request, caller Caller, req *jsonrpc.Request) {
 	s := h.server
-	if req.Method == "initialize" {
+	header := r.Header.Get("MCP-Protocol-Version")
+	// initialize opens a legacy session, unless the request names the
+	// stateless era: there initialize is a removed method like any other.
+	if req.Method == "initialize" && !isModernVersion(header) && !hasModernMeta(req.Params) {
 		h.initialize(w, r, caller, req)
 		return
 	}
-	header := r.Header.Get("MCP-Protocol-Version")
 	sessID := r.Header.Get("Mcp-Session-Id")
-	if isLegacyVersion(header) || (header == "" && sessID != "") {
+	if isLegacyVersion(header) || (sessID != "" && !isModernVersion(header)) {
 		h.legacyCall(w, r, caller, req, header)
 		return
 	}
@@ -387,6 +409,10 @@ func (h *HTTPHandler) postCall(w http.ResponseWriter, r *http.Request, caller Ca
 		return
 	}
 	if e := checkRoutingHeaders(r, req); e != nil {
+		writeError(w, http.StatusBadRequest, req.ID, e)
+		return
+	}
+	if e := h.checkParamHeaders(r, caller, req); e != nil {
 		writeError(w, http.StatusBadRequest, req.ID, e)
 		return
 	}
@@ -506,6 +532,7 @@ func (h *HTTPHandler) get(w http.ResponseWriter, r *http.Request, caller Caller)
 			if out.writeFrame(frame) != nil {
 				return
 			}
+			sess.touch(h.server.opts.Now())
 		case <-r.Context().Done():
 			return
 		}

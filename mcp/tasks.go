@@ -233,9 +233,10 @@ type taskView struct {
 	InputRequests  map[string]InputRequest `json:"inputRequests,omitempty"`
 	Result         json.RawMessage         `json:"result,omitempty"`
 	Error          *jsonrpc.Error          `json:"error,omitempty"`
-	// Content is present only on the creation answer: strict validators
-	// read a tools/call answer as a CallToolResult, which needs it.
-	Content []Content `json:"content,omitempty"`
+	// Content is present (as []) only on the creation answer: strict
+	// validators read a tools/call answer as a CallToolResult, which needs
+	// it. omitzero, not omitempty, so that an empty non-nil slice is kept.
+	Content []Content `json:"content,omitzero"`
 }
 
 func (s *taskStore) view(t *task, detailed bool) *taskView {

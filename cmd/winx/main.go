@@ -131,7 +131,7 @@ func serveHTTP(ctx context.Context, srv *mcp.Server, opts *serveOptions, logger 
 		return fmt.Errorf("winx: refusing to bind %s: not a loopback address (use --allow-non-loopback behind an authenticating proxy)", opts.bind)
 	}
 	allowed := append([]string(nil), opts.allowedHosts...)
-	if host != "" && !isLoopback(host) {
+	if ip := net.ParseIP(host); host != "" && !isLoopback(host) && (ip == nil || !ip.IsUnspecified()) {
 		allowed = append(allowed, host)
 	}
 	handler := mcp.NewHTTPHandler(srv, &mcp.HTTPOptions{
@@ -147,8 +147,14 @@ func serveHTTP(ctx context.Context, srv *mcp.Server, opts *serveOptions, logger 
 	if err != nil {
 		return fmt.Errorf("winx: listen: %w", err)
 	}
+	// Streams (subscriptions, legacy GET streams) live as long as their
+	// request context; cancelling the base context on shutdown ends them so
+	// that Shutdown can drain the rest.
+	streamCtx, endStreams := context.WithCancel(context.WithoutCancel(ctx))
+	defer endStreams()
 	hs := &http.Server{
 		Handler:           mux,
+		BaseContext:       func(net.Listener) context.Context { return streamCtx },
 		ReadHeaderTimeout: readHeaderTimeout,
 		IdleTimeout:       idleTimeout,
 		MaxHeaderBytes:    maxHeaderBytes,
@@ -164,6 +170,7 @@ func serveHTTP(ctx context.Context, srv *mcp.Server, opts *serveOptions, logger 
 	}
 	shutdownCtx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
 	defer cancel()
+	hs.RegisterOnShutdown(endStreams)
 	if err := hs.Shutdown(shutdownCtx); err != nil {
 		return fmt.Errorf("winx: shutdown: %w", err)
 	}

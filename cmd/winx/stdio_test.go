@@ -4,48 +4,11 @@ import (
 	"bufio"
 	"encoding/json"
 	"io"
-	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 )
-
-var (
-	buildOnce sync.Once
-	builtBin  string
-	buildErr  error
-)
-
-// winxBinary builds cmd/winx once per test process into a temp directory.
-func winxBinary(t *testing.T) string {
-	t.Helper()
-	buildOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "winx-stdio-test-")
-		if err != nil {
-			buildErr = err
-			return
-		}
-		builtBin = filepath.Join(dir, "winx")
-		out, err := exec.Command("go", "build", "-o", builtBin, ".").CombinedOutput()
-		if err != nil {
-			buildErr = &buildError{out: string(out), err: err}
-		}
-	})
-	if buildErr != nil {
-		t.Fatalf("build winx: %v", buildErr)
-	}
-	return builtBin
-}
-
-type buildError struct {
-	out string
-	err error
-}
-
-func (e *buildError) Error() string { return e.err.Error() + ": " + e.out }
 
 // stdioClient drives a running winx process line by line.
 type stdioClient struct {
@@ -58,7 +21,7 @@ type stdioClient struct {
 
 func startStdio(t *testing.T) *stdioClient {
 	t.Helper()
-	cmd := exec.Command(winxBinary(t))
+	cmd := exec.Command(buildWinx(t))
 	in, err := cmd.StdinPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -258,7 +221,7 @@ func TestStdioBadInputKeepsServing(t *testing.T) {
 // TestStdioExitsOnEOF checks that answers to requests already sent are
 // written before the process exits on end of input.
 func TestStdioExitsOnEOF(t *testing.T) {
-	cmd := exec.Command(winxBinary(t))
+	cmd := exec.Command(buildWinx(t))
 	cmd.Stdin = strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{` + modernMeta + "}}\n")
 	start := time.Now()
 	out, err := cmd.Output()
