@@ -3,10 +3,12 @@ package mcp
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"maps"
 	"math/big"
 	"net/http"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -53,7 +55,7 @@ func headerParams(schema json.RawMessage) ([]headerParam, error) {
 		}
 		if n.Header != nil {
 			if len(path) == 0 {
-				return fmt.Errorf("x-mcp-header on the schema root")
+				return errors.New("x-mcp-header on the schema root")
 			}
 			var name, typ string
 			if json.Unmarshal(n.Header, &name) != nil || !isToken(name) {
@@ -68,12 +70,7 @@ func headerParams(schema json.RawMessage) ([]headerParam, error) {
 			seen[strings.ToLower(name)] = true
 			out = append(out, headerParam{name: name, path: append([]string(nil), path...)})
 		}
-		keys := make([]string, 0, len(n.Properties))
-		for k := range n.Properties {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		for _, k := range keys {
+		for _, k := range slices.Sorted(maps.Keys(n.Properties)) {
 			if err := walk(n.Properties[k], append(path, k)); err != nil {
 				return err
 			}
