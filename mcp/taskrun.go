@@ -42,7 +42,11 @@ func (r *ToolRequest) Promote() bool {
 		return false
 	}
 	if p.task == nil {
-		p.task = p.store.create(p.owner, p.cancel)
+		t := p.store.create(p.owner, p.cancel)
+		if t == nil {
+			return false
+		}
+		p.task = t
 		close(p.signal)
 	}
 	return true

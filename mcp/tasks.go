@@ -88,6 +88,8 @@ func newTaskID() string {
 	return hex.EncodeToString(b[:])
 }
 
+// create registers a new working task, or returns nil when maxTasks are
+// still running: the call then simply stays synchronous.
 func (s *taskStore) create(owner string, cancel context.CancelFunc) *task {
 	now := s.now()
 	t := &task{
@@ -98,6 +100,9 @@ func (s *taskStore) create(owner string, cancel context.CancelFunc) *task {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.evictLocked(now)
+	if len(s.tasks) >= maxTasks {
+		return nil
+	}
 	s.tasks[t.id] = t
 	s.order = append(s.order, t.id)
 	return t
