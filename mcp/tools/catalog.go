@@ -25,6 +25,16 @@ type Options struct {
 	Build string
 	// Transport is "stdio" or "http".
 	Transport string
+	// Sessions is the session registry of Initialize and the session-bound
+	// tools; nil registers none of them, so the catalog lists only tools
+	// that work.
+	Sessions *Sessions
+	// ScratchRoot is where Initialize creates scratch playgrounds; ""
+	// means DefaultScratchRoot.
+	ScratchRoot string
+	// Overview bounds the workspace context Initialize shows; zero fields
+	// mean the defaults.
+	Overview OverviewLimits
 }
 
 // about is the body of the about resource.
@@ -40,6 +50,9 @@ type about struct {
 // NewRegistry returns the Winx catalog.
 func NewRegistry(opts Options) *mcp.Registry {
 	reg := mcp.NewRegistry()
+	if opts.Sessions != nil {
+		addInitialize(reg, opts)
+	}
 	reg.AddResource(mcp.Resource{
 		URI:         AboutURI,
 		Name:        "about",

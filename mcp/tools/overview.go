@@ -1,0 +1,507 @@
+package tools
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+)
+
+// Limits of the workspace overview Initialize shows the model. Each bounds
+// something the workspace controls (file count, names, git output, the
+// guideline files' size).
+const (
+	DefaultOverviewEntries   = 200
+	DefaultOverviewTreeBytes = 16 << 10
+	DefaultOverviewScan      = 20000
+	DefaultGitStatusBytes    = 8 << 10
+	DefaultGuidelineBytes    = 8 << 10
+	DefaultGitTimeout        = 5 * time.Second
+	// maxGitListBytes bounds what git ls-files may write before the rest
+	// is ignored.
+	maxGitListBytes = 4 << 20
+)
+
+// OverviewLimits bound WorkspaceContext; a zero field means its default.
+type OverviewLimits struct {
+	MaxEntries        int           // tree entries shown (files and directories)
+	MaxTreeBytes      int           // rendered tree size
+	MaxScan           int           // files considered before ranking
+	MaxStatusBytes    int           // git status output kept
+	MaxGuidelineBytes int           // per guideline file
+	GitTimeout        time.Duration // per git command, and for the whole walk without git
+}
+
+func (l OverviewLimits) withDefaults() OverviewLimits {
+	def := func(v *int, d int) {
+		if *v <= 0 {
+			*v = d
+		}
+	}
+	def(&l.MaxEntries, DefaultOverviewEntries)
+	def(&l.MaxTreeBytes, DefaultOverviewTreeBytes)
+	def(&l.MaxScan, DefaultOverviewScan)
+	def(&l.MaxStatusBytes, DefaultGitStatusBytes)
+	def(&l.MaxGuidelineBytes, DefaultGuidelineBytes)
+	if l.GitTimeout <= 0 {
+		l.GitTimeout = DefaultGitTimeout
+	}
+	return l
+}
+
+// WorkspaceOverview is what the model is shown of a workspace when its
+// session starts: a ranked file tree, git status and agent guideline files.
+type WorkspaceOverview struct {
+	Root string
+	// Git reports that the root is inside a git work tree and git answered;
+	// the tree then lists what git does not ignore.
+	Git bool
+	// Entries are the shown tree entries in rank order: slash-separated
+	// paths relative to Root, directories with a trailing "/".
+	Entries []string
+	// Total counts every entry considered; ScanTruncated reports that
+	// MaxScan files were reached and the rest was not looked at.
+	Total         int
+	ScanTruncated bool
+	// GitStatus is `git status --porcelain=v1 -b`, "" when not a repo.
+	GitStatus          string
+	GitStatusTruncated bool
+	Guidelines         []Guideline
+
+	// hidden counts, per shown directory ("" for the root), the direct
+	// children that did not fit.
+	hidden map[string]int
+}
+
+// Guideline is an agent guideline file at the workspace root.
+type Guideline struct {
+	Path      string // relative to the root
+	Content   string
+	Truncated bool
+}
+
+// guidelineFiles are read at the root only, in this order.
+var guidelineFiles = []string{"AGENTS.md", "CLAUDE.md", "GEMINI.md", ".cursorrules", ".github/copilot-instructions.md"}
+
+// skipAlways are directory names never listed, git or not: VCS internals,
+// Winx's own artifacts, dependency trees and virtual environments.
+var skipAlways = map[string]bool{
+	".git": true, ".hg": true, ".svn": true, ".winx": true,
+	"node_modules": true, "vendor": true, ".venv": true, "venv": true, "__pycache__": true,
+}
+
+// skipWithoutGit are build and cache directories a .gitignore would
+// usually hide; used only when git cannot say.
+var skipWithoutGit = map[string]bool{
+	"target": true, "dist": true, "build": true, "out": true, ".next": true, ".cache": true,
+	".tox": true, ".mypy_cache": true, ".pytest_cache": true, ".ruff_cache": true,
+	".gradle": true, ".idea": true, "coverage": true, ".terraform": true,
+}
+
+// importantFiles rank first at their depth, in this order; README* matches
+// any README with or without an extension.
+var importantFiles = []string{
+	"README", "go.mod", "package.json", "Makefile", "Cargo.toml", "pyproject.toml",
+	"go.work", "setup.py", "requirements.txt", "CMakeLists.txt", "pom.xml", "build.gradle",
+	"Gemfile", "composer.json", "Dockerfile", "justfile", "tsconfig.json",
+}
+
+var sourceExts = map[string]bool{
+	".go": true, ".py": true, ".js": true, ".jsx": true, ".mjs": true, ".cjs": true, ".ts": true, ".tsx": true,
+	".rs": true, ".c": true, ".h": true, ".cc": true, ".cpp": true, ".hpp": true, ".java": true,
+	".rb": true, ".cs": true, ".php": true, ".lua": true, ".ex": true, ".exs": true, ".kt": true,
+	".swift": true, ".scala": true, ".sh": true, ".bash": true, ".zsh": true, ".sql": true,
+	".proto": true, ".vue": true, ".svelte": true, ".dart": true, ".zig": true, ".hs": true,
+	".ml": true, ".clj": true, ".jl": true, ".m": true, ".mm": true, ".r": true,
+}
+
+// WorkspaceContext builds the overview of the canonical directory root.
+// When root is in a git work tree it lists what `git ls-files --cached
+// --others --exclude-standard` names; otherwise (or when git is missing or
+// fails) it walks the tree with a small built-in ignore list. It fails only
+// when root is unusable or ctx ends.
+func WorkspaceContext(ctx context.Context, root string, limits OverviewLimits) (WorkspaceOverview, error) {
+	lim := limits.withDefaults()
+	ov := WorkspaceOverview{Root: root}
+	fi, err := os.Stat(root)
+	if err != nil {
+		return ov, err
+	}
+	if !fi.IsDir() {
+		return ov, &WorkspaceError{Path: root, Err: ErrNotRegularFile}
+	}
+	var files []scannedFile
+	if gitWorkTree(ctx, root, lim) {
+		if files, ov.ScanTruncated, err = gitFiles(ctx, root, lim); err == nil {
+			ov.Git = true
+		}
+	}
+	if !ov.Git {
+		if files, ov.ScanTruncated, err = walkFiles(ctx, root, lim); err != nil {
+			return ov, err
+		}
+	}
+	ov.rank(files, lim)
+	if ov.Git {
+		out, truncated, err := runGit(ctx, root, lim.GitTimeout, lim.MaxStatusBytes, "status", "--porcelain=v1", "-b")
+		if err == nil {
+			ov.GitStatus, ov.GitStatusTruncated = string(out), truncated
+		}
+	}
+	for _, name := range guidelineFiles {
+		f, err := readContained(root, filepath.FromSlash(name), lim.MaxGuidelineBytes)
+		if err != nil || f.Binary {
+			continue // absent, outside the workspace or not text: nothing to show
+		}
+		ov.Guidelines = append(ov.Guidelines, Guideline{Path: name, Content: string(f.Content), Truncated: f.Truncated})
+	}
+	return ov, ctx.Err()
+}
+
+// scannedFile is one listed path.
+type scannedFile struct {
+	rel string // slash-separated, relative to the root
+	dir bool   // a submodule or other directory git names as one entry
+	mod time.Time
+}
+
+// skipped reports whether a slash path has a component that is never listed.
+func skipped(rel string, extra map[string]bool) bool {
+	for part := range strings.SplitSeq(rel, "/") {
+		if skipAlways[part] || extra[part] {
+			return true
+		}
+	}
+	return false
+}
+
+// gitEnv is the environment of the git commands: the process's, without
+// GIT_* variables that could point git at another repository, and with no
+// optional locks (a status must not block the user's own git) or prompts.
+func gitEnv() []string {
+	env := slices.DeleteFunc(os.Environ(), func(kv string) bool { return strings.HasPrefix(kv, "GIT_") })
+	return append(env, "GIT_OPTIONAL_LOCKS=0", "GIT_TERMINAL_PROMPT=0", "LC_ALL=C")
+}
+
+// runGit runs git in dir with a timeout and keeps at most limit bytes of its
+// output. A repository's core.fsmonitor is switched off: it names a program
+// that git status would otherwise run.
+func runGit(ctx context.Context, dir string, timeout time.Duration, limit int, args ...string) ([]byte, bool, error) {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	full := append([]string{"-c", "core.fsmonitor=false", "-c", "core.quotepath=off"}, args...)
+	cmd := exec.CommandContext(ctx, "git", full...)
+	cmd.Dir = dir
+	cmd.Env = gitEnv()
+	out := &cappedBuffer{limit: limit}
+	cmd.Stdout = out
+	cmd.WaitDelay = time.Second
+	if err := cmd.Run(); err != nil {
+		return nil, false, err
+	}
+	return out.buf.Bytes(), out.truncated, nil
+}
+
+// cappedBuffer keeps the first limit bytes written and drops the rest, so
+// the writer is never blocked or failed.
+type cappedBuffer struct {
+	buf       bytes.Buffer
+	limit     int
+	truncated bool
+}
+
+func (c *cappedBuffer) Write(p []byte) (int, error) {
+	if room := c.limit - c.buf.Len(); room < len(p) {
+		c.truncated = true
+		c.buf.Write(p[:max(room, 0)])
+		return len(p), nil
+	}
+	return c.buf.Write(p)
+}
+
+func gitWorkTree(ctx context.Context, root string, lim OverviewLimits) bool {
+	out, _, err := runGit(ctx, root, lim.GitTimeout, 64, "rev-parse", "--is-inside-work-tree")
+	return err == nil && strings.TrimSpace(string(out)) == "true"
+}
+
+// gitFiles lists what git does not ignore below root (git prints paths
+// relative to the directory it runs in and only below it).
+func gitFiles(ctx context.Context, root string, lim OverviewLimits) ([]scannedFile, bool, error) {
+	out, truncated, err := runGit(ctx, root, lim.GitTimeout, maxGitListBytes,
+		"ls-files", "-z", "--cached", "--others", "--exclude-standard")
+	if err != nil {
+		return nil, false, err
+	}
+	if truncated { // the last name may be cut: keep complete ones only
+		out = out[:bytes.LastIndexByte(out, 0)+1]
+	}
+	seen := make(map[string]bool)
+	var files []scannedFile
+	for name := range strings.SplitSeq(string(out), "\x00") {
+		if name == "" || seen[name] || skipped(name, nil) {
+			continue
+		}
+		seen[name] = true // unmerged paths are listed once per stage
+		if len(files) == lim.MaxScan {
+			return files, true, nil
+		}
+		fi, err := os.Lstat(filepath.Join(root, filepath.FromSlash(name)))
+		if err != nil {
+			continue // tracked but deleted in the work tree
+		}
+		files = append(files, scannedFile{rel: name, dir: fi.IsDir(), mod: fi.ModTime()})
+	}
+	return files, truncated, nil
+}
+
+// walkFiles lists files below root without git, skipping the built-in
+// ignore lists, within the git timeout and MaxScan files.
+func walkFiles(ctx context.Context, root string, lim OverviewLimits) ([]scannedFile, bool, error) {
+	ctx, cancel := context.WithTimeout(ctx, lim.GitTimeout)
+	defer cancel()
+	var files []scannedFile
+	truncated := false
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if ctxErr := ctx.Err(); ctxErr != nil {
+			truncated = true
+			return fs.SkipAll
+		}
+		if err != nil {
+			if p == root {
+				return err
+			}
+			return nil // unreadable entry: leave it out
+		}
+		if p == root {
+			return nil
+		}
+		if d.IsDir() {
+			if skipAlways[d.Name()] || skipWithoutGit[d.Name()] {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		if len(files) == lim.MaxScan {
+			truncated = true
+			return fs.SkipAll
+		}
+		rel, _ := filepath.Rel(root, p)
+		var mod time.Time
+		if info, err := d.Info(); err == nil {
+			mod = info.ModTime()
+		}
+		files = append(files, scannedFile{rel: filepath.ToSlash(rel), mod: mod})
+		return nil
+	})
+	return files, truncated, err
+}
+
+// rankedEntry is one file or directory of the tree.
+type rankedEntry struct {
+	rel       string
+	name      string
+	depth     int
+	dir       bool
+	mod       time.Time // newest file inside, for directories
+	tier      int
+	important int // index in importantFiles for tier 0
+}
+
+// Tiers order entries of one depth: important files, directories, source
+// files, other files, then hidden entries.
+const (
+	tierImportant = iota
+	tierDir
+	tierSource
+	tierOther
+	tierHidden
+)
+
+// rank builds the entries of files (and the directories holding them),
+// orders them by depth then importance, and keeps the head within the
+// entry and byte budgets. Depth comes first, so every kept entry's parent
+// is kept too.
+func (ov *WorkspaceOverview) rank(files []scannedFile, lim OverviewLimits) {
+	byRel := make(map[string]*rankedEntry)
+	children := make(map[string]int) // direct children per directory ("" = root)
+	add := func(rel string, dir bool, mod time.Time) {
+		if e, ok := byRel[rel]; ok {
+			if mod.After(e.mod) {
+				e.mod = mod
+			}
+			return
+		}
+		e := &rankedEntry{rel: rel, name: path.Base(rel), depth: strings.Count(rel, "/"), dir: dir, mod: mod}
+		e.tier, e.important = entryTier(e.name, dir)
+		byRel[rel] = e
+		children[parentOf(rel)]++
+	}
+	for _, f := range files {
+		for d := parentOf(f.rel); d != ""; d = parentOf(d) {
+			add(d, true, f.mod)
+		}
+		add(f.rel, f.dir, f.mod)
+	}
+	entries := make([]*rankedEntry, 0, len(byRel))
+	for _, e := range byRel {
+		entries = append(entries, e)
+	}
+	slices.SortFunc(entries, compareEntries)
+	ov.Total = len(entries)
+	ov.hidden = make(map[string]int)
+	shown := make(map[string]int)          // shown direct children per directory
+	shownDirs := map[string]bool{"": true} // the root is always shown
+	bytes := 0
+	for _, e := range entries {
+		cost := 2*e.depth + len(e.name) + 2 + 24 // indent, name, "/", newline, an omission note
+		if len(ov.Entries) == lim.MaxEntries || bytes+cost > lim.MaxTreeBytes {
+			break
+		}
+		bytes += cost
+		name := e.rel
+		if e.dir {
+			name += "/"
+		}
+		ov.Entries = append(ov.Entries, name)
+		shown[parentOf(e.rel)]++
+		shownDirs[e.rel] = e.dir
+	}
+	for dir, n := range children {
+		if shownDirs[dir] && shown[dir] < n {
+			ov.hidden[dir] = n - shown[dir]
+		}
+	}
+}
+
+func compareEntries(a, b *rankedEntry) int {
+	switch {
+	case a.depth != b.depth:
+		return a.depth - b.depth
+	case a.tier != b.tier:
+		return a.tier - b.tier
+	case a.important != b.important:
+		return a.important - b.important
+	case !a.mod.Equal(b.mod):
+		return b.mod.Compare(a.mod) // newest first
+	}
+	return strings.Compare(a.rel, b.rel)
+}
+
+func entryTier(name string, dir bool) (tier, important int) {
+	switch {
+	case strings.HasPrefix(name, "."):
+		return tierHidden, 0
+	case dir:
+		return tierDir, 0
+	}
+	for i, imp := range importantFiles {
+		if name == imp || imp == "README" && strings.HasPrefix(strings.ToUpper(name), "README") {
+			return tierImportant, i
+		}
+	}
+	if sourceExts[strings.ToLower(path.Ext(name))] {
+		return tierSource, 0
+	}
+	return tierOther, 0
+}
+
+func parentOf(rel string) string {
+	if i := strings.LastIndexByte(rel, '/'); i >= 0 {
+		return rel[:i]
+	}
+	return ""
+}
+
+// Text renders the overview for the model.
+func (ov WorkspaceOverview) Text() string {
+	var b strings.Builder
+	kind := "directory (not a git repository)"
+	if ov.Git {
+		kind = "git work tree"
+	}
+	fmt.Fprintf(&b, "## Workspace %s\n%s; %d of %d entries shown", ov.Root, kind, len(ov.Entries), ov.Total)
+	if ov.ScanTruncated {
+		b.WriteString(", listing stopped early (too many files)")
+	}
+	b.WriteString(", ranked by depth and importance.\n")
+	if len(ov.Entries) == 0 {
+		b.WriteString("(no files)\n")
+	}
+	ov.writeTree(&b)
+	if ov.Git {
+		b.WriteString("\n## git status\n")
+		b.WriteString(ov.GitStatus)
+		if ov.GitStatusTruncated {
+			b.WriteString("\n[git status truncated]")
+		}
+		if !strings.HasSuffix(ov.GitStatus, "\n") {
+			b.WriteString("\n")
+		}
+	}
+	for _, g := range ov.Guidelines {
+		fmt.Fprintf(&b, "\n## Guidelines from %s\n", g.Path)
+		b.WriteString(fenced(g.Content))
+		if g.Truncated {
+			fmt.Fprintf(&b, "[%s truncated; read the rest with ReadFiles]\n", g.Path)
+		}
+	}
+	return b.String()
+}
+
+// writeTree writes the shown entries as an indented tree: each directory's
+// children in rank order, with a count of those that did not fit.
+func (ov WorkspaceOverview) writeTree(b *strings.Builder) {
+	kids := make(map[string][]string)
+	for _, e := range ov.Entries {
+		rel := strings.TrimSuffix(e, "/")
+		kids[parentOf(rel)] = append(kids[parentOf(rel)], e)
+	}
+	var walk func(dir string, depth int)
+	walk = func(dir string, depth int) {
+		for _, e := range kids[dir] {
+			rel := strings.TrimSuffix(e, "/")
+			b.WriteString(strings.Repeat("  ", depth))
+			b.WriteString(path.Base(rel))
+			if strings.HasSuffix(e, "/") {
+				b.WriteString("/")
+				if n := ov.hidden[rel]; n > 0 {
+					fmt.Fprintf(b, " (%d more not shown)", n)
+				}
+				b.WriteString("\n")
+				walk(rel, depth+1)
+				continue
+			}
+			b.WriteString("\n")
+		}
+	}
+	walk("", 0)
+	if n := ov.hidden[""]; n > 0 {
+		fmt.Fprintf(b, "(%d more top-level entries not shown)\n", n)
+	}
+}
+
+// fenced wraps text in a Markdown code fence longer than any backtick run
+// inside it, so file contents cannot close the fence early.
+func fenced(text string) string {
+	longest, run := 0, 0
+	for i := 0; i < len(text); i++ {
+		if text[i] == '`' {
+			run++
+			longest = max(longest, run)
+		} else {
+			run = 0
+		}
+	}
+	fence := strings.Repeat("`", max(3, longest+1))
+	if !strings.HasSuffix(text, "\n") {
+		text += "\n"
+	}
+	return fence + "\n" + text + fence + "\n"
+}

@@ -1,0 +1,429 @@
+package tools
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"sync"
+	"time"
+)
+
+// Shell is what the session registry needs from a shell session; the
+// guardian's session implements it. A shell outlives the context it was
+// started with.
+type Shell interface {
+	PID() int
+	Cwd() string
+	Close() error
+}
+
+// ShellHealth is implemented by shells that can tell they failed (the
+// process died, the PTY closed). A failed shell is reset even within
+// ResetInterval of the last reset.
+type ShellHealth interface {
+	Healthy() bool
+}
+
+// ShellFactory starts a shell in dir. env holds the variables Winx adds
+// (WINX_WORKSPACE_ROOT, WINX_TEMP_DIR) on top of the factory's own
+// environment. ctx bounds the start only: the shell must outlive it.
+type ShellFactory func(ctx context.Context, dir string, env []string) (Shell, error)
+
+// ResetInterval is how long after a reset a further reset of a healthy
+// shell is skipped (reset_skipped_healthy) and the shell kept.
+const ResetInterval = 5 * time.Minute
+
+// Modes of a session (TOOLS.md, "Modes"). Initialize records them; the
+// tools that run commands and write files enforce them.
+const (
+	ModeWCGW       = "wcgw"
+	ModeArchitect  = "architect"
+	ModeCodeWriter = "code_writer"
+)
+
+// Mode is a session's mode and, for code_writer, what it may touch.
+// The zero Mode (Name "") means "keep the current mode" to Attach.
+type Mode struct {
+	Name string
+	// AllGlobs allows writes anywhere; otherwise AllowedGlobs are absolute
+	// patterns (filepath.Match syntax) a written path must match.
+	AllGlobs     bool
+	AllowedGlobs []string
+	// AllCommands allows every command; otherwise AllowedCommands are the
+	// command names that may run.
+	AllCommands     bool
+	AllowedCommands []string
+}
+
+// Validate reports a mode that is unknown, or a code_writer mode whose
+// globs are not absolute patterns or whose commands are empty. It wraps
+// ErrInvalidMode.
+func (m Mode) Validate() error {
+	switch m.Name {
+	case ModeWCGW, ModeArchitect:
+		return nil
+	case ModeCodeWriter:
+	default:
+		return fmt.Errorf("%w: unknown mode %q (want %s, %s or %s)", ErrInvalidMode, m.Name, ModeWCGW, ModeArchitect, ModeCodeWriter)
+	}
+	for _, g := range m.AllowedGlobs {
+		if !filepath.IsAbs(g) {
+			return fmt.Errorf("%w: code_writer glob %q is not absolute", ErrInvalidMode, g)
+		}
+		if _, err := filepath.Match(g, ""); err != nil {
+			return fmt.Errorf("%w: code_writer glob %q: %v", ErrInvalidMode, g, err)
+		}
+	}
+	for _, c := range m.AllowedCommands {
+		if c == "" {
+			return fmt.Errorf("%w: code_writer allowed_commands holds an empty command", ErrInvalidMode)
+		}
+	}
+	return nil
+}
+
+func (m Mode) clone() Mode {
+	m.AllowedGlobs = slices.Clone(m.AllowedGlobs)
+	m.AllowedCommands = slices.Clone(m.AllowedCommands)
+	return m
+}
+
+// Session is one logical session: a principal's workspace and its shell.
+// The exported fields are set at creation and never change.
+type Session struct {
+	Key        string // sessionKey(Principal, Root)
+	ExternalID string // ExternalSessionID(Principal, Root)
+	Principal  string
+	Root       string // canonical workspace root
+	Scratch    bool   // Root is a scratch playground Winx created
+	TempDir    string // TempArtifactDir(Root, Key), created lazily by its writers
+	Created    time.Time
+
+	// ready is closed when the first shell start ended; err, written once
+	// before that, is its failure. A failed session is never handed out.
+	ready chan struct{}
+	err   error
+
+	// resetMu serializes ResetShell, across the factory call.
+	resetMu sync.Mutex
+
+	mu        sync.Mutex // guards the fields below; taken after Sessions.mu, never before
+	mode      Mode
+	shell     Shell     // nil until started
+	lastReset time.Time // zero until the first reset
+}
+
+// Mode returns the session's current mode.
+func (s *Session) Mode() Mode {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.mode.clone()
+}
+
+// SetMode records a new mode after validating it.
+func (s *Session) SetMode(m Mode) error {
+	if err := m.Validate(); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.mode = m.clone()
+	return nil
+}
+
+// Shell returns the session's current shell; it changes on ResetShell.
+func (s *Session) Shell() Shell {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.shell
+}
+
+// env is what a shell of the session exports besides its own environment.
+func (s *Session) env() []string {
+	return []string{"WINX_WORKSPACE_ROOT=" + s.Root, "WINX_TEMP_DIR=" + s.TempDir}
+}
+
+// threadKey names a thread: thread ids are private to their principal.
+type threadKey struct{ principal, thread string }
+
+// Sessions is the registry of sessions, keyed by principal and canonical
+// root, with each principal's thread ids pointing at one session. A session
+// may have several threads; a thread has one session.
+type Sessions struct {
+	factory ShellFactory
+	now     func() time.Time
+
+	mu       sync.Mutex // guards the fields below
+	closed   bool
+	sessions map[string]*Session  // by Key; includes sessions still starting
+	threads  map[threadKey]string // thread -> session Key
+	// Invariant: every value of threads is a key of sessions whose session
+	// started; a session is removed only when its start fails (before any
+	// thread is bound to it) or on Close, which clears both maps.
+}
+
+// NewSessions returns an empty registry that starts shells with factory;
+// now is the clock (nil means time.Now).
+func NewSessions(factory ShellFactory, now func() time.Time) *Sessions {
+	if factory == nil {
+		panic("tools: NewSessions needs a shell factory")
+	}
+	if now == nil {
+		now = time.Now
+	}
+	return &Sessions{
+		factory:  factory,
+		now:      now,
+		sessions: make(map[string]*Session),
+		threads:  make(map[threadKey]string),
+	}
+}
+
+// Attach returns the session of (principal, root), starting it (and its
+// shell, in root) if it does not exist, and binds the thread to it. root
+// must be canonical (ResolveWorkspace). threadID is the client's, normalized
+// here; "" means the session's ExternalID. A thread already bound to
+// another workspace is refused with a *ThreadBindingError wrapping
+// ErrWorkspaceAlreadyBound. mode, unless zero, becomes the session's mode;
+// a new session without one is wcgw. Two calls for one key always share one
+// session and one shell, even when they race.
+func (s *Sessions) Attach(ctx context.Context, principal, root string, mode Mode, threadID string, scratch bool) (sess *Session, created bool, err error) {
+	return s.attach(ctx, principal, root, mode, threadID, scratch, false)
+}
+
+// ChangeWorkspace is Attach for a thread that moves: the thread is bound to
+// the session of root even if it was bound to another workspace, whose
+// session keeps running for its other threads.
+func (s *Sessions) ChangeWorkspace(ctx context.Context, principal, root string, mode Mode, threadID string, scratch bool) (sess *Session, created bool, err error) {
+	return s.attach(ctx, principal, root, mode, threadID, scratch, true)
+}
+
+func (s *Sessions) attach(ctx context.Context, principal, root string, mode Mode, threadID string, scratch, move bool) (*Session, bool, error) {
+	if !filepath.IsAbs(root) || filepath.Clean(root) != root {
+		return nil, false, &WorkspaceError{Path: root, Err: ErrWorkspaceRelative}
+	}
+	if mode.Name != "" {
+		if err := mode.Validate(); err != nil {
+			return nil, false, err
+		}
+	}
+	key := sessionKey(principal, root)
+	tk := threadKey{principal, threadIDOrDefault(threadID, ExternalSessionID(principal, root))}
+	for {
+		s.mu.Lock()
+		if s.closed {
+			s.mu.Unlock()
+			return nil, false, ErrSessionsClosed
+		}
+		if err := s.checkBindLocked(tk, key, root, move); err != nil {
+			s.mu.Unlock()
+			return nil, false, err
+		}
+		sess, ok := s.sessions[key]
+		if !ok {
+			sess = &Session{
+				Key: key, ExternalID: ExternalSessionID(principal, root), Principal: principal,
+				Root: root, Scratch: scratch, TempDir: TempArtifactDir(root, key), Created: s.now(),
+				ready: make(chan struct{}),
+			}
+			s.sessions[key] = sess
+			s.mu.Unlock()
+			if err := s.start(ctx, sess, mode); err != nil {
+				return nil, false, err
+			}
+			return sess, true, s.bind(tk, sess, move)
+		}
+		s.mu.Unlock()
+		select {
+		case <-sess.ready:
+		case <-ctx.Done():
+			return nil, false, ctx.Err()
+		}
+		if sess.err != nil {
+			continue // its starter failed and removed it: start it ourselves
+		}
+		if mode.Name != "" {
+			if err := sess.SetMode(mode); err != nil {
+				return nil, false, err
+			}
+		}
+		return sess, false, s.bind(tk, sess, move)
+	}
+}
+
+// checkBindLocked refuses a thread bound to another session unless it moves.
+func (s *Sessions) checkBindLocked(tk threadKey, key, root string, move bool) error {
+	bound, ok := s.threads[tk]
+	if !ok || bound == key || move {
+		return nil
+	}
+	other := s.sessions[bound]
+	return &ThreadBindingError{ThreadID: tk.thread, Bound: other.Root, Given: root, Err: ErrWorkspaceAlreadyBound}
+}
+
+// bind points the thread at sess, checking again: another call may have
+// bound it while the shell started.
+func (s *Sessions) bind(tk threadKey, sess *Session, move bool) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return ErrSessionsClosed
+	}
+	if err := s.checkBindLocked(tk, sess.Key, sess.Root, move); err != nil {
+		return err
+	}
+	s.threads[tk] = sess.Key
+	return nil
+}
+
+// start runs the factory for a new session and publishes the outcome.
+func (s *Sessions) start(ctx context.Context, sess *Session, mode Mode) error {
+	if mode.Name == "" {
+		mode = Mode{Name: ModeWCGW}
+	}
+	sh, err := s.factory(ctx, sess.Root, sess.env())
+	if err == nil && sh == nil {
+		err = errors.New("tools: shell factory returned no shell")
+	}
+	var orphan Shell
+	s.mu.Lock()
+	if err == nil && s.closed {
+		err, orphan = ErrSessionsClosed, sh
+	}
+	if err != nil {
+		if s.sessions[sess.Key] == sess {
+			delete(s.sessions, sess.Key)
+		}
+	} else {
+		sess.mu.Lock()
+		sess.shell, sess.mode = sh, mode.clone()
+		sess.mu.Unlock()
+	}
+	sess.err = err
+	close(sess.ready)
+	s.mu.Unlock()
+	if orphan != nil {
+		orphan.Close()
+	}
+	return err
+}
+
+// ByThread returns the session a principal's thread is bound to; threadID is
+// normalized here. It fails with ErrNotInitialized.
+func (s *Sessions) ByThread(principal, threadID string) (*Session, error) {
+	tid := NormalizeThreadID(threadID)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if key, ok := s.threads[threadKey{principal, tid}]; ok && tid != "" {
+		return s.sessions[key], nil
+	}
+	return nil, ErrNotInitialized
+}
+
+// Lookup returns the session for a session-bound call: the principal's
+// thread must be bound and its workspace must be workspaceRoot (as
+// Initialize returned it, or any spelling that resolves to it). An empty
+// threadID means the workspace's default thread, its ExternalID. Errors:
+// ErrWorkspaceBindingRequired, ErrNotInitialized, and a *ThreadBindingError
+// wrapping ErrWorkspaceThreadMismatch.
+func (s *Sessions) Lookup(principal, threadID, workspaceRoot string) (*Session, error) {
+	if workspaceRoot == "" {
+		return nil, ErrWorkspaceBindingRequired
+	}
+	given := filepath.Clean(workspaceRoot)
+	tid := NormalizeThreadID(threadID)
+	if tid == "" {
+		root := given
+		if c, err := canonicalPath(given); err == nil {
+			root = c
+		}
+		tid = ExternalSessionID(principal, root)
+	}
+	sess, err := s.ByThread(principal, tid)
+	if err != nil {
+		return nil, err
+	}
+	if given == sess.Root {
+		return sess, nil
+	}
+	if c, err := canonicalPath(given); err == nil && c == sess.Root {
+		return sess, nil
+	}
+	return nil, &ThreadBindingError{ThreadID: tid, Bound: sess.Root, Given: workspaceRoot, Err: ErrWorkspaceThreadMismatch}
+}
+
+// ResetShell replaces the session's shell with a new one in the old one's
+// cwd (the root if that is gone), keeping the mode. Within ResetInterval of
+// the last reset a shell that does not report a failure is kept and reset is
+// false. If the new shell cannot start, the old one is kept.
+func (s *Sessions) ResetShell(ctx context.Context, sess *Session) (reset bool, err error) {
+	sess.resetMu.Lock()
+	defer sess.resetMu.Unlock()
+	sess.mu.Lock()
+	old, last := sess.shell, sess.lastReset
+	sess.mu.Unlock()
+	if !last.IsZero() && s.now().Sub(last) < ResetInterval && healthy(old) {
+		return false, nil
+	}
+	dir := sess.Root
+	if cwd := old.Cwd(); cwd != "" {
+		if fi, err := os.Stat(cwd); err == nil && fi.IsDir() {
+			dir = cwd
+		}
+	}
+	sh, err := s.factory(ctx, dir, sess.env())
+	if err == nil && sh == nil {
+		err = errors.New("tools: shell factory returned no shell")
+	}
+	if err != nil {
+		return false, err
+	}
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		sh.Close()
+		return false, ErrSessionsClosed
+	}
+	sess.mu.Lock()
+	sess.shell, sess.lastReset = sh, s.now()
+	sess.mu.Unlock()
+	s.mu.Unlock()
+	// The replaced shell is gone from the session either way; a failure to
+	// tear it down leaves nothing the caller could act on.
+	_ = old.Close()
+	return true, nil
+}
+
+func healthy(sh Shell) bool {
+	h, ok := sh.(ShellHealth)
+	return !ok || h.Healthy()
+}
+
+// Close closes every session's shell and refuses further use.
+func (s *Sessions) Close() error {
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return nil
+	}
+	s.closed = true
+	var shells []Shell
+	for _, sess := range s.sessions {
+		sess.mu.Lock()
+		if sess.shell != nil {
+			shells = append(shells, sess.shell)
+		}
+		sess.mu.Unlock()
+	}
+	clear(s.sessions)
+	clear(s.threads)
+	s.mu.Unlock()
+	var errs []error
+	for _, sh := range shells {
+		errs = append(errs, sh.Close())
+	}
+	return errors.Join(errs...)
+}

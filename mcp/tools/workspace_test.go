@@ -1,0 +1,230 @@
+package tools
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// canon is the canonical form of a test path (t.TempDir may sit behind a
+// symlink on some systems).
+func canon(t *testing.T, p string) string {
+	t.Helper()
+	c, err := canonicalPath(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+func writeFile(t *testing.T, path, content string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestResolveWorkspace(t *testing.T) {
+	base := canon(t, t.TempDir())
+	proj := filepath.Join(base, "proj")
+	writeFile(t, filepath.Join(proj, "src", "main.go"), "package main\n")
+	link := filepath.Join(base, "link")
+	if err := os.Symlink(proj, link); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name    string
+		in      string
+		want    string
+		wantErr error
+	}{
+		{name: "directory", in: proj, want: proj},
+		{name: "trailing slash and dots", in: proj + "/src/../", want: proj},
+		{name: "file means its directory", in: filepath.Join(proj, "src", "main.go"), want: filepath.Join(proj, "src")},
+		{name: "symlink resolved", in: link, want: proj},
+		{name: "file through symlink", in: filepath.Join(link, "src", "main.go"), want: filepath.Join(proj, "src")},
+		{name: "missing", in: filepath.Join(base, "nope"), wantErr: ErrWorkspaceNotFound},
+		{name: "relative", in: "proj", wantErr: ErrWorkspaceRelative},
+		{name: "dot relative", in: "./proj", wantErr: ErrWorkspaceRelative},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got, scratch, err := ResolveWorkspace(tc.in, "")
+			if tc.wantErr != nil {
+				var we *WorkspaceError
+				if !errors.Is(err, tc.wantErr) || !errors.As(err, &we) || we.Path != tc.in {
+					t.Fatalf("ResolveWorkspace(%q) = %q, %v; want a *WorkspaceError for %q wrapping %v", tc.in, got, err, tc.in, tc.wantErr)
+				}
+				return
+			}
+			if err != nil || got != tc.want || scratch {
+				t.Errorf("ResolveWorkspace(%q) = %q, %v, %v; want %q, false, nil", tc.in, got, scratch, err, tc.want)
+			}
+		})
+	}
+}
+
+func TestResolveWorkspaceScratch(t *testing.T) {
+	scratchRoot := filepath.Join(t.TempDir(), "state", "winx", "playground")
+	a, scratch, err := ResolveWorkspace("", scratchRoot)
+	if err != nil || !scratch {
+		t.Fatalf(`ResolveWorkspace("", root) = %q, %v, %v; want a scratch directory`, a, scratch, err)
+	}
+	b, _, err := ResolveWorkspace("", scratchRoot)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a == b {
+		t.Errorf("two scratch workspaces share %q", a)
+	}
+	if parent := filepath.Dir(a); parent != canon(t, scratchRoot) {
+		t.Errorf("scratch workspace %q is not directly under %q", a, scratchRoot)
+	}
+	for _, dir := range []string{a, scratchRoot} {
+		fi, err := os.Stat(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if perm := fi.Mode().Perm(); perm&0o077 != 0 {
+			t.Errorf("%s has mode %v, want no group or other access", dir, perm)
+		}
+	}
+	if _, _, err := ResolveWorkspace("", ""); !errors.Is(err, ErrNoScratchRoot) {
+		t.Errorf(`ResolveWorkspace("", "") error = %v, want ErrNoScratchRoot`, err)
+	}
+}
+
+func TestDefaultScratchRoot(t *testing.T) {
+	t.Setenv("XDG_STATE_HOME", "/srv/state")
+	if got, err := DefaultScratchRoot(); err != nil || got != "/srv/state/winx/playground" {
+		t.Errorf("DefaultScratchRoot() = %q, %v; want /srv/state/winx/playground", got, err)
+	}
+	t.Setenv("XDG_STATE_HOME", "relative/state") // ignored, as XDG says
+	t.Setenv("HOME", "/home/someone")
+	if got, err := DefaultScratchRoot(); err != nil || got != "/home/someone/.local/state/winx/playground" {
+		t.Errorf("DefaultScratchRoot() = %q, %v; want the ~/.local/state default", got, err)
+	}
+}
+
+func TestExternalSessionID(t *testing.T) {
+	shape := regexp.MustCompile(`^ws_[A-Za-z0-9_]+_[0-9a-f]{8}$`)
+	tests := []struct {
+		principal, root, prefix string
+	}{
+		{"", "/home/u/winx", "ws_winx_"},
+		{"alice", "/home/u/my-proj.v2", "ws_my_proj_v2_"},
+		{"", "/", "ws_root_"},
+		{"", "/srv/" + strings.Repeat("x", 100), "ws_" + strings.Repeat("x", maxProjectNameLen) + "_"},
+		{"", "/srv/проект", "ws_root_"},
+	}
+	for _, tc := range tests {
+		got := ExternalSessionID(tc.principal, tc.root)
+		if !strings.HasPrefix(got, tc.prefix) || !shape.MatchString(got) {
+			t.Errorf("ExternalSessionID(%q, %q) = %q, want prefix %q and shape %s", tc.principal, tc.root, got, tc.prefix, shape)
+		}
+		if again := ExternalSessionID(tc.principal, tc.root); again != got {
+			t.Errorf("ExternalSessionID is not stable: %q then %q", got, again)
+		}
+		if n := NormalizeThreadID(got); n != got {
+			t.Errorf("NormalizeThreadID(%q) = %q; an external id must already be a thread id", got, n)
+		}
+	}
+	if ExternalSessionID("alice", "/w") == ExternalSessionID("bob", "/w") {
+		t.Error("two principals share an external session id for one workspace")
+	}
+	if ExternalSessionID("", "/a/w") == ExternalSessionID("", "/b/w") {
+		t.Error("two workspaces with one base name share an external session id")
+	}
+}
+
+func TestTempArtifactDir(t *testing.T) {
+	root := "/home/u/proj"
+	got := TempArtifactDir(root, sessionKey("alice", root))
+	if !regexp.MustCompile(`^/home/u/proj/\.winx/tmp/session-[0-9a-f]{16}$`).MatchString(got) {
+		t.Errorf("TempArtifactDir = %q, want <root>/.winx/tmp/session-<16 hex>", got)
+	}
+	if again := TempArtifactDir(root, sessionKey("alice", root)); again != got {
+		t.Errorf("TempArtifactDir is not deterministic: %q then %q", got, again)
+	}
+	if other := TempArtifactDir(root, sessionKey("bob", root)); other == got {
+		t.Error("two sessions share a temporary artifact directory")
+	}
+	if _, err := os.Stat(got); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("TempArtifactDir created %s; it must only name it", got)
+	}
+}
+
+func TestReadContained(t *testing.T) {
+	base := canon(t, t.TempDir())
+	root := filepath.Join(base, "root")
+	writeFile(t, filepath.Join(root, "a.txt"), "line one\nline two\nline three\n")
+	writeFile(t, filepath.Join(root, "bin.dat"), "ab\x00cd")
+	writeFile(t, filepath.Join(base, "secret.txt"), "secret\n")
+	if err := os.Symlink(filepath.Join(base, "secret.txt"), filepath.Join(root, "escape")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("a.txt", filepath.Join(root, "alias")); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name      string
+		path      string
+		limit     int
+		content   string
+		truncated bool
+		binary    bool
+		wantErr   error
+	}{
+		{name: "whole", path: "a.txt", limit: 100, content: "line one\nline two\nline three\n"},
+		{name: "cut to a line", path: "a.txt", limit: 12, content: "line one\n", truncated: true},
+		{name: "absolute inside", path: filepath.Join(root, "a.txt"), limit: 100, content: "line one\nline two\nline three\n"},
+		{name: "symlink inside", path: "alias", limit: 100, content: "line one\nline two\nline three\n"},
+		{name: "binary", path: "bin.dat", limit: 100, binary: true},
+		{name: "dot dot", path: "../secret.txt", limit: 100, wantErr: ErrOutsideWorkspace},
+		{name: "symlink out", path: "escape", limit: 100, wantErr: ErrOutsideWorkspace},
+		{name: "absolute outside", path: filepath.Join(base, "secret.txt"), limit: 100, wantErr: ErrOutsideWorkspace},
+		{name: "directory", path: ".", limit: 100, wantErr: ErrNotRegularFile},
+		{name: "missing", path: "nope.txt", limit: 100, wantErr: fs.ErrNotExist},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			f, err := readContained(root, tc.path, tc.limit)
+			if tc.wantErr != nil {
+				if !errors.Is(err, tc.wantErr) {
+					t.Fatalf("readContained(%q) error = %v, want %v", tc.path, err, tc.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("readContained(%q): %v", tc.path, err)
+			}
+			if string(f.Content) != tc.content || f.Truncated != tc.truncated || f.Binary != tc.binary {
+				t.Errorf("readContained(%q) = %q truncated=%v binary=%v, want %q %v %v",
+					tc.path, f.Content, f.Truncated, f.Binary, tc.content, tc.truncated, tc.binary)
+			}
+		})
+	}
+}
+
+func TestCutToLine(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"a\nb", "a\n"},
+		{"abc", "abc"},
+		{"ab\xc3", "ab"},         // half of é
+		{"ab\xe2\x82", "ab"},     // two thirds of €
+		{"\xff\xfe", "\xff\xfe"}, // not UTF-8 at all: kept
+		{"", ""},
+	}
+	for _, tc := range tests {
+		if got := string(cutToLine([]byte(tc.in))); got != tc.want {
+			t.Errorf("cutToLine(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}
