@@ -78,7 +78,9 @@ func TestInterop(t *testing.T) {
 		{"ts-sdk/http", []string{nodeBin, probeJS, "list", "--http", srv.endpoint, "--token", srv.token}, tsSDKProtocol},
 	}
 	// Every client must see the same catalog, and only names the registry has.
-	known := tools.NewRegistry(tools.Options{}).ToolNames()
+	// The adapter always registers the session tools; the factory is
+	// never called for listing.
+	known := tools.NewRegistry(tools.Options{Sessions: tools.NewSessions(tools.EmbeddedShells(tools.RuntimeOptions{}), time.Now)}).ToolNames()
 	var (
 		mu       sync.Mutex
 		catalogs = map[string][]string{}

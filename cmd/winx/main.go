@@ -97,17 +97,31 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}
 	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
 	info := mcp.Implementation{Name: "winx", Title: "Winx for Go", Version: id.Version}
+	sessions := tools.NewSessions(tools.EmbeddedShells(tools.RuntimeOptions{
+		Shell:      os.Getenv("WINX_SHELL"),
+		NoRedact:   os.Getenv("WINX_NO_REDACT") == "1",
+		NoCompress: os.Getenv("WINX_NO_COMPRESS") == "1",
+		BaseEnv:    os.Environ(),
+		Logger:     logger,
+	}), time.Now)
+	defer sessions.Close()
+	catalog := tools.Options{
+		Build:        id.String(),
+		Transport:    "stdio",
+		Sessions:     sessions,
+		KeepTailPipe: os.Getenv("WINX_KEEP_TAIL_PIPE") == "1",
+	}
 	if !opts.http {
-		srv := mcp.NewServer(info, tools.NewRegistry(tools.Options{Build: id.String(), Transport: "stdio"}),
-			&mcp.ServerOptions{Logger: logger, Instructions: instructions})
+		srv := mcp.NewServer(info, tools.NewRegistry(catalog), &mcp.ServerOptions{Logger: logger, Instructions: instructions})
 		return srv.ServeStdio(ctx, stdin, stdout, nil)
 	}
-	srv := mcp.NewServer(info, tools.NewRegistry(tools.Options{Build: id.String(), Transport: "http"}),
-		&mcp.ServerOptions{Logger: logger, Instructions: instructions})
+	catalog.Transport = "http"
+	srv := mcp.NewServer(info, tools.NewRegistry(catalog), &mcp.ServerOptions{Logger: logger, Instructions: instructions})
 	return serveHTTP(ctx, srv, &opts, logger, stderr)
 }
 
-const instructions = "Winx gives you a durable shell and guarded file access on the user's machine. " +
+const instructions = "Winx gives you a persistent shell on the user's machine. Call Initialize with the " +
+	"workspace path first, then pass its thread_id and workspace_root to BashCommand. " +
 	"Read the resource " + tools.AboutURI + " for this server's build and capabilities."
 
 func serveHTTP(ctx context.Context, srv *mcp.Server, opts *serveOptions, logger *slog.Logger, stderr io.Writer) error {

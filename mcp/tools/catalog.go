@@ -35,6 +35,10 @@ type Options struct {
 	// Overview bounds the workspace context Initialize shows; zero fields
 	// mean the defaults.
 	Overview OverviewLimits
+	// KeepTailPipe keeps a trailing "| tail" in commands
+	// (WINX_KEEP_TAIL_PIPE=1); by default it is dropped because output is
+	// already bounded.
+	KeepTailPipe bool
 }
 
 // about is the body of the about resource.
@@ -52,6 +56,7 @@ func NewRegistry(opts Options) *mcp.Registry {
 	reg := mcp.NewRegistry()
 	if opts.Sessions != nil {
 		addInitialize(reg, opts)
+		addBashCommand(reg, opts)
 	}
 	reg.AddResource(mcp.Resource{
 		URI:         AboutURI,
@@ -66,7 +71,7 @@ func NewRegistry(opts Options) *mcp.Registry {
 			Transport:         opts.Transport,
 			ProtocolVersions:  mcp.SupportedVersions(),
 			Tools:             reg.ToolNames(),
-			ConfinementPolicy: "file tools are confined to the workspace; HTTP requires a bearer token",
+			ConfinementPolicy: "commands run as the OS user that started winx; HTTP requires a bearer token",
 		}
 		b, err := json.MarshalIndent(body, "", "  ")
 		if err != nil {

@@ -110,8 +110,14 @@ func TestInitializeListed(t *testing.T) {
 	if err := resp.Decode(&list); err != nil {
 		t.Fatal(err)
 	}
-	if len(list.Tools) != 1 || list.Tools[0].Name != InitializeTool {
-		t.Fatalf("tools/list = %+v, want Initialize only", list.Tools)
+	if len(list.Tools) != 2 || list.Tools[0].Name != InitializeTool || list.Tools[1].Name != BashCommandTool {
+		t.Fatalf("tools/list = %+v, want Initialize then BashCommand", list.Tools)
+	}
+	for _, tool := range list.Tools {
+		checkStrictSchema(t, tool.Name+" inputSchema", tool.InputSchema)
+		if !bytes.Equal(compact(t, tool.OutputSchema), compact(t, mcp.EnvelopeOutputSchema)) {
+			t.Errorf("%s outputSchema is not the envelope schema", tool.Name)
+		}
 	}
 	tool := list.Tools[0]
 	if a := tool.Annotations; a == nil || a.ReadOnlyHint == nil || !*a.ReadOnlyHint {

@@ -1,0 +1,91 @@
+package redact
+
+import "slices"
+
+// Rule is one kind of secret. Its Name appears in the placeholder
+// "[REDACTED:<Name>]".
+type Rule struct {
+	Name string
+
+	matchers []matcher // each finds secrets independently; never modified
+}
+
+// Rules returns the rule set in order. When secrets found by two rules start
+// at the same byte, the earlier rule names the placeholder.
+func Rules() []Rule { return slices.Clone(rules) }
+
+// Minimum lengths that keep the generic shapes off ordinary text.
+const (
+	minOpenAIBody    = 20 // after "sk-"
+	minAnthropicBody = 20 // after "sk-ant-"
+	minGitHubBody    = 36 // after "ghp_" and friends; real tokens have exactly 36
+	minGitHubPATBody = 22 // after "github_pat_"; real ones have 82
+	minSlackBody     = 10 // after "xoxb-" and friends
+	minStripeBody    = 16 // after "sk_live_" and friends; real ones have 24 or 99
+	minJWTSegment    = 10 // each of the three segments, "eyJ" included
+	minBearerToken   = 20 // the b64token after "Bearer ", padding excluded
+	minAWSSecret     = 40 // AWS secret access keys have exactly 40
+)
+
+// rules is the rule set. It is built once and never modified; Rules hands
+// out copies.
+//
+// Formats:
+//   - AWS access key ids: 20 characters, AKIA (long-term) or ASIA (STS).
+//   - GitHub: https://github.blog/2021-04-05-behind-githubs-new-authentication-token-formats/
+//     and fine-grained "github_pat_" tokens.
+//   - JWT: RFC 7519 compact serialization, three base64url segments; the
+//     header is a JSON object and so always starts with "eyJ".
+//   - PEM: RFC 7468 encapsulation boundaries, plus OpenSSH and PGP private
+//     key blocks, which use the same boundary syntax.
+//   - URL credentials: RFC 3986 section 3.2.1 userinfo.
+//   - Bearer tokens: RFC 6750 section 2.1 b64token.
+//
+// Deliberate deviations, all towards redacting more: Stripe test keys
+// (sk_test_, rk_test_) are redacted along with live ones; an AWS secret is
+// any run of 40 or more base64 characters assigned to a *secret_access_key
+// name, in any case and with '_', '-', ' ' or nothing between the words; a
+// URL password may contain unencoded '@' (it runs to the last '@' of the
+// authority) and '[' (not allowed by RFC 3986, common in practice); a bearer
+// token is redacted wherever "Bearer <token>" appears, not only in an
+// Authorization header.
+var rules = []Rule{
+	{Name: "private-key", matchers: []matcher{pemMatcher{}}},
+	{Name: "aws-access-key-id", matchers: []matcher{
+		tokenMatcher{lead: "AKIA", body: isUpperAlnum, min: 16, max: 16},
+		tokenMatcher{lead: "ASIA", body: isUpperAlnum, min: 16, max: 16},
+	}},
+	{Name: "aws-secret-access-key", matchers: []matcher{
+		awsSecretMatcher{lead: "ecret"},
+		awsSecretMatcher{lead: "ECRET"},
+	}},
+	{Name: "github-token", matchers: []matcher{
+		tokenMatcher{lead: "gh", next: []string{"p_", "o_", "u_", "s_", "r_"}, body: isAlnum, min: minGitHubBody, glued: true},
+		tokenMatcher{lead: "github_pat_", body: isWord, min: minGitHubPATBody, glued: true},
+	}},
+	// Before openai-api-key, which matches the same text.
+	{Name: "anthropic-api-key", matchers: []matcher{
+		tokenMatcher{lead: "sk-ant-", body: isB64URL, min: minAnthropicBody, glued: true},
+	}},
+	{Name: "openai-api-key", matchers: []matcher{
+		// Covers sk-proj-, sk-svcacct- and sk-admin- keys too.
+		tokenMatcher{lead: "sk-", body: isB64URL, min: minOpenAIBody, needDigit: true},
+	}},
+	{Name: "google-api-key", matchers: []matcher{
+		tokenMatcher{lead: "AIza", body: isB64URL, min: 35, max: 35},
+	}},
+	{Name: "slack-token", matchers: []matcher{
+		tokenMatcher{lead: "xox", next: []string{"a-", "b-", "p-", "r-", "s-"}, body: isAlnumDash, min: minSlackBody, glued: true, needDigit: true},
+	}},
+	{Name: "stripe-key", matchers: []matcher{
+		tokenMatcher{lead: "sk_", next: []string{"live_", "test_"}, body: isAlnum, min: minStripeBody, glued: true},
+		tokenMatcher{lead: "rk_", next: []string{"live_", "test_"}, body: isAlnum, min: minStripeBody, glued: true},
+	}},
+	{Name: "jwt", matchers: []matcher{jwtMatcher{}}},
+	{Name: "url-credentials", matchers: []matcher{urlMatcher{}}},
+	{Name: "bearer-token", matchers: []matcher{
+		bearerMatcher{lead: "Bearer"},
+		bearerMatcher{lead: "bearer"},
+		bearerMatcher{lead: "BEARER"},
+	}},
+}

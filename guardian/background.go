@@ -1,0 +1,155 @@
+package guardian
+
+import (
+	"context"
+	"fmt"
+	"os/exec"
+	"sort"
+	"strconv"
+	"time"
+
+	"winx/pty"
+)
+
+// MaxBackground bounds background commands kept per session.
+const MaxBackground = 32
+
+// background is a command running in its own PTY, beside the shell.
+type background struct {
+	id   string
+	proc *pty.Process
+	cmd  *command // guarded by the session's mu
+}
+
+// StartBackground runs command with bash -c in its own PTY at the shell's
+// cwd and returns its id at once.
+func (s *Session) StartBackground(ctx context.Context, command string) (string, error) {
+	if err := validateText(command, MaxCommandBytes); err != nil {
+		return "", err
+	}
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return "", ErrClosed
+	}
+	if len(s.bg) >= MaxBackground {
+		s.pruneBackgroundLocked()
+	}
+	if len(s.bg) >= MaxBackground {
+		s.mu.Unlock()
+		return "", fmt.Errorf("%w: %d background commands are still running", ErrInvalidInput, MaxBackground)
+	}
+	s.bgNext++
+	id := "bg-" + strconv.Itoa(s.bgNext)
+	cwd := s.cwd
+	s.mu.Unlock()
+
+	path, err := exec.LookPath("bash")
+	if err != nil {
+		return "", fmt.Errorf("guardian: %w", err)
+	}
+	cmd := exec.Command(path, "-c", command)
+	cmd.Dir = cwd
+	cmd.Env = append(append([]string(nil), s.opts.Env...), "PAGER=cat", "GIT_PAGER=cat", "TERM=xterm-256color")
+	proc, err := pty.StartWithSize(cmd, pty.Size{Rows: uint16(s.opts.Rows), Cols: uint16(s.opts.Cols)})
+	if err != nil {
+		return "", fmt.Errorf("guardian: start background command: %w", err)
+	}
+	b := &background{id: id, proc: proc, cmd: newCommand(0, command, s.opts.Rows, s.opts.Cols)}
+	s.mu.Lock()
+	s.bg[id] = b
+	s.mu.Unlock()
+	go s.backgroundLoop(b)
+	return id, nil
+}
+
+func (s *Session) backgroundLoop(b *background) {
+	buf := make([]byte, 32<<10)
+	f := b.proc.File()
+	for {
+		n, err := f.Read(buf)
+		if n > 0 {
+			s.mu.Lock()
+			b.cmd.write(buf[:n])
+			s.broadcastLocked()
+			s.mu.Unlock()
+		}
+		if err != nil {
+			break
+		}
+	}
+	status, _ := b.proc.Wait()
+	code := status.Code
+	if status.Signaled {
+		code = 128 + int(status.Signal)
+	}
+	s.mu.Lock()
+	b.cmd.finishLocked(code, false)
+	s.broadcastLocked()
+	s.mu.Unlock()
+}
+
+// pruneBackgroundLocked forgets finished background commands whose output
+// was delivered.
+func (s *Session) pruneBackgroundLocked() {
+	for id, b := range s.bg {
+		if b.cmd.done {
+			b.proc.Close()
+			delete(s.bg, id)
+		}
+	}
+}
+
+func (s *Session) background(id string) (*background, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	b, ok := s.bg[id]
+	if !ok {
+		return nil, fmt.Errorf("%w: %q", ErrUnknownBg, id)
+	}
+	return b, nil
+}
+
+// PollBackground waits up to wait for a background command and reports what
+// it printed since the last look.
+func (s *Session) PollBackground(ctx context.Context, id string, wait time.Duration) (*Outcome, error) {
+	b, err := s.background(id)
+	if err != nil {
+		return nil, err
+	}
+	return s.await(ctx, b.cmd, wait)
+}
+
+// SendTextBackground types into a background command's PTY.
+func (s *Session) SendTextBackground(ctx context.Context, id, text string, submit bool, wait time.Duration) (*Outcome, error) {
+	if err := validateText(text, MaxInputBytes); err != nil {
+		return nil, err
+	}
+	b, err := s.background(id)
+	if err != nil {
+		return nil, err
+	}
+	if submit {
+		text += "\r"
+	}
+	if _, err := b.proc.File().Write([]byte(text)); err != nil {
+		return nil, fmt.Errorf("guardian: write to background command: %w", err)
+	}
+	return s.await(ctx, b.cmd, wait)
+}
+
+// BackgroundIDs lists the known background commands in start order.
+func (s *Session) BackgroundIDs() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	ids := make([]string, 0, len(s.bg))
+	for id := range s.bg {
+		ids = append(ids, id)
+	}
+	sort.Slice(ids, func(i, j int) bool {
+		a, _ := strconv.Atoi(ids[i][3:])
+		b, _ := strconv.Atoi(ids[j][3:])
+		return a < b
+	})
+	return ids
+}

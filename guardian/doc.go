@@ -1,0 +1,7 @@
+// Package guardian owns shell sessions: a real bash on a PTY whose command
+// completion is read from a per-shell random nonce in a prompt-hook marker
+// (never from terminal text), command generations, background commands in
+// their own PTYs, input, screen snapshots, a bounded output journal and the
+// shaping of output for the model. Today it runs in-process (the embedded
+// runtime); the daemon wire protocol and guardian processes come later.
+package guardian

@@ -1,0 +1,630 @@
+package guardian
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"time"
+
+	"winx/pty"
+	"winx/vt"
+)
+
+// Errors of the session; the tools layer turns them into error codes.
+var (
+	ErrCommandRunning = errors.New("guardian: a command is already running")
+	ErrNotRunning     = errors.New("guardian: no command is running")
+	ErrInvalidInput   = errors.New("guardian: invalid input")
+	ErrClosed         = errors.New("guardian: session closed")
+	ErrShellStart     = errors.New("guardian: shell did not start")
+	ErrUnknownBg      = errors.New("guardian: unknown background command")
+)
+
+// Limits of a session.
+const (
+	// MaxCommandBytes bounds one command's text.
+	MaxCommandBytes = 256 << 10
+	// MaxInputBytes bounds one send_text.
+	MaxInputBytes = 64 << 10
+	// startTimeout bounds how long a new shell may take to print its first
+	// prompt marker (rc files run first).
+	startTimeout = 15 * time.Second
+	// interruptGrace is how long a shell may take to come back after Ctrl-C
+	// before it is interrupted again, then replaced.
+	interruptGrace = 2 * time.Second
+)
+
+// Options configure a session; zero values mean defaults.
+type Options struct {
+	Shell string // ShellBash (default) or ShellZsh
+	Dir   string // initial working directory
+	Env   []string
+	Rows  int // PTY rows, default pty.DefaultRows
+	Cols  int // PTY columns, default pty.DefaultCols
+	// Shape configures how output is shaped for delivery.
+	Shape  ShapeOptions
+	Logger *slog.Logger
+}
+
+// Session is one shell on a PTY with its commands. All methods are safe for
+// concurrent use; state changes happen under mu, in one place per kind.
+type Session struct {
+	opts   Options
+	logger *slog.Logger
+	rcDir  string // private directory of the rc file and long command scripts
+
+	mu sync.Mutex // guards everything below
+	// changed is closed and replaced whenever output or state changes, so
+	// waiters can sleep without polling.
+	changed chan struct{}
+	shell   *shellProc
+	cwd     string
+	gen     uint64   // generation of the newest foreground command
+	cmd     *command // newest foreground command (running or finished); nil before the first
+	screen  *vt.Terminal
+	lastOut time.Time // when the PTY last produced output
+	// lastScreen is what the last screen snapshot showed, for diffs.
+	lastScreen []string
+	bg         map[string]*background
+	bgNext     int
+	closed     bool
+	restarts   int
+}
+
+// shellProc is one incarnation of the shell (replaced on reset).
+type shellProc struct {
+	proc    *pty.Process
+	nonce   string
+	scanner markerScanner
+	ready   bool // the first marker arrived
+	dead    bool
+	status  pty.ExitStatus
+}
+
+// NewSession starts a shell and waits for its first prompt.
+func NewSession(ctx context.Context, opts Options) (*Session, error) {
+	if opts.Rows <= 0 {
+		opts.Rows = pty.DefaultRows
+	}
+	if opts.Cols <= 0 {
+		opts.Cols = pty.DefaultCols
+	}
+	if opts.Dir == "" {
+		opts.Dir = "/"
+	}
+	s := &Session{opts: opts, logger: opts.Logger, changed: make(chan struct{}), cwd: opts.Dir, bg: map[string]*background{}}
+	if s.logger == nil {
+		s.logger = slog.New(slog.DiscardHandler)
+	}
+	dir, err := os.MkdirTemp("", "winx-shell-")
+	if err != nil {
+		return nil, fmt.Errorf("guardian: rc dir: %w", err)
+	}
+	s.rcDir = dir
+	s.screen = vt.New(opts.Rows, opts.Cols, nil)
+	if err := s.startShell(ctx, opts.Dir); err != nil {
+		os.RemoveAll(dir)
+		return nil, err
+	}
+	return s, nil
+}
+
+// startShell launches a shell at dir and waits for its first marker.
+func (s *Session) startShell(ctx context.Context, dir string) error {
+	nonce := newNonce()
+	cmd, err := shellCommand(s.opts.Shell, nonce, s.rcDir, dir, s.opts.Env)
+	if err != nil {
+		return err
+	}
+	proc, err := pty.StartWithSize(cmd, pty.Size{Rows: uint16(s.opts.Rows), Cols: uint16(s.opts.Cols)})
+	if err != nil {
+		return fmt.Errorf("%w: %v", ErrShellStart, err)
+	}
+	sp := &shellProc{proc: proc, nonce: nonce, scanner: markerScanner{nonce: nonce}}
+	s.mu.Lock()
+	s.shell = sp
+	s.mu.Unlock()
+	go s.readLoop(sp)
+	ctx, cancel := context.WithTimeout(ctx, startTimeout)
+	defer cancel()
+	err = s.waitFor(ctx, func() bool { return sp.ready || sp.dead })
+	s.mu.Lock()
+	ready, dead := sp.ready, sp.dead
+	s.mu.Unlock()
+	if err != nil || !ready || dead {
+		proc.Close()
+		return fmt.Errorf("%w: no prompt within %v (dead=%v)", ErrShellStart, startTimeout, dead)
+	}
+	return nil
+}
+
+// readLoop copies PTY output into the session until the shell ends.
+func (s *Session) readLoop(sp *shellProc) {
+	buf := make([]byte, 64<<10)
+	f := sp.proc.File()
+	for {
+		n, err := f.Read(buf)
+		if n > 0 {
+			s.mu.Lock()
+			sp.scanner.scan(buf[:n], func(p []byte) { s.outputLocked(sp, p) }, func(m marker) { s.markerLocked(sp, m) })
+			s.lastOut = time.Now()
+			s.broadcastLocked()
+			s.mu.Unlock()
+		}
+		if err != nil {
+			break
+		}
+	}
+	status, _ := sp.proc.Wait()
+	s.mu.Lock()
+	sp.dead = true
+	sp.status = status
+	if s.shell == sp && s.cmd != nil && !s.cmd.done {
+		// The shell itself ended (exit, set -e): that ends the command.
+		code := status.Code
+		if status.Signaled {
+			code = 128 + int(status.Signal)
+		}
+		s.cmd.finishLocked(code, true)
+	}
+	s.broadcastLocked()
+	s.mu.Unlock()
+}
+
+// outputLocked routes shell output: to the running command, and always to
+// the screen. Output between commands (prompt text) goes only to the screen.
+func (s *Session) outputLocked(sp *shellProc, p []byte) {
+	if s.shell != sp || !sp.ready {
+		return
+	}
+	s.screen.Write(p)
+	if s.cmd != nil && !s.cmd.done {
+		s.cmd.write(p)
+	}
+}
+
+func (s *Session) markerLocked(sp *shellProc, m marker) {
+	if s.shell != sp {
+		return
+	}
+	if !sp.ready {
+		sp.ready = true
+		s.cwd = m.cwd
+		return
+	}
+	s.cwd = m.cwd
+	if s.cmd != nil && !s.cmd.done {
+		s.cmd.finishLocked(m.exitCode, false)
+	}
+}
+
+func (s *Session) broadcastLocked() {
+	close(s.changed)
+	s.changed = make(chan struct{})
+}
+
+// waitFor sleeps until cond (checked under mu) holds or ctx ends.
+func (s *Session) waitFor(ctx context.Context, cond func() bool) error {
+	for {
+		s.mu.Lock()
+		ok := cond()
+		ch := s.changed
+		s.mu.Unlock()
+		if ok {
+			return nil
+		}
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+}
+
+// PID returns the current shell's process id.
+func (s *Session) PID() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.shell.proc.Pid()
+}
+
+// Cwd returns the shell's working directory as of its last prompt.
+func (s *Session) Cwd() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.cwd
+}
+
+// Running reports whether a foreground command runs, and its generation.
+func (s *Session) Running() (bool, uint64) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.cmd != nil && !s.cmd.done, s.gen
+}
+
+// Outcome is what a caller learns about the foreground command.
+type Outcome struct {
+	Generation uint64
+	Command    string
+	Running    bool
+	ExitCode   int // valid when !Running
+	Cwd        string
+	Elapsed    time.Duration
+	// Output is the shaped text new since the last delivery.
+	Output Shaped
+	// ShellExited is set when the command ended because the shell itself
+	// exited (it is restarted at the same cwd before the next command).
+	ShellExited bool
+	// ShellReset is set when an interrupt could not bring the shell back
+	// and it was replaced.
+	ShellReset bool
+}
+
+// Run types a command into the shell and waits up to wait for it to end.
+func (s *Session) Run(ctx context.Context, command string, wait time.Duration) (*Outcome, error) {
+	if err := validateText(command, MaxCommandBytes); err != nil {
+		return nil, err
+	}
+	if err := s.ensureShell(ctx); err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return nil, ErrClosed
+	}
+	if s.cmd != nil && !s.cmd.done {
+		s.mu.Unlock()
+		return nil, ErrCommandRunning
+	}
+	s.gen++
+	c := newCommand(s.gen, command, s.opts.Rows, s.opts.Cols)
+	s.cmd = c
+	sp := s.shell
+	s.mu.Unlock()
+
+	script := ""
+	if len(command) > maxInlineCommand {
+		script = filepath.Join(s.rcDir, "cmd-"+strconv.FormatUint(c.gen, 10)+".sh")
+		if err := os.WriteFile(script, []byte(command+"\n"), 0o600); err != nil {
+			s.abandon(c)
+			return nil, fmt.Errorf("guardian: write command script: %w", err)
+		}
+		c.script = script
+	}
+	if _, err := sp.proc.File().Write([]byte(commandLine(command, script))); err != nil {
+		s.abandon(c)
+		return nil, fmt.Errorf("guardian: write to shell: %w", err)
+	}
+	return s.await(ctx, c, wait)
+}
+
+func (s *Session) isDone(c *command) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return c.done
+}
+
+// abandon marks a command that never reached the shell as finished.
+func (s *Session) abandon(c *command) {
+	s.mu.Lock()
+	c.finishLocked(-1, false)
+	s.broadcastLocked()
+	s.mu.Unlock()
+}
+
+// ensureShell restarts a shell that exited (exit, set -e) at the last cwd.
+func (s *Session) ensureShell(ctx context.Context) error {
+	s.mu.Lock()
+	dead, closed, cwd := s.shell.dead, s.closed, s.cwd
+	s.mu.Unlock()
+	if closed {
+		return ErrClosed
+	}
+	if !dead {
+		return nil
+	}
+	s.mu.Lock()
+	s.restarts++
+	s.mu.Unlock()
+	return s.startShell(ctx, cwd)
+}
+
+// await waits up to wait for c to finish, then reports what is new.
+func (s *Session) await(ctx context.Context, c *command, wait time.Duration) (*Outcome, error) {
+	wctx, cancel := context.WithTimeout(ctx, wait)
+	defer cancel()
+	err := s.waitFor(wctx, func() bool { return c.done })
+	if err != nil && ctx.Err() != nil {
+		return nil, ctx.Err()
+	}
+	return s.outcome(c)
+}
+
+// outcome builds the report of c with its undelivered output.
+func (s *Session) outcome(c *command) (*Outcome, error) {
+	s.mu.Lock()
+	text := c.takeNewLocked()
+	o := &Outcome{
+		Generation: c.gen, Command: c.text, Running: !c.done, ExitCode: c.exitCode,
+		Cwd: s.cwd, ShellExited: c.shellExited,
+	}
+	if c.done {
+		o.Elapsed = c.finished.Sub(c.started)
+		if c.script != "" {
+			os.Remove(c.script)
+		}
+	} else {
+		o.Elapsed = time.Since(c.started)
+	}
+	s.mu.Unlock()
+	shaped, err := Shape(text, s.opts.Shape)
+	if err != nil {
+		return nil, err
+	}
+	o.Output = shaped
+	return o, nil
+}
+
+// Poll waits up to wait for the newest foreground command and reports what
+// is new since the last look. gen, when non-zero, must name that command.
+func (s *Session) Poll(ctx context.Context, gen uint64, wait time.Duration) (*Outcome, error) {
+	s.mu.Lock()
+	c := s.cmd
+	s.mu.Unlock()
+	if c == nil || (gen != 0 && gen != c.gen) {
+		return nil, ErrNotRunning
+	}
+	return s.await(ctx, c, wait)
+}
+
+// Key names a special key of send_specials.
+type Key string
+
+// The keys send_specials understands.
+var keyBytes = map[Key]string{
+	"Enter": "\r", "Key-up": "\x1b[A", "Key-down": "\x1b[B", "Key-right": "\x1b[C", "Key-left": "\x1b[D",
+	"Ctrl-c": "\x03", "Ctrl-d": "\x04", "Ctrl-z": "\x1a",
+}
+
+// ValidKey reports whether k is a key send_specials accepts.
+func ValidKey(k Key) bool { _, ok := keyBytes[k]; return ok }
+
+// SendText types text (plus Enter when submit) into the foreground program.
+func (s *Session) SendText(ctx context.Context, text string, submit bool, wait time.Duration) (*Outcome, error) {
+	if text == "" {
+		return nil, fmt.Errorf("%w: send_text is empty", ErrInvalidInput)
+	}
+	if err := validateText(text, MaxInputBytes); err != nil {
+		return nil, err
+	}
+	if submit {
+		text += "\r"
+	}
+	return s.input(ctx, []byte(text), wait)
+}
+
+// SendKeys sends special keys. Ctrl-c goes through the interrupt logic.
+func (s *Session) SendKeys(ctx context.Context, keys []Key, wait time.Duration) (*Outcome, error) {
+	if len(keys) == 0 {
+		return nil, fmt.Errorf("%w: no keys", ErrInvalidInput)
+	}
+	var b []byte
+	for _, k := range keys {
+		seq, ok := keyBytes[k]
+		if !ok {
+			return nil, fmt.Errorf("%w: unknown key %q", ErrInvalidInput, k)
+		}
+		b = append(b, seq...)
+	}
+	if len(keys) == 1 && keys[0] == "Ctrl-c" {
+		return s.Interrupt(ctx, wait)
+	}
+	return s.input(ctx, b, wait)
+}
+
+// SendBytes sends raw bytes (send_ascii). NUL never reaches the shell.
+func (s *Session) SendBytes(ctx context.Context, b []byte, wait time.Duration) (*Outcome, error) {
+	if len(b) == 0 || len(b) > MaxInputBytes {
+		return nil, fmt.Errorf("%w: send_ascii needs 1 to %d bytes", ErrInvalidInput, MaxInputBytes)
+	}
+	for _, c := range b {
+		if c == 0 {
+			return nil, fmt.Errorf("%w: NUL bytes are not sent to the shell", ErrInvalidInput)
+		}
+	}
+	return s.input(ctx, b, wait)
+}
+
+func (s *Session) input(ctx context.Context, b []byte, wait time.Duration) (*Outcome, error) {
+	if err := s.ensureShell(ctx); err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	sp, c := s.shell, s.cmd
+	s.mu.Unlock()
+	if _, err := sp.proc.File().Write(b); err != nil {
+		return nil, fmt.Errorf("guardian: write to shell: %w", err)
+	}
+	if c == nil {
+		return &Outcome{Cwd: s.Cwd()}, nil
+	}
+	if s.isDone(c) {
+		// Nothing runs: the input went to the shell itself.
+		return s.outcome(c)
+	}
+	return s.await(ctx, c, wait)
+}
+
+// Interrupt sends Ctrl-C to the foreground command. A shell that does not
+// come back is interrupted again, and then replaced at the same cwd.
+func (s *Session) Interrupt(ctx context.Context, wait time.Duration) (*Outcome, error) {
+	s.mu.Lock()
+	sp, c := s.shell, s.cmd
+	s.mu.Unlock()
+	if c == nil || s.isDone(c) {
+		if _, err := sp.proc.File().Write([]byte{3}); err != nil {
+			return nil, fmt.Errorf("guardian: write to shell: %w", err)
+		}
+		if c == nil {
+			return &Outcome{Cwd: s.Cwd()}, nil
+		}
+		return s.outcome(c)
+	}
+	for attempt := 0; attempt < 2; attempt++ {
+		if _, err := sp.proc.File().Write([]byte{3}); err != nil {
+			break
+		}
+		gctx, cancel := context.WithTimeout(ctx, max(wait, interruptGrace))
+		err := s.waitFor(gctx, func() bool { return c.done })
+		cancel()
+		if err == nil {
+			return s.outcome(c)
+		}
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+	}
+	// The shell will not come back: replace it at the same cwd.
+	if err := s.replaceShell(ctx); err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	c.finishLocked(130, false)
+	s.mu.Unlock()
+	o, err := s.outcome(c)
+	if o != nil {
+		o.ShellReset = true
+	}
+	return o, err
+}
+
+// Reset replaces the shell at the same cwd (reset_shell).
+func (s *Session) Reset(ctx context.Context) error {
+	s.mu.Lock()
+	c := s.cmd
+	if c != nil && !c.done {
+		c.finishLocked(130, false)
+	}
+	s.mu.Unlock()
+	return s.replaceShell(ctx)
+}
+
+func (s *Session) replaceShell(ctx context.Context) error {
+	s.mu.Lock()
+	old, cwd := s.shell, s.cwd
+	s.restarts++
+	s.mu.Unlock()
+	old.proc.Close()
+	return s.startShell(ctx, cwd)
+}
+
+// Restarts counts shell replacements and restarts.
+func (s *Session) Restarts() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.restarts
+}
+
+// ScreenSnapshot is the visible terminal.
+type ScreenSnapshot struct {
+	Rows      []string
+	AltScreen bool
+	Title     string
+	// Changed lists the row indexes that differ from the last snapshot
+	// (filled when a diff was asked for).
+	Changed []int
+}
+
+// Screen returns the last `lines` rows of the visible screen (0 = all).
+// With diff, only rows changed since the previous snapshot are kept.
+func (s *Session) Screen(lines int, diff bool) ScreenSnapshot {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	rows := s.screen.Screen()
+	snap := ScreenSnapshot{AltScreen: s.screen.AltScreenActive(), Title: s.screen.Title()}
+	prev := s.lastScreen
+	s.lastScreen = append([]string(nil), rows...)
+	if diff {
+		for i, r := range rows {
+			if i >= len(prev) || prev[i] != r {
+				snap.Changed = append(snap.Changed, i)
+			}
+		}
+	}
+	if lines > 0 && lines < len(rows) {
+		rows = rows[len(rows)-lines:]
+	}
+	snap.Rows = rows
+	return snap
+}
+
+// WaitForTurn waits until the PTY has been quiet for quiet (a TUI waiting for
+// input, a prompt) or timeout passed; it reports whether it went quiet.
+func (s *Session) WaitForTurn(ctx context.Context, quiet, timeout time.Duration) (bool, error) {
+	deadline := time.Now().Add(timeout)
+	for {
+		s.mu.Lock()
+		last, ch := s.lastOut, s.changed
+		s.mu.Unlock()
+		idle := time.Since(last)
+		if idle >= quiet {
+			return true, nil
+		}
+		if time.Now().After(deadline) {
+			return false, nil
+		}
+		t := time.NewTimer(min(quiet-idle, time.Until(deadline)))
+		select {
+		case <-ch:
+		case <-t.C:
+		case <-ctx.Done():
+			t.Stop()
+			return false, ctx.Err()
+		}
+		t.Stop()
+	}
+}
+
+// Close kills the shell and every background command, whole process groups.
+func (s *Session) Close() error {
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return nil
+	}
+	s.closed = true
+	sp := s.shell
+	bgs := make([]*background, 0, len(s.bg))
+	for _, b := range s.bg {
+		bgs = append(bgs, b)
+	}
+	s.mu.Unlock()
+	for _, b := range bgs {
+		b.proc.Close()
+	}
+	err := sp.proc.Close()
+	os.RemoveAll(s.rcDir)
+	return err
+}
+
+// validateText refuses empty, oversized and NUL-carrying text.
+func validateText(text string, max int) error {
+	if text == "" {
+		return fmt.Errorf("%w: empty", ErrInvalidInput)
+	}
+	if len(text) > max {
+		return fmt.Errorf("%w: %d bytes, more than the limit of %d", ErrInvalidInput, len(text), max)
+	}
+	for i := 0; i < len(text); i++ {
+		if text[i] == 0 {
+			return fmt.Errorf("%w: NUL bytes are not sent to the shell", ErrInvalidInput)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,121 @@
+package guardian
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+)
+
+// Shell names accepted in Options.Shell.
+const (
+	ShellBash = "bash"
+	ShellZsh  = "zsh"
+)
+
+// rcBash is the rc file of a session's bash. It sources the user's
+// ~/.bashrc (never modifying it), then installs the completion marker in a
+// read-only PROMPT_COMMAND and a read-only hook function, so a command that
+// assigns PROMPT_COMMAND or redefines the hook cannot silence completion.
+// PS1 is blanked; if a command sets it, its text follows the marker and is
+// discarded with the rest of the prompt. Echo is off: the model sees what
+// commands print, not what was typed.
+const rcBash = `# winx session rc (generated; the user's own files are not modified)
+if [ -f "$HOME/.bashrc" ]; then . "$HOME/.bashrc"; fi
+stty -echo 2>/dev/null
+PS1=''; PS2=''; PS3=''
+export PAGER=cat GIT_PAGER=cat MANPAGER=cat SYSTEMD_PAGER= TERM=xterm-256color
+__winx_hook() { printf '\033]6973;W;%s;%d;%s\007' '@NONCE@' "$1" "$PWD"; }
+PROMPT_COMMAND='__winx_hook $?'
+readonly -f __winx_hook
+readonly PROMPT_COMMAND
+`
+
+// rcZsh does the same for zsh with a precmd hook.
+const rcZsh = `# winx session rc (generated; the user's own files are not modified)
+if [ -f "$HOME/.zshrc" ]; then . "$HOME/.zshrc"; fi
+stty -echo 2>/dev/null
+PS1=''; PROMPT=''; RPROMPT=''; PS2=''
+export PAGER=cat GIT_PAGER=cat MANPAGER=cat TERM=xterm-256color
+__winx_hook() { printf '\033]6973;W;%s;%d;%s\007' '@NONCE@' "$1" "$PWD"; }
+precmd_functions=()
+precmd() { __winx_hook $?; }
+`
+
+// shellCommand prepares the shell process and its private rc directory.
+func shellCommand(shell, nonce, rcDir, dir string, env []string) (*exec.Cmd, error) {
+	switch shell {
+	case "", ShellBash:
+		rc := filepath.Join(rcDir, "bashrc")
+		if err := os.WriteFile(rc, []byte(strings.ReplaceAll(rcBash, "@NONCE@", nonce)), 0o600); err != nil {
+			return nil, fmt.Errorf("guardian: write rc file: %w", err)
+		}
+		path, err := exec.LookPath("bash")
+		if err != nil {
+			return nil, fmt.Errorf("guardian: %w", err)
+		}
+		cmd := exec.Command(path, "--noprofile", "--rcfile", rc, "-i")
+		cmd.Dir = dir
+		cmd.Env = env
+		return cmd, nil
+	case ShellZsh:
+		rc := filepath.Join(rcDir, ".zshrc")
+		if err := os.WriteFile(rc, []byte(strings.ReplaceAll(rcZsh, "@NONCE@", nonce)), 0o600); err != nil {
+			return nil, fmt.Errorf("guardian: write rc file: %w", err)
+		}
+		path, err := exec.LookPath("zsh")
+		if err != nil {
+			return nil, fmt.Errorf("guardian: %w", err)
+		}
+		cmd := exec.Command(path, "-i")
+		cmd.Dir = dir
+		cmd.Env = append(env, "ZDOTDIR="+rcDir)
+		return cmd, nil
+	}
+	return nil, fmt.Errorf("guardian: unknown shell %q (want bash or zsh)", shell)
+}
+
+// maxInlineCommand is the longest command typed on one line; longer ones are
+// sourced from a private file, because a terminal in canonical mode cuts
+// input lines at 4095 bytes.
+const maxInlineCommand = 2048
+
+// commandLine returns what to type for command: one line that runs it in the
+// shell itself (so cd and variables persist) and yields its exit code.
+func commandLine(command, scriptPath string) string {
+	if scriptPath != "" {
+		return ". " + shellQuote(scriptPath) + "\n"
+	}
+	return "eval " + ansiCQuote(command) + "\n"
+}
+
+// ansiCQuote quotes s as a bash $'...' string that stays on one line.
+func ansiCQuote(s string) string {
+	var b strings.Builder
+	b.Grow(len(s) + 8)
+	b.WriteString("$'")
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == '\\' || c == '\'':
+			b.WriteByte('\\')
+			b.WriteByte(c)
+		case c == '\n':
+			b.WriteString(`\n`)
+		case c == '\t':
+			b.WriteString(`\t`)
+		case c < 0x20 || c == 0x7f:
+			fmt.Fprintf(&b, `\x%02x`, c)
+		default:
+			b.WriteByte(c)
+		}
+	}
+	b.WriteByte('\'')
+	return b.String()
+}
+
+// shellQuote quotes s for any POSIX shell.
+func shellQuote(s string) string {
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}

@@ -1,0 +1,532 @@
+package tools
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"winx/guardian"
+	"winx/mcp"
+)
+
+// BashCommandTool is the shell tool's name.
+const BashCommandTool = "BashCommand"
+
+// Waiting limits of BashCommand.
+const (
+	defaultWaitSeconds  = 15
+	maxWaitSeconds      = 600
+	returnEarlySeconds  = 5
+	defaultQuietMs      = 600
+	defaultTurnTimeout  = 30
+	maxScreenLineOption = 1000
+)
+
+// Error codes of BashCommand.
+const (
+	codeCommandAlreadyRunning = "command_already_running"
+	codeCommandNotRunning     = "command_not_running"
+)
+
+// terminal is what BashCommand needs from a session's shell; the embedded
+// runtime's *guardian.Session implements it.
+type terminal interface {
+	Shell
+	Run(ctx context.Context, command string, wait time.Duration) (*guardian.Outcome, error)
+	Poll(ctx context.Context, gen uint64, wait time.Duration) (*guardian.Outcome, error)
+	SendText(ctx context.Context, text string, submit bool, wait time.Duration) (*guardian.Outcome, error)
+	SendKeys(ctx context.Context, keys []guardian.Key, wait time.Duration) (*guardian.Outcome, error)
+	SendBytes(ctx context.Context, b []byte, wait time.Duration) (*guardian.Outcome, error)
+	StartBackground(ctx context.Context, command string) (string, error)
+	PollBackground(ctx context.Context, id string, wait time.Duration) (*guardian.Outcome, error)
+	SendTextBackground(ctx context.Context, id, text string, submit bool, wait time.Duration) (*guardian.Outcome, error)
+	Screen(lines int, diff bool) guardian.ScreenSnapshot
+	WaitForTurn(ctx context.Context, quiet, timeout time.Duration) (bool, error)
+	Running() (bool, uint64)
+}
+
+var _ terminal = (*guardian.Session)(nil)
+
+// bashInput is BashCommand's arguments. action_json may also be a JSON
+// string (holding an object, or a plain command); a top-level command is
+// accepted for clients that flatten the action.
+type bashInput struct {
+	ActionJSON     json.RawMessage `json:"action_json"`
+	Command        *string         `json:"command"`
+	WaitForSeconds *float64        `json:"wait_for_seconds"`
+	WaitPolicy     string          `json:"wait_policy"`
+	ThreadID       string          `json:"thread_id"`
+	WorkspaceRoot  string          `json:"workspace_root"`
+}
+
+// action is one BashCommand action, tagged by Type.
+type action struct {
+	Type            string   `json:"type"`
+	Command         *string  `json:"command"`
+	IsBackground    bool     `json:"is_background"`
+	AllowMulti      bool     `json:"allow_multi"`
+	BgCommandID     string   `json:"bg_command_id"`
+	ScrollbackLines *int     `json:"scrollback_lines"`
+	Verbose         bool     `json:"verbose"`
+	SendText        *string  `json:"send_text"`
+	Submit          bool     `json:"submit"`
+	SendSpecials    []string `json:"send_specials"`
+	SendASCII       []int    `json:"send_ascii"`
+	Lines           *int     `json:"lines"`
+	Diff            bool     `json:"diff"`
+	Recognizer      string   `json:"recognizer"`
+	QuietMs         *int     `json:"quiet_ms"`
+	TimeoutSeconds  *float64 `json:"timeout_seconds"`
+}
+
+// Action types, and the key that implies each when type is missing.
+var actionByKey = []struct{ key, typ string }{
+	{"command", "command"},
+	{"send_text", "send_text"},
+	{"send_specials", "send_specials"},
+	{"send_ascii", "send_ascii"},
+	{"bg_command_id", "status_check"},
+	{"scrollback_lines", "status_check"},
+	{"lines", "screen"},
+	{"diff", "screen"},
+	{"recognizer", "wait_for_turn"},
+	{"quiet_ms", "wait_for_turn"},
+	{"timeout_seconds", "wait_for_turn"},
+}
+
+var actionTypes = []string{"command", "status_check", "send_text", "send_specials", "send_ascii", "screen", "wait_for_turn"}
+
+type bashTool struct {
+	sessions     *Sessions
+	keepTailPipe bool // WINX_KEEP_TAIL_PIPE=1, read once at start
+}
+
+func addBashCommand(reg *mcp.Registry, opts Options) {
+	t := &bashTool{sessions: opts.Sessions, keepTailPipe: opts.KeepTailPipe}
+	reg.AddTool(mcp.Tool{
+		Name:         BashCommandTool,
+		Title:        "Run shell commands",
+		Description:  bashDescription,
+		InputSchema:  bashSchema,
+		OutputSchema: mcp.EnvelopeOutputSchema,
+		Annotations: &mcp.ToolAnnotations{
+			Title:           "Run shell commands",
+			ReadOnlyHint:    mcp.Bool(false),
+			DestructiveHint: mcp.Bool(true),
+			OpenWorldHint:   mcp.Bool(true),
+		},
+	}, t.handle)
+}
+
+const bashDescription = `Run a command in the session's persistent bash (cd, variables and functions persist) and read its output, or interact with what runs: status_check polls a running or background command, send_text / send_specials / send_ascii type into it, screen shows the terminal, wait_for_turn waits until a TUI is quiet.
+Call Initialize first and pass its thread_id and workspace_root. Only one foreground command runs at a time; use is_background for long jobs. Output is rendered like a terminal, repeated lines are collapsed and long output keeps its tail (the head is saved to a file named in the result).`
+
+var bashSchema = json.RawMessage(`{
+  "type": "object",
+  "properties": {
+    "action_json": {
+      "description": "The action: an object tagged by type, a JSON string holding one, or a plain command string.",
+      "anyOf": [
+        {"type": "string"},
+        {
+          "type": "object",
+          "properties": {
+            "type": {"type": "string", "enum": ["command", "status_check", "send_text", "send_specials", "send_ascii", "screen", "wait_for_turn"]},
+            "command": {"type": "string", "description": "command: the shell command line"},
+            "is_background": {"type": "boolean", "description": "command: run in its own PTY and return a bg_command_id at once"},
+            "allow_multi": {"type": "boolean"},
+            "bg_command_id": {"type": "string", "description": "status_check / send_text / send_specials: target a background command"},
+            "scrollback_lines": {"type": "integer", "minimum": 0},
+            "verbose": {"type": "boolean"},
+            "send_text": {"type": "string", "description": "send_text: text to type"},
+            "submit": {"type": "boolean", "description": "send_text: press Enter after the text"},
+            "send_specials": {"type": "array", "items": {"type": "string", "enum": ["Enter", "Key-up", "Key-down", "Key-left", "Key-right", "Ctrl-c", "Ctrl-d", "Ctrl-z"]}},
+            "send_ascii": {"type": "array", "items": {"type": "integer", "minimum": 1, "maximum": 255}},
+            "lines": {"type": "integer", "minimum": 0, "description": "screen: last N rows (0 = all)"},
+            "diff": {"type": "boolean", "description": "screen: only rows changed since the last look"},
+            "recognizer": {"type": "string"},
+            "quiet_ms": {"type": "integer", "minimum": 1},
+            "timeout_seconds": {"type": "number", "minimum": 0}
+          }
+        }
+      ]
+    },
+    "command": {"type": "string", "description": "Shorthand for action_json {type: command, command: ...}"},
+    "wait_for_seconds": {"type": "number", "minimum": 0, "maximum": 600, "description": "How long to wait for the command before answering running (default 15)"},
+    "wait_policy": {"type": "string", "enum": ["adaptive", "return_early", "until_complete"]},
+    "thread_id": {"type": "string", "minLength": 1},
+    "workspace_root": {"type": "string", "minLength": 1}
+  },
+  "required": ["thread_id", "workspace_root"],
+  "additionalProperties": false
+}`)
+
+func (t *bashTool) handle(ctx context.Context, req *mcp.ToolRequest) (*mcp.CallToolResult, error) {
+	var in bashInput
+	if err := decodeArguments(req.Arguments, &in); err != nil {
+		return bashFailure(err), nil
+	}
+	act, err := in.action()
+	if err != nil {
+		return bashFailure(err), nil
+	}
+	wait, err := in.wait()
+	if err != nil {
+		return bashFailure(err), nil
+	}
+	if in.WorkspaceRoot == "" {
+		return bashFailure(ErrWorkspaceBindingRequired), nil
+	}
+	sess, err := t.sessions.Lookup(req.Caller().Principal, in.ThreadID, in.WorkspaceRoot)
+	if err != nil {
+		return bashFailure(err), nil
+	}
+	term, ok := sess.Shell().(terminal)
+	if !ok {
+		return bashFailure(errors.New("tools: this session's runtime cannot run commands")), nil
+	}
+	r := bashRun{term: term, act: act, wait: wait, threadID: in.ThreadID, root: in.WorkspaceRoot, keepTailPipe: t.keepTailPipe}
+	return r.do(ctx), nil
+}
+
+// action decodes action_json in any accepted shape.
+func (in *bashInput) action() (*action, error) {
+	raw := bytes.TrimSpace(in.ActionJSON)
+	if len(raw) == 0 || string(raw) == "null" {
+		if in.Command == nil {
+			return nil, &InputError{Msg: "action_json (or command) is required"}
+		}
+		return &action{Type: "command", Command: in.Command}, nil
+	}
+	if in.Command != nil {
+		return nil, &InputError{Msg: "give either action_json or command, not both"}
+	}
+	if raw[0] == '"' {
+		var s string
+		if err := json.Unmarshal(raw, &s); err != nil {
+			return nil, &InputError{Msg: "action_json is not a valid string"}
+		}
+		trimmed := strings.TrimSpace(s)
+		if strings.HasPrefix(trimmed, "{") && json.Valid([]byte(trimmed)) {
+			raw = []byte(trimmed)
+		} else {
+			return &action{Type: "command", Command: &s}, nil
+		}
+	}
+	if raw[0] != '{' {
+		return nil, &InputError{Msg: "action_json must be an object or a string"}
+	}
+	var a action
+	if err := decodeArguments(raw, &a); err != nil {
+		var ie *InputError
+		if errors.As(err, &ie) {
+			ie.Msg = "action_json: " + ie.Msg
+		}
+		return nil, err
+	}
+	if a.Type == "" {
+		a.Type = inferActionType(raw)
+	}
+	if !contains(actionTypes, a.Type) {
+		return nil, &InputError{Msg: fmt.Sprintf("action_json.type %q is not one of %s", a.Type, strings.Join(actionTypes, ", "))}
+	}
+	return &a, nil
+}
+
+// inferActionType picks the type implied by the first key present, in the
+// object's own key order.
+func inferActionType(raw []byte) string {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	if _, err := dec.Token(); err != nil {
+		return ""
+	}
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return ""
+		}
+		key, _ := tok.(string)
+		for _, m := range actionByKey {
+			if m.key == key {
+				return m.typ
+			}
+		}
+		var skip json.RawMessage
+		if err := dec.Decode(&skip); err != nil {
+			return ""
+		}
+	}
+	return ""
+}
+
+func contains(list []string, s string) bool {
+	for _, v := range list {
+		if v == s {
+			return true
+		}
+	}
+	return false
+}
+
+// wait turns wait_for_seconds and wait_policy into a duration.
+func (in *bashInput) wait() (time.Duration, error) {
+	secs := float64(defaultWaitSeconds)
+	if in.WaitForSeconds != nil {
+		secs = *in.WaitForSeconds
+		if secs < 0 || secs > maxWaitSeconds {
+			return 0, &InputError{Msg: fmt.Sprintf("wait_for_seconds must be between 0 and %d", maxWaitSeconds)}
+		}
+	}
+	switch in.WaitPolicy {
+	case "", "adaptive":
+	case "return_early":
+		secs = min(secs, returnEarlySeconds)
+	case "until_complete":
+		secs = maxWaitSeconds
+	default:
+		return 0, &InputError{Msg: fmt.Sprintf("wait_policy %q is not one of adaptive, return_early, until_complete", in.WaitPolicy)}
+	}
+	return time.Duration(secs * float64(time.Second)), nil
+}
+
+// bashRun is one BashCommand call after its session was resolved.
+type bashRun struct {
+	term     terminal
+	act      *action
+	wait     time.Duration
+	threadID string
+	root     string
+	// keepTailPipe keeps a trailing "| tail" that is dropped by default.
+	keepTailPipe bool
+}
+
+func (r *bashRun) do(ctx context.Context) *mcp.CallToolResult {
+	a := r.act
+	switch a.Type {
+	case "command":
+		if a.Command == nil || strings.TrimSpace(*a.Command) == "" {
+			return bashFailure(&InputError{Msg: "command is empty"})
+		}
+		cmd := *a.Command
+		if a.IsBackground {
+			id, err := r.term.StartBackground(ctx, cmd)
+			if err != nil {
+				return bashFailure(err)
+			}
+			return r.background(id)
+		}
+		if dropped, ok := guardian.DropTailPipe(cmd); ok && !r.keepTailPipe {
+			cmd = dropped
+		}
+		o, err := r.term.Run(ctx, cmd, r.wait)
+		return r.outcome(o, err)
+	case "status_check":
+		if a.BgCommandID != "" {
+			o, err := r.term.PollBackground(ctx, a.BgCommandID, r.wait)
+			return r.outcome(o, err)
+		}
+		o, err := r.term.Poll(ctx, 0, r.wait)
+		return r.outcome(o, err)
+	case "send_text":
+		if a.SendText == nil || *a.SendText == "" {
+			return bashFailure(&InputError{Msg: "send_text must not be empty"})
+		}
+		if a.BgCommandID != "" {
+			o, err := r.term.SendTextBackground(ctx, a.BgCommandID, *a.SendText, a.Submit, r.wait)
+			return r.outcome(o, err)
+		}
+		o, err := r.term.SendText(ctx, *a.SendText, a.Submit, r.wait)
+		return r.outcome(o, err)
+	case "send_specials":
+		keys := make([]guardian.Key, len(a.SendSpecials))
+		for i, k := range a.SendSpecials {
+			keys[i] = guardian.Key(k)
+		}
+		o, err := r.term.SendKeys(ctx, keys, r.wait)
+		return r.outcome(o, err)
+	case "send_ascii":
+		b := make([]byte, len(a.SendASCII))
+		for i, v := range a.SendASCII {
+			if v < 1 || v > 255 {
+				return bashFailure(&InputError{Msg: fmt.Sprintf("send_ascii values must be 1..255, got %d", v)})
+			}
+			b[i] = byte(v)
+		}
+		o, err := r.term.SendBytes(ctx, b, r.wait)
+		return r.outcome(o, err)
+	case "screen":
+		lines := 0
+		if a.Lines != nil {
+			if *a.Lines < 0 || *a.Lines > maxScreenLineOption {
+				return bashFailure(&InputError{Msg: "lines must be between 0 and 1000"})
+			}
+			lines = *a.Lines
+		}
+		return r.screen(r.term.Screen(lines, a.Diff), a.Diff)
+	case "wait_for_turn":
+		return r.waitForTurn(ctx)
+	}
+	return bashFailure(&InputError{Msg: "unknown action type " + a.Type})
+}
+
+// bashData is BashCommand's typed data.
+type bashData struct {
+	CommandGeneration uint64 `json:"command_generation,omitempty"`
+	ExitCode          *int   `json:"exit_code,omitempty"`
+	Cwd               string `json:"cwd,omitempty"`
+	RunningTimeMs     int64  `json:"running_time_ms"`
+	BgCommandID       string `json:"bg_command_id,omitempty"`
+	DroppedOutputFile string `json:"dropped_output_file,omitempty"`
+	DroppedBytes      int    `json:"dropped_bytes,omitempty"`
+	CollapsedRuns     int    `json:"collapsed_runs,omitempty"`
+	Redactions        int    `json:"redactions,omitempty"`
+	ShellExited       bool   `json:"shell_exited,omitempty"`
+	ShellReset        bool   `json:"shell_reset,omitempty"`
+	AltScreen         *bool  `json:"alt_screen,omitempty"`
+	Title             string `json:"title,omitempty"`
+	ChangedRows       []int  `json:"changed_rows,omitempty"`
+	Quiet             *bool  `json:"quiet,omitempty"`
+}
+
+func (r *bashRun) statusCheck(instruction string) *mcp.NextAction {
+	args := map[string]any{
+		"action_json":    map[string]any{"type": "status_check"},
+		"thread_id":      r.threadID,
+		"workspace_root": r.root,
+	}
+	if r.act.BgCommandID != "" {
+		args["action_json"] = map[string]any{"type": "status_check", "bg_command_id": r.act.BgCommandID}
+	}
+	return &mcp.NextAction{Tool: BashCommandTool, Instruction: instruction, Arguments: args}
+}
+
+func (r *bashRun) outcome(o *guardian.Outcome, err error) *mcp.CallToolResult {
+	if errors.Is(err, guardian.ErrCommandRunning) {
+		env := mcp.Envelope{
+			Status: mcp.StatusConflict, Tool: BashCommandTool, ErrorCode: codeCommandAlreadyRunning, Retryable: true,
+			Message:    "A command is already running in this shell; it was not queued. Check on it, interrupt it with send_specials Ctrl-c, or run the new command with is_background.",
+			NextAction: r.statusCheck("Check the running command before starting another."),
+		}
+		return env.Result(env.Message)
+	}
+	if errors.Is(err, guardian.ErrNotRunning) {
+		env := mcp.Envelope{Status: mcp.StatusNotFound, Tool: BashCommandTool, ErrorCode: codeCommandNotRunning, Retryable: true,
+			Message: "No command has run in this shell yet."}
+		return env.Result(env.Message)
+	}
+	if err != nil {
+		return bashFailure(err)
+	}
+	data := bashData{
+		CommandGeneration: o.Generation, Cwd: o.Cwd, RunningTimeMs: o.Elapsed.Milliseconds(),
+		BgCommandID: r.act.BgCommandID, DroppedOutputFile: o.Output.DroppedFile, DroppedBytes: o.Output.DroppedBytes,
+		CollapsedRuns: o.Output.Collapsed, Redactions: o.Output.Redactions, ShellExited: o.ShellExited, ShellReset: o.ShellReset,
+	}
+	var b strings.Builder
+	b.WriteString(o.Output.Text)
+	if b.Len() > 0 {
+		b.WriteString("\n")
+	}
+	env := mcp.Envelope{Tool: BashCommandTool, Data: data}
+	if o.Running {
+		env.Status = mcp.StatusRunning
+		env.Message = fmt.Sprintf("The command is still running after %.1f s.", o.Elapsed.Seconds())
+		env.NextAction = r.statusCheck("Poll the running command for new output, or interrupt it with send_specials Ctrl-c.")
+		fmt.Fprintf(&b, "---\nstatus: still running (%.1f s)\ncwd: %s", o.Elapsed.Seconds(), o.Cwd)
+	} else {
+		code := o.ExitCode
+		data.ExitCode = &code
+		env.Data = data
+		env.Status = mcp.StatusCompleted
+		env.Message = fmt.Sprintf("The command exited with code %d.", code)
+		fmt.Fprintf(&b, "---\nexit code: %d\ncwd: %s", code, o.Cwd)
+		if o.ShellExited {
+			b.WriteString("\nnote: the shell itself exited; the next command starts a new shell in the same directory")
+		}
+		if o.ShellReset {
+			b.WriteString("\nnote: the shell did not respond to Ctrl-C and was replaced")
+		}
+	}
+	return env.Result(b.String())
+}
+
+func (r *bashRun) background(id string) *mcp.CallToolResult {
+	r.act.BgCommandID = id
+	env := mcp.Envelope{
+		Status: mcp.StatusRunning, Tool: BashCommandTool,
+		Message:    "Started in the background as " + id + ".",
+		Data:       bashData{BgCommandID: id},
+		NextAction: r.statusCheck("Check on the background command later."),
+	}
+	return env.Result("Started background command " + id + "; the main shell stays free.")
+}
+
+func (r *bashRun) screen(snap guardian.ScreenSnapshot, diff bool) *mcp.CallToolResult {
+	rows := snap.Rows
+	if diff {
+		// Changed indexes refer to the full screen; show them numbered.
+		rows = make([]string, 0, len(snap.Changed))
+		for _, i := range snap.Changed {
+			if i < len(snap.Rows) {
+				rows = append(rows, fmt.Sprintf("%d: %s", i+1, snap.Rows[i]))
+			}
+		}
+	}
+	alt := snap.AltScreen
+	env := mcp.Envelope{
+		Status: mcp.StatusCompleted, Tool: BashCommandTool, Message: "The terminal screen.",
+		Data: bashData{AltScreen: &alt, Title: snap.Title, ChangedRows: snap.Changed},
+	}
+	return env.Result(strings.TrimRight(strings.Join(rows, "\n"), "\n"))
+}
+
+func (r *bashRun) waitForTurn(ctx context.Context) *mcp.CallToolResult {
+	quiet := time.Duration(defaultQuietMs) * time.Millisecond
+	if r.act.QuietMs != nil {
+		if *r.act.QuietMs < 1 || *r.act.QuietMs > 60000 {
+			return bashFailure(&InputError{Msg: "quiet_ms must be between 1 and 60000"})
+		}
+		quiet = time.Duration(*r.act.QuietMs) * time.Millisecond
+	}
+	timeout := time.Duration(defaultTurnTimeout) * time.Second
+	if r.act.TimeoutSeconds != nil {
+		if *r.act.TimeoutSeconds < 0 || *r.act.TimeoutSeconds > maxWaitSeconds {
+			return bashFailure(&InputError{Msg: "timeout_seconds must be between 0 and 600"})
+		}
+		timeout = time.Duration(*r.act.TimeoutSeconds * float64(time.Second))
+	}
+	ok, err := r.term.WaitForTurn(ctx, quiet, timeout)
+	if err != nil {
+		return bashFailure(err)
+	}
+	snap := r.term.Screen(0, false)
+	alt := snap.AltScreen
+	env := mcp.Envelope{Status: mcp.StatusCompleted, Tool: BashCommandTool, Message: "The terminal went quiet.",
+		Data: bashData{AltScreen: &alt, Title: snap.Title, Quiet: &ok}}
+	if !ok {
+		env.Status, env.Message = mcp.StatusRunning, "The terminal was still busy when the wait ended."
+		env.NextAction = &mcp.NextAction{Tool: BashCommandTool, Instruction: "Wait again, or look at the screen.",
+			Arguments: map[string]any{"action_json": map[string]any{"type": "wait_for_turn"}, "thread_id": r.threadID, "workspace_root": r.root}}
+	}
+	return env.Result(strings.TrimRight(strings.Join(snap.Rows, "\n"), "\n"))
+}
+
+// bashFailure maps session and input errors to the envelope.
+func bashFailure(err error) *mcp.CallToolResult {
+	var env mcp.Envelope
+	switch {
+	case errors.Is(err, guardian.ErrInvalidInput):
+		env = mcp.Envelope{Status: mcp.StatusInvalidInput, Tool: BashCommandTool, ErrorCode: codeInvalidToolInput, Retryable: true,
+			Message: "Invalid input: " + strings.TrimPrefix(err.Error(), "guardian: invalid input: ") + "."}
+	case errors.Is(err, guardian.ErrUnknownBg):
+		env = mcp.Envelope{Status: mcp.StatusNotFound, Tool: BashCommandTool, ErrorCode: codeCommandNotRunning, Retryable: true,
+			Message: "There is no background command with that bg_command_id."}
+	default:
+		env = errorEnvelope(BashCommandTool, err)
+	}
+	return env.Result(env.Message)
+}

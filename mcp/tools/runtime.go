@@ -1,0 +1,47 @@
+package tools
+
+import (
+	"context"
+	"log/slog"
+	"path/filepath"
+	"strings"
+
+	"winx/evidence/redact"
+	"winx/guardian"
+)
+
+// RuntimeOptions configure the embedded shell runtime. They are read once
+// at start-up from the environment by the caller.
+type RuntimeOptions struct {
+	Shell      string   // WINX_SHELL: "bash" (default) or "zsh"
+	NoRedact   bool     // WINX_NO_REDACT=1
+	NoCompress bool     // WINX_NO_COMPRESS=1
+	BaseEnv    []string // the environment shells inherit
+	Logger     *slog.Logger
+}
+
+// EmbeddedShells returns a ShellFactory that runs guardian sessions in this
+// process: sessions live as long as the adapter. Output of each session is
+// shaped with its workspace's .winx/scratch for dropped heads.
+func EmbeddedShells(o RuntimeOptions) ShellFactory {
+	redactor := redact.New(o.NoRedact)
+	return func(ctx context.Context, dir string, env []string) (Shell, error) {
+		root := dir
+		for _, kv := range env {
+			if v, ok := strings.CutPrefix(kv, "WINX_WORKSPACE_ROOT="); ok {
+				root = v
+			}
+		}
+		return guardian.NewSession(ctx, guardian.Options{
+			Shell:  o.Shell,
+			Dir:    dir,
+			Env:    append(append([]string(nil), o.BaseEnv...), env...),
+			Logger: o.Logger,
+			Shape: guardian.ShapeOptions{
+				ScratchDir: filepath.Join(root, ".winx", "scratch"),
+				NoCompress: o.NoCompress,
+				Redactor:   redactor,
+			},
+		})
+	}
+}

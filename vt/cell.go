@@ -1,0 +1,157 @@
+package vt
+
+import (
+	"slices"
+	"unicode/utf8"
+)
+
+// cell is one grid position. The zero value is a blank, so erasing is
+// clearing memory. A wide rune occupies its cell (cellWide) and the one to
+// its right (cellTail, with no rune of its own).
+//
+// Invariant: in a line, every cellWide cell is followed by a cellTail cell
+// and every cellTail cell follows a cellWide cell; nmarks <=
+// MaxCombiningMarks.
+type cell struct {
+	r      rune // 0 for a blank or a tail
+	marks  [MaxCombiningMarks]rune
+	nmarks uint8
+	kind   cellKind
+}
+
+type cellKind uint8
+
+const (
+	cellNarrow cellKind = iota
+	cellWide
+	cellTail
+)
+
+// line is one row of cells; its length is the screen's column count.
+type line []cell
+
+// blank reports a cell that renders as a space: a fresh cell, or a space
+// without marks.
+func (c *cell) blank() bool {
+	return c.kind == cellNarrow && c.nmarks == 0 && (c.r == 0 || c.r == ' ')
+}
+
+// addMark keeps a zero-width rune on c, dropping it beyond
+// MaxCombiningMarks.
+func (c *cell) addMark(r rune) {
+	if int(c.nmarks) < MaxCombiningMarks {
+		c.marks[c.nmarks] = r
+		c.nmarks++
+	}
+}
+
+// appendText renders l to dst: blanks as spaces, a wide rune once, marks
+// after their base; trailing blanks are left out. It runs for every line
+// that scrolls into the scrollback, so ASCII cells take a short path.
+func (l line) appendText(dst []byte) []byte {
+	end := len(l)
+	// Blanks and tails both have no marks and a rune of 0 or ' '; a tail
+	// at the end stops at its wide rune, which has neither.
+	for end > 0 && l[end-1].nmarks == 0 && (l[end-1].r == 0 || l[end-1].r == ' ') {
+		end--
+	}
+	dst = slices.Grow(dst, end)
+	for i := range l[:end] {
+		c := &l[i]
+		if c.nmarks == 0 && c.r < utf8.RuneSelf {
+			switch {
+			case c.r != 0:
+				dst = append(dst, byte(c.r))
+			case c.kind != cellTail:
+				dst = append(dst, ' ')
+			}
+			continue
+		}
+		if c.r == 0 {
+			dst = append(dst, ' ') // a blank carrying marks
+		} else {
+			dst = utf8.AppendRune(dst, c.r)
+		}
+		for _, m := range c.marks[:c.nmarks] {
+			dst = utf8.AppendRune(dst, m)
+		}
+	}
+	return dst
+}
+
+// isBlank reports a line with nothing to render.
+func (l line) isBlank() bool {
+	for i := range l {
+		if !l[i].blank() && l[i].kind != cellTail {
+			return false
+		}
+	}
+	return true
+}
+
+// erase blanks cells [from, to), first blanking the other half of any wide
+// rune the range cuts through, so the invariant on cell holds.
+func (l line) erase(from, to int) {
+	from, to = max(from, 0), min(to, len(l))
+	if from >= to {
+		return
+	}
+	l.splitAt(from)
+	l.splitAt(to)
+	clear(l[from:to])
+}
+
+// splitAt blanks a wide rune that straddles the boundary before column x,
+// so that cells left and right of it can change independently.
+func (l line) splitAt(x int) {
+	if x > 0 && x < len(l) && l[x].kind == cellTail {
+		l[x-1] = cell{}
+		l[x] = cell{}
+	}
+}
+
+// insert shifts cells from x right by n, dropping what passes the end, and
+// blanks the n cells opened at x.
+func (l line) insert(x, n int) {
+	if x < 0 || x >= len(l) || n <= 0 {
+		return
+	}
+	n = min(n, len(l)-x)
+	l.splitAt(x)
+	l.splitAt(len(l) - n) // the rune cut by the right edge
+	copy(l[x+n:], l[x:len(l)-n])
+	clear(l[x : x+n])
+}
+
+// delete removes n cells at x, shifting the rest left and blanking the end.
+func (l line) delete(x, n int) {
+	if x < 0 || x >= len(l) || n <= 0 {
+		return
+	}
+	n = min(n, len(l)-x)
+	l.splitAt(x)
+	l.splitAt(x + n)
+	copy(l[x:], l[x+n:])
+	clear(l[len(l)-n:])
+}
+
+// fit returns l with exactly cols cells, reusing l's array when it can. A
+// wide rune cut by a narrower edge is blanked.
+func (l line) fit(cols int) line {
+	if cols <= len(l) {
+		l = l[:cols]
+		if cols > 0 && l[cols-1].kind == cellWide {
+			l[cols-1] = cell{}
+		}
+		return l
+	}
+	if cols <= cap(l) {
+		n := len(l)
+		l = l[:cols]
+		clear(l[n:])
+		return l
+	}
+	nl := make(line, cols)
+	copy(nl, l)
+	return nl
+}
