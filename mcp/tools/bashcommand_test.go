@@ -15,13 +15,13 @@ import (
 
 // bashEnv is a real server whose sessions run real bash on real PTYs.
 type bashEnv struct {
-	t      *testing.T
+	t      testing.TB
 	client *mcptest.Client
 	root   string
 	thread string
 }
 
-func newBashEnv(t *testing.T, home string) *bashEnv {
+func newBashEnv(t testing.TB, home string) *bashEnv {
 	t.Helper()
 	if home == "" {
 		home = t.TempDir()
