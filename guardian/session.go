@@ -365,7 +365,9 @@ func (s *Session) outcome(c *command) (*Outcome, error) {
 	s.mu.Unlock()
 	shaped, err := Shape(text, s.opts.Shape)
 	if err != nil {
-		return nil, err
+		// The text is still usable; only saving the dropped head failed,
+		// and the shaped text says so.
+		s.logger.Warn("output head could not be saved", "err", err)
 	}
 	o.Output = shaped
 	return o, nil

@@ -215,9 +215,10 @@ func (p *Process) control(fn func(fd int) error) error {
 // Signal sends sig to every process in the child's process group: the child
 // and whatever it started that did not move to a group of its own (an
 // interactive shell with job control puts each job in its own group; a
-// non-interactive shell does not). Once the group has no members left it
-// returns an error wrapping os.ErrProcessDone and sends nothing more, ever,
-// so a later signal cannot reach an unrelated group that reused the id.
+// non-interactive shell does not). Once the group has no members left (an
+// exited member counts until its parent has reaped it) it returns an error
+// wrapping os.ErrProcessDone and sends nothing more, ever, so a later signal
+// cannot reach an unrelated group that reused the id.
 //
 // The leader may already have been reaped while other members are alive;
 // the kernel does not reuse an id while it names a live group, so the signal

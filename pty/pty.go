@@ -12,7 +12,7 @@
 //
 // The master reports the end of the child's output when no process holds the
 // slave side open any more. Linux reports it as EIO from read(2), not as a
-// zero-length read; macOS reports EOF. IsEndOfOutput accepts both. The parent
+// zero-length read; other systems may report EOF. IsEndOfOutput accepts both. The parent
 // never keeps a descriptor of the slave, so the end arrives as soon as the
 // child and everything it left running that inherited the terminal have
 // exited. A background process that outlives the shell keeps the output open:

@@ -15,8 +15,14 @@
 //
 // The rules prefer redacting too much to too little (a PEM private key with
 // no END line is redacted to the end of the text) but avoid ordinary text:
-// every token must start at a word boundary, generic shapes need a digit, and
-// JWT segments, API key bodies and bearer tokens have minimum lengths.
+// tokens with a short or common lead ("sk-", "AKIA", "eyJ", "Bearer") must
+// start at a word boundary, generic shapes need a digit, and JWT segments,
+// API key bodies and bearer tokens have minimum lengths.
+//
+// Redacting twice gives the same text as redacting once, which constrains
+// the scanners: a decision must not change when a neighbouring secret has
+// become a placeholder. So a placeholder counts as a word at token
+// boundaries, ends a URL's authority, and is never a bracketed hint.
 package redact
 
 import (

@@ -48,7 +48,9 @@ const (
 // URL password may contain unencoded '@' (it runs to the last '@' of the
 // authority) and '[' (not allowed by RFC 3986, common in practice); a bearer
 // token is redacted wherever "Bearer <token>" appears, not only in an
-// Authorization header.
+// Authorization header; GitHub, Anthropic, Slack and Stripe tokens are
+// redacted even when glued to a preceding letter or digit, their prefixes
+// being distinctive enough.
 var rules = []Rule{
 	{Name: "private-key", matchers: []matcher{pemMatcher{}}},
 	{Name: "aws-access-key-id", matchers: []matcher{
