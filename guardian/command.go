@@ -19,6 +19,9 @@ type command struct {
 	script  string // private script file for long commands, removed when done
 	started time.Time
 
+	// begun is set by the start marker: output before it is the shell's
+	// prompt, not the command's.
+	begun       bool
 	done        bool
 	exitCode    int
 	shellExited bool

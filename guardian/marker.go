@@ -12,11 +12,17 @@ import (
 //
 //	ESC ] 6973 ; W ; <nonce> ; <exit code> ; <cwd> BEL
 //
+// and the start marker is printed by the command line itself, just before
+// the command runs, so that prompt text the shell printed before it read the
+// line (a user's PS1) is never taken for the command's output:
+//
+//	ESC ] 6973 ; S ; <nonce> BEL
+//
 // The nonce is random per shell, so output that merely looks like a marker
 // (a log file, a test of this very code) is plain output. The cwd is last
 // because it may contain ';'. A terminal would consume an unknown OSC, so a
 // forged marker is also invisible in rendered text.
-var markerPrefix = []byte("\x1b]6973;W;")
+var markerPrefix = []byte("\x1b]6973;")
 
 // maxMarkerLen bounds how long a marker may be (the cwd is the long part);
 // a "marker" that does not end within it is plain output.
@@ -30,8 +36,10 @@ func newNonce() string {
 	return hex.EncodeToString(b[:])
 }
 
-// marker is one parsed completion marker.
+// marker is one parsed marker: a start marker, or a completion marker with
+// the exit code and cwd.
 type marker struct {
+	start    bool
 	exitCode int
 	cwd      string
 }
@@ -81,9 +89,16 @@ func (m *markerScanner) scan(p []byte, out func([]byte), mark func(marker)) {
 	}
 }
 
-// parse checks the nonce and reads "<nonce>;<code>;<cwd>".
+// parse checks the nonce and reads "S;<nonce>" or "W;<nonce>;<code>;<cwd>".
 func (m *markerScanner) parse(body []byte) (marker, bool) {
-	parts := bytes.SplitN(body, []byte(";"), 3)
+	if rest, ok := bytes.CutPrefix(body, []byte("S;")); ok {
+		return marker{start: true}, string(rest) == m.nonce
+	}
+	rest, ok := bytes.CutPrefix(body, []byte("W;"))
+	if !ok {
+		return marker{}, false
+	}
+	parts := bytes.SplitN(rest, []byte(";"), 3)
 	if len(parts) != 3 || string(parts[0]) != m.nonce {
 		return marker{}, false
 	}

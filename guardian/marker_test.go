@@ -16,11 +16,13 @@ func TestMarkerScanner(t *testing.T) {
 		want    []marker
 	}{
 		{"plain", []string{"hello\n"}, "hello\n", nil},
-		{"marker", []string{"out" + real + "after"}, "outafter", []marker{{3, "/tmp/a;b"}}},
-		{"split everywhere", strings.Split("x"+real+"y", ""), "xy", []marker{{3, "/tmp/a;b"}}},
+		{"marker", []string{"out" + real + "after"}, "outafter", []marker{{false, 3, "/tmp/a;b"}}},
+		{"split everywhere", strings.Split("x"+real+"y", ""), "xy", []marker{{false, 3, "/tmp/a;b"}}},
 		{"forged is output", []string{"a" + forged + "b"}, "a" + forged + "b", nil},
 		{"bad code is output", []string{"\x1b]6973;W;" + nonce + ";x;/\a"}, "\x1b]6973;W;" + nonce + ";x;/\a", nil},
-		{"two markers", []string{real + real}, "", []marker{{3, "/tmp/a;b"}, {3, "/tmp/a;b"}}},
+		{"two markers", []string{real + real}, "", []marker{{false, 3, "/tmp/a;b"}, {false, 3, "/tmp/a;b"}}},
+		{"start marker", []string{"ps1\x1b]6973;S;" + nonce + "\aout"}, "ps1out", []marker{{start: true}}},
+		{"forged start", []string{"\x1b]6973;S;zzz\a"}, "\x1b]6973;S;zzz\a", nil},
 		{"prefix-like tail released", []string{"abc\x1b]69", "Z"}, "abc\x1b]69Z", nil},
 	}
 	for _, tc := range tests {

@@ -183,13 +183,19 @@ func (s *Session) outputLocked(sp *shellProc, p []byte) {
 		return
 	}
 	s.screen.Write(p)
-	if s.cmd != nil && !s.cmd.done {
+	if s.cmd != nil && !s.cmd.done && s.cmd.begun {
 		s.cmd.write(p)
 	}
 }
 
 func (s *Session) markerLocked(sp *shellProc, m marker) {
 	if s.shell != sp {
+		return
+	}
+	if m.start {
+		if s.cmd != nil && !s.cmd.done {
+			s.cmd.begun = true
+		}
 		return
 	}
 	if !sp.ready {
@@ -297,7 +303,7 @@ func (s *Session) Run(ctx context.Context, command string, wait time.Duration) (
 		}
 		c.script = script
 	}
-	if _, err := sp.proc.File().Write([]byte(commandLine(command, script))); err != nil {
+	if _, err := sp.proc.File().Write([]byte(commandLine(sp.nonce, command, script))); err != nil {
 		s.abandon(c)
 		return nil, fmt.Errorf("guardian: write to shell: %w", err)
 	}

@@ -5,7 +5,9 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -253,5 +255,29 @@ func TestRepeatedScreenAndWaitForTurn(t *testing.T) {
 	}
 	if _, err := s.SendKeys(context.Background(), []Key{"Ctrl-c"}, 5*time.Second); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestCloseKillsBackgroundJobs checks that jobs the shell put in process
+// groups of their own (job control) die with the session.
+func TestCloseKillsBackgroundJobs(t *testing.T) {
+	s := newTestSession(t, "")
+	o := run(t, s, "sleep 1000 & echo $!", 10*time.Second)
+	// Interactive bash announces the job ("[1] PID") before the echo.
+	lines := strings.Split(strings.TrimSpace(o.Output.Text), "\n")
+	pid, err := strconv.Atoi(lines[len(lines)-1])
+	if err != nil {
+		t.Fatalf("background pid %q: %v", o.Output.Text, err)
+	}
+	if err := syscall.Kill(pid, 0); err != nil {
+		t.Fatalf("background job %d not running: %v", pid, err)
+	}
+	s.Close()
+	deadline := time.Now().Add(5 * time.Second)
+	for syscall.Kill(pid, 0) == nil {
+		if time.Now().After(deadline) {
+			t.Fatalf("background job %d survived Close", pid)
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 }

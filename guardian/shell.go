@@ -81,13 +81,15 @@ func shellCommand(shell, nonce, rcDir, dir string, env []string) (*exec.Cmd, err
 // input lines at 4095 bytes.
 const maxInlineCommand = 2048
 
-// commandLine returns what to type for command: one line that runs it in the
-// shell itself (so cd and variables persist) and yields its exit code.
-func commandLine(command, scriptPath string) string {
+// commandLine returns what to type for command: one line that prints the
+// start marker, then runs the command in the shell itself (so cd and
+// variables persist) and leaves its exit code for the prompt hook.
+func commandLine(nonce, command, scriptPath string) string {
+	start := `builtin printf '\033]6973;S;%s\007' ` + nonce + "; "
 	if scriptPath != "" {
-		return ". " + shellQuote(scriptPath) + "\n"
+		return start + ". " + shellQuote(scriptPath) + "\n"
 	}
-	return "eval " + ansiCQuote(command) + "\n"
+	return start + "eval " + ansiCQuote(command) + "\n"
 }
 
 // ansiCQuote quotes s as a bash $'...' string that stays on one line.

@@ -264,11 +264,13 @@ func (p *Process) Wait() (ExitStatus, error) {
 // Members of its group other than the child may still be running then.
 func (p *Process) Done() <-chan struct{} { return p.done }
 
-// Close kills the child's process group, waits until the child is reaped and
+// Close kills every process of the child's terminal session (on Linux; the
+// child's process group elsewhere), waits until the child is reaped and
 // closes the master, which also ends any pending Read. It returns the same
 // result on every call.
 func (p *Process) Close() error {
 	p.closeOnce.Do(func() {
+		killSession(p.pid)
 		killErr := p.Kill()
 		<-p.done
 		closeErr := p.master.Close()
