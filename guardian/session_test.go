@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -279,5 +280,76 @@ func TestCloseKillsBackgroundJobs(t *testing.T) {
 			t.Fatalf("background job %d survived Close", pid)
 		}
 		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// TestInterruptResetsAStuckShell: a command that ignores Ctrl-C leaves the
+// shell unable to come back, so the session replaces it at the same cwd.
+func TestInterruptResetsAStuckShell(t *testing.T) {
+	s := newTestSession(t, "")
+	dir := t.TempDir()
+	run(t, s, "cd "+dir, 10*time.Second)
+	oldPID := s.PID()
+	o := run(t, s, "trap '' INT; sleep 60", 300*time.Millisecond)
+	if !o.Running {
+		t.Fatalf("stuck command finished: %+v", o)
+	}
+	o, err := s.SendKeys(context.Background(), []Key{"Ctrl-c"}, time.Second)
+	if err != nil || o.Running || !o.ShellReset {
+		t.Fatalf("Ctrl-c on a stuck shell = %+v, %v; want a reset", o, err)
+	}
+	if s.PID() == oldPID {
+		t.Errorf("shell PID unchanged after reset")
+	}
+	if o := run(t, s, "pwd", 10*time.Second); o.Output.Text != dir {
+		t.Errorf("after reset, pwd = %q, want %q", o.Output.Text, dir)
+	}
+}
+
+// TestCtrlZSuspends: Ctrl-z stops the foreground job and gives the shell back.
+func TestCtrlZSuspends(t *testing.T) {
+	s := newTestSession(t, "")
+	run(t, s, "sleep 60", 300*time.Millisecond)
+	o, err := s.SendKeys(context.Background(), []Key{"Ctrl-z"}, 5*time.Second)
+	if err != nil || o.Running {
+		t.Fatalf("Ctrl-z = %+v, %v; want the shell back", o, err)
+	}
+	if o := run(t, s, "jobs", 10*time.Second); !strings.Contains(o.Output.Text, "Stopped") {
+		t.Errorf("jobs = %q, want a stopped job", o.Output.Text)
+	}
+}
+
+// TestZshSession runs the same completion contract on zsh (WINX_SHELL=zsh).
+func TestZshSession(t *testing.T) {
+	if _, err := exec.LookPath("zsh"); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("zsh is not installed; .ci/run installs it")
+		}
+		t.Skip("zsh is not installed")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	s, err := NewSession(ctx, Options{Shell: ShellZsh, Dir: t.TempDir(),
+		Env: []string{"HOME=" + t.TempDir(), "PATH=" + os.Getenv("PATH"), "LANG=C.UTF-8"}})
+	if err != nil {
+		t.Fatalf("NewSession(zsh): %v", err)
+	}
+	defer s.Close()
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		cmd  string
+		out  string
+		code int
+	}{
+		{"echo hi", "hi", 0},
+		{"cd " + dir + " && X=7", "", 0},
+		{"pwd; echo $X", dir + "\n7", 0},
+		{"printf 'no newline'", "no newline", 0},
+		{"(exit 4)", "", 4},
+	} {
+		o := run(t, s, tc.cmd, 10*time.Second)
+		if o.Running || o.ExitCode != tc.code || o.Output.Text != tc.out {
+			t.Errorf("zsh %q = %+v, want code %d output %q", tc.cmd, o, tc.code, tc.out)
+		}
 	}
 }

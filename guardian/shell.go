@@ -32,15 +32,18 @@ readonly -f __winx_hook
 readonly PROMPT_COMMAND
 `
 
-// rcZsh does the same for zsh with a precmd hook.
+// rcZsh does the same for zsh with a precmd hook. PROMPT_SP and PROMPT_CR
+// are off so zsh does not mark a missing final newline with "%".
 const rcZsh = `# winx session rc (generated; the user's own files are not modified)
 if [ -f "$HOME/.zshrc" ]; then . "$HOME/.zshrc"; fi
 stty -echo 2>/dev/null
+unsetopt PROMPT_SP PROMPT_CR 2>/dev/null
 PS1=''; PROMPT=''; RPROMPT=''; PS2=''
 export PAGER=cat GIT_PAGER=cat MANPAGER=cat TERM=xterm-256color
 __winx_hook() { printf '\033]6973;W;%s;%d;%s\007' '@NONCE@' "$1" "$PWD"; }
 precmd_functions=()
 precmd() { __winx_hook $?; }
+typeset -r precmd_functions 2>/dev/null
 `
 
 // shellCommand prepares the shell process and its private rc directory.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -210,6 +211,21 @@ func TestBashCommandRendering(t *testing.T) {
 		if r, _ := e.bash(cmd(c), 10); output(r) != want {
 			t.Errorf("%q = %q, want %q", c, output(r), want)
 		}
+	}
+	// A real full-screen program that quits at once leaves only what the
+	// main screen had.
+	prog := ""
+	for _, p := range []string{"vi -c q", "less -X +q /etc/hostname"} {
+		if _, err := exec.LookPath(strings.Fields(p)[0]); err == nil {
+			prog = p
+			break
+		}
+	}
+	if prog == "" {
+		t.Fatal("neither vi nor less is installed")
+	}
+	if r, _ := e.bash(cmd("echo before; TERM=xterm-256color "+prog+"; echo after"), 10); output(r) != "before\nafter" {
+		t.Errorf("%s = %q, want before and after only", prog, output(r))
 	}
 	e.bash(cmd(`printf '\033[?1049h\033[H  MENU\033[3;1H> item'; sleep 30`), 0.5)
 	r, d := e.bash(map[string]any{"type": "screen"}, 1)
