@@ -455,16 +455,15 @@ func (s *Session) input(ctx context.Context, b []byte, wait time.Duration) (*Out
 	}
 	s.mu.Lock()
 	sp, c := s.shell, s.cmd
+	idle := c == nil || c.done
 	s.mu.Unlock()
+	if idle {
+		// Typed into an idle shell, text would run as a command that no
+		// generation accounts for (and Ctrl-d would end the shell).
+		return nil, ErrNotRunning
+	}
 	if _, err := sp.proc.File().Write(b); err != nil {
 		return nil, fmt.Errorf("guardian: write to shell: %w", err)
-	}
-	if c == nil {
-		return &Outcome{Cwd: s.Cwd()}, nil
-	}
-	if s.isDone(c) {
-		// Nothing runs: the input went to the shell itself.
-		return s.outcome(c)
 	}
 	return s.await(ctx, c, wait)
 }

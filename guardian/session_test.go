@@ -200,6 +200,9 @@ func TestInvalidInput(t *testing.T) {
 	if _, err := s.SendBytes(ctx, []byte{'a', 0}, time.Second); !errors.Is(err, ErrInvalidInput) {
 		t.Errorf("NUL in send_ascii = %v", err)
 	}
+	if _, err := s.SendText(ctx, "exit", true, time.Second); !errors.Is(err, ErrNotRunning) {
+		t.Errorf("send_text to an idle shell = %v, want ErrNotRunning", err)
+	}
 	long := "echo " + strings.Repeat("y", 5000) + " | wc -c"
 	if o := run(t, s, long, 10*time.Second); o.Output.Text != "5001" {
 		t.Errorf("long command output = %q, want 5001", o.Output.Text)

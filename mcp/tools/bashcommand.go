@@ -415,7 +415,7 @@ func (r *bashRun) outcome(o *guardian.Outcome, err error) *mcp.CallToolResult {
 	}
 	if errors.Is(err, guardian.ErrNotRunning) {
 		env := mcp.Envelope{Status: mcp.StatusNotFound, Tool: BashCommandTool, ErrorCode: codeCommandNotRunning, Retryable: true,
-			Message: "No command has run in this shell yet."}
+			Message: "No command is running in this shell; run one with action_json type command."}
 		return env.Result(env.Message)
 	}
 	if err != nil {
