@@ -594,3 +594,11 @@ func openStream(t *testing.T, s *runningServe, req *http.Request, first string) 
 	t.Fatalf("stream ended before %s: %v", first, sc.Err())
 	return nil
 }
+
+func TestShellEnvDropsCredentials(t *testing.T) {
+	got := shellEnv([]string{"PATH=/bin", "WINX_HTTP_TOKEN=secret-value", "HOME=/h", "WINX_HTTP_TOKENX=kept"})
+	want := []string{"PATH=/bin", "HOME=/h", "WINX_HTTP_TOKENX=kept"}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("shellEnv = %q, want %q", got, want)
+	}
+}

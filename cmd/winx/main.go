@@ -13,6 +13,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -101,7 +102,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		Shell:      os.Getenv("WINX_SHELL"),
 		NoRedact:   os.Getenv("WINX_NO_REDACT") == "1",
 		NoCompress: os.Getenv("WINX_NO_COMPRESS") == "1",
-		BaseEnv:    os.Environ(),
+		BaseEnv:    shellEnv(os.Environ()),
 		Logger:     logger,
 	}), time.Now)
 	defer sessions.Close()
@@ -189,6 +190,23 @@ func serveHTTP(ctx context.Context, srv *mcp.Server, opts *serveOptions, logger 
 		return fmt.Errorf("winx: shutdown: %w", err)
 	}
 	return nil
+}
+
+// secretEnv names variables that hold winx's own credentials; shells the
+// model drives must not inherit them.
+var secretEnv = []string{"WINX_HTTP_TOKEN"}
+
+// shellEnv is the environment of session shells: the adapter's own, minus
+// its credentials.
+func shellEnv(env []string) []string {
+	out := make([]string, 0, len(env))
+	for _, kv := range env {
+		name, _, _ := strings.Cut(kv, "=")
+		if !slices.Contains(secretEnv, name) {
+			out = append(out, kv)
+		}
+	}
+	return out
 }
 
 func isLoopback(host string) bool {
