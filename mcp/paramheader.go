@@ -184,6 +184,11 @@ func headerEquals(header string, value any) bool {
 	case bool:
 		return header == strconv.FormatBool(v)
 	case json.Number:
+		// The same text is the same number, even where big.Rat refuses
+		// it (an exponent beyond its range).
+		if header == v.String() {
+			return true
+		}
 		// A JSON text that starts like a number is one; big.Rat alone
 		// would also take fractions and hex.
 		if header == "" || (header[0] != '-' && (header[0] < '0' || header[0] > '9')) || !json.Valid([]byte(header)) {
