@@ -14,12 +14,14 @@ import (
 	"os"
 	"os/signal"
 	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
 
 	"winx/auth"
 	"winx/cmd/internal/buildid"
+	"winx/evidence/redact"
 	"winx/mcp"
 	"winx/mcp/tools"
 )
@@ -106,11 +108,22 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		Logger:     logger,
 	}), time.Now)
 	defer sessions.Close()
+	allowPaths, err := auth.ParseAllowPaths(os.Getenv("WINX_ALLOW_PATHS"))
+	if err != nil {
+		return fmt.Errorf("winx: WINX_ALLOW_PATHS: %w", err)
+	}
 	catalog := tools.Options{
 		Build:        id.String(),
 		Transport:    "stdio",
 		Sessions:     sessions,
+		AllowPaths:   allowPaths,
+		Redactor:     redact.New(os.Getenv("WINX_NO_REDACT") == "1"),
 		KeepTailPipe: os.Getenv("WINX_KEEP_TAIL_PIPE") == "1",
+		Read: tools.ReadOptions{
+			CodingTokenBudget:    envInt("WINX_CODING_TOKEN_BUDGET"),
+			NonCodingTokenBudget: envInt("WINX_NONCODING_TOKEN_BUDGET"),
+			Parallelism:          envInt("WINX_READ_PARALLELISM"),
+		},
 	}
 	if !opts.http {
 		srv := mcp.NewServer(info, tools.NewRegistry(catalog), &mcp.ServerOptions{Logger: logger, Instructions: instructions})
@@ -190,6 +203,15 @@ func serveHTTP(ctx context.Context, srv *mcp.Server, opts *serveOptions, logger 
 		return fmt.Errorf("winx: shutdown: %w", err)
 	}
 	return nil
+}
+
+// envInt reads a positive integer setting; anything else means the default.
+func envInt(name string) int {
+	n, err := strconv.Atoi(os.Getenv(name))
+	if err != nil || n < 0 {
+		return 0
+	}
+	return n
 }
 
 // secretEnv names variables that hold winx's own credentials; shells the

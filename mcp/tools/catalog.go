@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"winx/evidence/redact"
 
 	"winx/mcp"
 )
@@ -35,10 +36,25 @@ type Options struct {
 	// Overview bounds the workspace context Initialize shows; zero fields
 	// mean the defaults.
 	Overview OverviewLimits
+	// AllowPaths are extra roots file tools may use besides the workspace
+	// (WINX_ALLOW_PATHS, parsed once at start with auth.ParseAllowPaths).
+	AllowPaths []string
+	// Read tunes ReadFiles.
+	Read ReadOptions
+	// Redactor redacts file contents leaving the process; nil redacts with
+	// the default rules.
+	Redactor *redact.Redactor
 	// KeepTailPipe keeps a trailing "| tail" in commands
 	// (WINX_KEEP_TAIL_PIPE=1); by default it is dropped because output is
 	// already bounded.
 	KeepTailPipe bool
+}
+
+func (o Options) redactor() *redact.Redactor {
+	if o.Redactor != nil {
+		return o.Redactor
+	}
+	return redact.New(false)
 }
 
 // about is the body of the about resource.
@@ -57,6 +73,7 @@ func NewRegistry(opts Options) *mcp.Registry {
 	if opts.Sessions != nil {
 		addInitialize(reg, opts)
 		addBashCommand(reg, opts)
+		addReadFiles(reg, opts)
 	}
 	reg.AddResource(mcp.Resource{
 		URI:         AboutURI,

@@ -184,10 +184,7 @@ func (t *initializer) handle(ctx context.Context, req *mcp.ToolRequest) (*mcp.Ca
 }
 
 // failure is the result of a call that did nothing.
-func failure(err error) *mcp.CallToolResult {
-	env := errorEnvelope(InitializeTool, err)
-	return env.Result(env.Message)
-}
+func failure(err error) *mcp.CallToolResult { return toolFailure(InitializeTool, err) }
 
 // decodeArguments decodes a tool's arguments strictly: unknown fields, wrong
 // types and trailing data are input errors.

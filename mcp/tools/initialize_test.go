@@ -110,8 +110,12 @@ func TestInitializeListed(t *testing.T) {
 	if err := resp.Decode(&list); err != nil {
 		t.Fatal(err)
 	}
-	if len(list.Tools) != 2 || list.Tools[0].Name != InitializeTool || list.Tools[1].Name != BashCommandTool {
-		t.Fatalf("tools/list = %+v, want Initialize then BashCommand", list.Tools)
+	var names []string
+	for _, tool := range list.Tools {
+		names = append(names, tool.Name)
+	}
+	if want := []string{InitializeTool, BashCommandTool, ReadFilesTool}; strings.Join(names, ",") != strings.Join(want, ",") {
+		t.Fatalf("tools/list = %v, want %v in that order", names, want)
 	}
 	for _, tool := range list.Tools {
 		checkStrictSchema(t, tool.Name+" inputSchema", tool.InputSchema)

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"sync"
 	"time"
+	"winx/evidence"
 )
 
 // Shell is what the session registry needs from a shell session; the
@@ -101,6 +102,9 @@ type Session struct {
 	Scratch    bool   // Root is a scratch playground Winx created
 	TempDir    string // TempArtifactDir(Root, Key), created lazily by its writers
 	Created    time.Time
+	// Ledger records what the model was shown of each file (ReadFiles) so
+	// edits can be checked against it; it is safe for concurrent use.
+	Ledger *evidence.Ledger
 
 	// ready is closed when the first shell start ended; err, written once
 	// before that, is its failure. A failed session is never handed out.
@@ -227,7 +231,7 @@ func (s *Sessions) attach(ctx context.Context, principal, root string, mode Mode
 			sess = &Session{
 				Key: key, ExternalID: ExternalSessionID(principal, root), Principal: principal,
 				Root: root, Scratch: scratch, TempDir: TempArtifactDir(root, key), Created: s.now(),
-				ready: make(chan struct{}),
+				Ledger: evidence.NewLedger(0), ready: make(chan struct{}),
 			}
 			s.sessions[key] = sess
 			s.mu.Unlock()

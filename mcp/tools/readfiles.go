@@ -1,0 +1,292 @@
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"path/filepath"
+	"strings"
+	"sync"
+
+	"winx/auth"
+	"winx/evidence"
+	"winx/evidence/redact"
+	"winx/mcp"
+)
+
+// ReadFilesTool is the file reading tool's name.
+const ReadFilesTool = "ReadFiles"
+
+// ReadFiles limits and defaults (TOOLS.md).
+const (
+	DefaultCodingTokenBudget    = 24000
+	DefaultNonCodingTokenBudget = 8000
+	DefaultReadParallelism      = 4
+	MaxReadParallelism          = 32
+	maxReadFiles                = 100
+	maxReadFileBytes            = 16 << 20
+)
+
+// Error codes of the file tools.
+const (
+	codeFileTooLarge = "file_too_large"
+)
+
+// ReadOptions tune ReadFiles; zero fields mean the defaults.
+type ReadOptions struct {
+	CodingTokenBudget    int // WINX_CODING_TOKEN_BUDGET
+	NonCodingTokenBudget int // WINX_NONCODING_TOKEN_BUDGET
+	Parallelism          int // WINX_READ_PARALLELISM, at most MaxReadParallelism
+}
+
+func (o ReadOptions) withDefaults() ReadOptions {
+	if o.CodingTokenBudget <= 0 {
+		o.CodingTokenBudget = DefaultCodingTokenBudget
+	}
+	if o.NonCodingTokenBudget <= 0 {
+		o.NonCodingTokenBudget = DefaultNonCodingTokenBudget
+	}
+	if o.Parallelism <= 0 {
+		o.Parallelism = DefaultReadParallelism
+	}
+	o.Parallelism = min(o.Parallelism, MaxReadParallelism)
+	return o
+}
+
+type readTool struct {
+	sessions   *Sessions
+	allowPaths []string
+	opts       ReadOptions
+	redactor   *redact.Redactor
+}
+
+type readInput struct {
+	FilePaths     []string `json:"file_paths"`
+	ThreadID      string   `json:"thread_id"`
+	WorkspaceRoot string   `json:"workspace_root"`
+}
+
+// fileRead is one file's part of the answer.
+type fileRead struct {
+	Path         string `json:"path"`
+	Canonical    string `json:"canonical_path,omitempty"`
+	Revision     string `json:"revision,omitempty"`
+	TotalLines   int    `json:"total_lines"`
+	Shown        string `json:"shown_lines,omitempty"`
+	Truncated    bool   `json:"truncated,omitempty"`
+	Continuation string `json:"continuation,omitempty"`
+	Binary       bool   `json:"binary,omitempty"`
+	Error        string `json:"error,omitempty"`
+	ErrorCode    string `json:"error_code,omitempty"`
+
+	text string
+}
+
+type readData struct {
+	Files []fileRead `json:"files"`
+}
+
+func addReadFiles(reg *mcp.Registry, opts Options) {
+	t := &readTool{sessions: opts.Sessions, allowPaths: opts.AllowPaths, opts: opts.Read.withDefaults(), redactor: opts.redactor()}
+	reg.AddTool(mcp.Tool{
+		Name:         ReadFilesTool,
+		Title:        "Read files",
+		Description:  readDescription,
+		InputSchema:  readSchema,
+		OutputSchema: mcp.EnvelopeOutputSchema,
+		Annotations: &mcp.ToolAnnotations{
+			Title:         "Read files",
+			ReadOnlyHint:  mcp.Bool(true),
+			OpenWorldHint: mcp.Bool(false),
+		},
+	}, t.handle)
+}
+
+const readDescription = `Read files of the workspace with line numbers. Each path may end with a line range: ":N", ":A-B", ":A-" or ":-B". The answer gives each file's revision (sha256) and exactly which complete lines were shown; a truncated file names the exact continuation to read next. Edits may only touch lines you were shown at the file's current revision, so read before you edit.
+Call Initialize first and pass its thread_id and workspace_root.`
+
+var readSchema = json.RawMessage(`{
+  "type": "object",
+  "properties": {
+    "file_paths": {"type": "array", "minItems": 1, "maxItems": 100, "items": {"type": "string", "minLength": 1},
+      "description": "Absolute paths or paths relative to the workspace, each optionally followed by :N, :A-B, :A- or :-B"},
+    "thread_id": {"type": "string", "minLength": 1},
+    "workspace_root": {"type": "string", "minLength": 1}
+  },
+  "required": ["file_paths", "thread_id", "workspace_root"],
+  "additionalProperties": false
+}`)
+
+func (t *readTool) handle(ctx context.Context, req *mcp.ToolRequest) (*mcp.CallToolResult, error) {
+	var in readInput
+	if err := decodeArguments(req.Arguments, &in); err != nil {
+		return toolFailure(ReadFilesTool, err), nil
+	}
+	if len(in.FilePaths) == 0 || len(in.FilePaths) > maxReadFiles {
+		return toolFailure(ReadFilesTool, &InputError{Msg: fmt.Sprintf("file_paths needs 1 to %d entries", maxReadFiles)}), nil
+	}
+	if in.WorkspaceRoot == "" {
+		return toolFailure(ReadFilesTool, ErrWorkspaceBindingRequired), nil
+	}
+	sess, err := t.sessions.Lookup(req.Caller().Principal, in.ThreadID, in.WorkspaceRoot)
+	if err != nil {
+		return toolFailure(ReadFilesTool, err), nil
+	}
+	policy, err := auth.NewPathPolicy(sess.Root, t.allowPaths)
+	if err != nil {
+		return toolFailure(ReadFilesTool, err), nil
+	}
+	files := make([]fileRead, len(in.FilePaths))
+	sem := make(chan struct{}, t.opts.Parallelism)
+	var wg sync.WaitGroup
+	for i, spec := range in.FilePaths {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			files[i] = t.readOne(ctx, policy, sess.Ledger, spec)
+		}()
+	}
+	wg.Wait()
+	return t.answer(files), nil
+}
+
+// readOne reads one path spec, records what was shown and renders it.
+func (t *readTool) readOne(ctx context.Context, policy *auth.PathPolicy, ledger *evidence.Ledger, spec string) fileRead {
+	fr := fileRead{Path: spec}
+	path, rng, _, err := evidence.ParsePathSpec(spec)
+	if err != nil {
+		return fr.fail("invalid_tool_input", err.Error())
+	}
+	if ctx.Err() != nil {
+		return fr.fail(codeExecutionFailed, "the call was cancelled")
+	}
+	canonical, err := policy.Resolve(path)
+	if err != nil {
+		return fr.failErr(err)
+	}
+	snap, err := evidence.ReadSnapshot(canonical, maxReadFileBytes)
+	if err != nil {
+		return fr.failErr(err)
+	}
+	// A path that resolved inside the roots must still be inside after the
+	// read's own resolution (a swap between the two is denied).
+	if snap.Path != canonical {
+		if err := policy.Recheck(snap.Path); err != nil {
+			return fr.failErr(err)
+		}
+	}
+	if rng.IsZero() {
+		rng = evidence.All
+	}
+	view := evidence.Render(snap, rng, t.budgetFor(canonical))
+	if !view.Shown.IsZero() || view.TotalLines == 0 {
+		ledger.Record(snap.Path, snap.Revision, view.Shown)
+	}
+	fr.Canonical, fr.Revision, fr.TotalLines = snap.Path, string(snap.Revision), view.TotalLines
+	fr.Shown, fr.Truncated, fr.Binary = view.Shown.String(), view.Truncated, view.Binary
+	fr.Continuation = view.Continuation
+	fr.text, _ = t.redactor.String(view.Text)
+	return fr
+}
+
+func (fr fileRead) fail(code, msg string) fileRead {
+	fr.ErrorCode, fr.Error = code, msg
+	return fr
+}
+
+// failErr classifies a read failure by type, never by text.
+func (fr fileRead) failErr(err error) fileRead {
+	switch {
+	case errors.Is(err, auth.ErrPathDenied):
+		return fr.fail(codeFileOperationDenied, "the path is outside the workspace and the allowed paths")
+	case errors.Is(err, auth.ErrPathInvalid):
+		return fr.fail(codeInvalidToolInput, err.Error())
+	case errors.Is(err, fs.ErrNotExist):
+		return fr.fail(codeFileNotFound, "no such file")
+	case errors.Is(err, fs.ErrPermission):
+		return fr.fail(codeFileOperationDenied, "permission denied")
+	case errors.Is(err, evidence.ErrNotRegular):
+		return fr.fail(codeInvalidToolInput, "not a regular file")
+	case errors.Is(err, evidence.ErrTooLarge):
+		return fr.fail(codeFileTooLarge, fmt.Sprintf("larger than %d bytes", maxReadFileBytes))
+	}
+	return fr.fail(codeExecutionFailed, "the file could not be read")
+}
+
+// codeExtensions are source files that get the larger coding budget.
+var codeExtensions = map[string]bool{
+	".go": true, ".py": true, ".js": true, ".jsx": true, ".ts": true, ".tsx": true, ".rs": true, ".c": true,
+	".h": true, ".cc": true, ".cpp": true, ".hpp": true, ".java": true, ".rb": true, ".cs": true, ".php": true,
+	".lua": true, ".ex": true, ".exs": true, ".kt": true, ".swift": true, ".scala": true, ".sh": true,
+	".bash": true, ".zsh": true, ".sql": true, ".proto": true,
+}
+
+func (t *readTool) budgetFor(path string) int {
+	if codeExtensions[strings.ToLower(filepath.Ext(path))] {
+		return t.opts.CodingTokenBudget
+	}
+	return t.opts.NonCodingTokenBudget
+}
+
+// answer joins the files in request order. Any failed file makes the
+// result an error result, but every other file is still there.
+func (t *readTool) answer(files []fileRead) *mcp.CallToolResult {
+	var b strings.Builder
+	var firstErr *fileRead
+	for i := range files {
+		f := &files[i]
+		if i > 0 {
+			b.WriteString("\n")
+		}
+		if f.Error != "" {
+			fmt.Fprintf(&b, "### %s\nerror (%s): %s\n", f.Path, f.ErrorCode, f.Error)
+			if firstErr == nil {
+				firstErr = f
+			}
+			continue
+		}
+		fmt.Fprintf(&b, "### %s\n", f.Canonical)
+		switch {
+		case f.Binary:
+			fmt.Fprintf(&b, "revision %s; binary file, no lines shown\n", f.Revision)
+		case f.Shown == "":
+			fmt.Fprintf(&b, "revision %s; %d lines; no complete line shown\n", f.Revision, f.TotalLines)
+		default:
+			fmt.Fprintf(&b, "revision %s; lines %s of %d\n", f.Revision, f.Shown, f.TotalLines)
+		}
+		b.WriteString(f.text)
+		if f.Truncated {
+			fmt.Fprintf(&b, "[truncated: read %s next]\n", f.Continuation)
+		}
+	}
+	env := mcp.Envelope{Status: mcp.StatusCompleted, Tool: ReadFilesTool, Data: readData{Files: files},
+		Message: fmt.Sprintf("Read %d file(s).", len(files))}
+	if firstErr != nil {
+		env.Status, env.ErrorCode, env.Retryable = statusForCode(firstErr.ErrorCode), firstErr.ErrorCode, true
+		env.Message = fmt.Sprintf("%s: %s; the other files were read.", firstErr.Path, firstErr.Error)
+	}
+	return env.Result(strings.TrimRight(b.String(), "\n"))
+}
+
+// statusForCode is the envelope status of a per-file error code.
+func statusForCode(code string) mcp.Status {
+	switch code {
+	case codeFileNotFound:
+		return mcp.StatusNotFound
+	case codeFileOperationDenied:
+		return mcp.StatusDenied
+	case codeInvalidToolInput, codeFileTooLarge:
+		return mcp.StatusInvalidInput
+	}
+	return mcp.StatusFailed
+}
+
+// toolFailure is the result of a call that did nothing.
+func toolFailure(tool string, err error) *mcp.CallToolResult {
+	env := errorEnvelope(tool, err)
+	return env.Result(env.Message)
+}
