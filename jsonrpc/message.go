@@ -229,15 +229,14 @@ func EncodeMessage(m Message) ([]byte, error) {
 			w.ID = json.RawMessage(m.ID.raw)
 		}
 	case *Response:
-		w.ID = json.RawMessage(m.ID.String())
-		if m.Error != nil {
-			w.Error = m.Error
-		} else {
-			w.Result = m.Result
-			if w.Result == nil {
-				w.Result = json.RawMessage("{}")
+		if m.Error == nil {
+			if m.Result != nil && !json.Valid(m.Result) {
+				return nil, errors.New("jsonrpc: response result is not valid JSON")
 			}
+			return encodeResult(m.ID, m.Result), nil
 		}
+		w.ID = json.RawMessage(m.ID.String())
+		w.Error = m.Error
 	default:
 		return nil, fmt.Errorf("jsonrpc: cannot encode %T", m)
 	}
@@ -248,6 +247,24 @@ func EncodeMessage(m Message) ([]byte, error) {
 		return nil, err
 	}
 	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
+}
+
+// encodeResult writes a success response around its result without passing
+// the result through encoding/json again: results are large (file contents,
+// command output) and re-compacting them costs more than checking them.
+// The caller has checked that result is valid JSON; nil means an empty
+// object. Surrounding whitespace of the result is kept as is.
+func encodeResult(id ID, result json.RawMessage) []byte {
+	if result == nil {
+		result = json.RawMessage("{}")
+	}
+	idText := id.String()
+	b := make([]byte, 0, len(`{"jsonrpc":"2.0","id":,"result":}`)+len(idText)+len(result))
+	b = append(b, `{"jsonrpc":"2.0","id":`...)
+	b = append(b, idText...)
+	b = append(b, `,"result":`...)
+	b = append(b, result...)
+	return append(b, '}')
 }
 
 // NewCall builds a call with params marshalled to JSON. Nil, or a value that

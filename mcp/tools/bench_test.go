@@ -1,7 +1,10 @@
 package tools
 
 import (
+	"fmt"
+	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 )
@@ -27,4 +30,29 @@ func BenchmarkBashCommandEcho(b *testing.B) {
 	slices.Sort(durations)
 	b.ReportMetric(float64(durations[len(durations)/2].Microseconds()), "p50-µs")
 	b.ReportMetric(float64(durations[len(durations)*99/100].Microseconds()), "p99-µs")
+}
+
+// BenchmarkReadFiles2000 reads a 2,000-line source file through the MCP
+// tool: session lookup, path policy, a stable snapshot, rendering within the
+// coding budget, the ledger record and redaction of the shown text.
+func BenchmarkReadFiles2000(b *testing.B) {
+	e := newBashEnv(b, "")
+	var src strings.Builder
+	for i := 0; i < 2000; i++ {
+		fmt.Fprintf(&src, "\tx%d := compute(%d) // a typical line of code\n", i, i)
+	}
+	writeFile(b, filepath.Join(e.root, "big.go"), src.String())
+	durations := make([]time.Duration, 0, b.N)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		start := time.Now()
+		r, _ := e.read("big.go")
+		durations = append(durations, time.Since(start))
+		if r.IsError {
+			b.Fatalf("read: %+v", r.Structured)
+		}
+	}
+	b.StopTimer()
+	slices.Sort(durations)
+	b.ReportMetric(float64(durations[len(durations)/2].Microseconds()), "p50-µs")
 }
