@@ -25,24 +25,44 @@ if [[ -z $targets ]]; then
 	exit 0
 fi
 
-summary=()
-failed=0
+# Targets run two at a time, each with one fuzzing worker, so the wall time
+# halves on a two-core machine while each target still fuzzes for the whole
+# budget. WINX_FUZZ_JOBS changes how many run at once.
+max_jobs=${WINX_FUZZ_JOBS:-2}
+logs=$(mktemp -d "${TMPDIR:-/tmp}/winx-fuzz-XXXXXX")
+trap 'rm -rf "$logs"' EXIT
+
+run_target() { # dir name index
+	local dir=$1 name=$2 i=$3 pkg=./$1 start=$SECONDS
+	[[ $dir == . ]] && pkg=.
+	if go test "$pkg" -run='^$' -fuzz="^${name}\$" -fuzztime="$fuzztime" -parallel=1 >"$logs/$i.log" 2>&1; then
+		echo "fuzz: ok   $pkg $name ($((SECONDS - start))s)" >"$logs/$i.sum"
+	else
+		echo "fuzz: FAIL $pkg $name ($((SECONDS - start))s; crashers in $dir/testdata/fuzz/$name/)" >"$logs/$i.sum"
+	fi
+}
+
 total=0
 while IFS=$'\t' read -r dir name; do
 	total=$((total + 1))
-	pkg=./$dir
-	[[ $dir == . ]] && pkg=.
-	echo "== fuzz: $pkg $name for $fuzztime"
-	start=$SECONDS
-	if go test "$pkg" -run='^$' -fuzz="^${name}\$" -fuzztime="$fuzztime"; then
-		summary+=("fuzz: ok   $pkg $name ($((SECONDS - start))s)")
-	else
-		failed=$((failed + 1))
-		summary+=("fuzz: FAIL $pkg $name ($((SECONDS - start))s; crashers in $dir/testdata/fuzz/$name/)")
-	fi
+	echo "== fuzz: ./$dir $name for $fuzztime"
+	run_target "$dir" "$name" "$total" &
+	while (($(jobs -rp | wc -l) >= max_jobs)); do
+		wait -n || true
+	done
 done <<<"$targets"
+wait
 
-printf '%s\n' "${summary[@]}"
+failed=0
+for i in $(seq 1 "$total"); do
+	if grep -q '^fuzz: FAIL' "$logs/$i.sum"; then
+		failed=$((failed + 1))
+		cat "$logs/$i.log"
+	else
+		tail -n 3 "$logs/$i.log"
+	fi
+done
+cat "$logs"/*.sum | sort -k3
 if ((failed > 0)); then
 	echo "fuzz: $failed of $total targets FAILED"
 	exit 1
