@@ -1,7 +1,12 @@
-// Package edit owns the search/replace block syntax and the tolerant matcher
-// that turns a file's original bytes plus a list of blocks into new bytes, in
-// memory. It does not read or write files, check read coverage, or know about
-// revisions; the plan/commit engine built on top of it does.
+// Package edit is the one plan/commit engine for every file mutation:
+// line_patch, search_replace (this file's block syntax and the tolerant
+// matcher), replace and undo. Plan validates a batch against the path policy,
+// the session's read ledger and the current revisions and builds the new
+// bytes in memory, writing nothing; Commit replaces each file atomically
+// (same-directory temp file, fsync, rename, directory fsync) and reports the
+// committed prefix when it stops. It owns receipts and undo records; it does
+// not own path policy (a PathChecker is passed in) or what was read (the
+// evidence.Ledger is).
 package edit
 
 import (

@@ -13,6 +13,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -117,6 +118,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		Transport:    "stdio",
 		Sessions:     sessions,
 		AllowPaths:   allowPaths,
+		StateDir:     stateDir(),
 		Redactor:     redact.New(os.Getenv("WINX_NO_REDACT") == "1"),
 		KeepTailPipe: os.Getenv("WINX_KEEP_TAIL_PIPE") == "1",
 		Read: tools.ReadOptions{
@@ -203,6 +205,19 @@ func serveHTTP(ctx context.Context, srv *mcp.Server, opts *serveOptions, logger 
 		return fmt.Errorf("winx: shutdown: %w", err)
 	}
 	return nil
+}
+
+// stateDir is where receipts and undo records live: $XDG_STATE_HOME/winx,
+// else ~/.local/state/winx; "" (no home) disables them.
+func stateDir() string {
+	if d := os.Getenv("XDG_STATE_HOME"); filepath.IsAbs(d) {
+		return filepath.Join(d, "winx")
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return ""
+	}
+	return filepath.Join(home, ".local", "state", "winx")
 }
 
 // envInt reads a positive integer setting; anything else means the default.

@@ -30,7 +30,7 @@ func newBashEnv(t testing.TB, home string) *bashEnv {
 	env := []string{"HOME=" + home, "PATH=" + os.Getenv("PATH"), "LANG=C.UTF-8"}
 	sessions := NewSessions(EmbeddedShells(RuntimeOptions{BaseEnv: env}), time.Now)
 	t.Cleanup(func() { sessions.Close() })
-	reg := NewRegistry(Options{Build: "test", Transport: "http", Sessions: sessions, ScratchRoot: t.TempDir()})
+	reg := NewRegistry(Options{Build: "test", Transport: "http", Sessions: sessions, ScratchRoot: t.TempDir(), StateDir: t.TempDir()})
 	srv := mcp.NewServer(mcp.Implementation{Name: "winx", Version: "test"}, reg, nil)
 	e := &bashEnv{t: t, client: &mcptest.Client{Handler: mcp.NewHTTPHandler(srv, &mcp.HTTPOptions{Auth: principalAuth("p")})}}
 	e.root = t.TempDir()

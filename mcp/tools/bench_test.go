@@ -56,3 +56,33 @@ func BenchmarkReadFiles2000(b *testing.B) {
 	slices.Sort(durations)
 	b.ReportMetric(float64(durations[len(durations)/2].Microseconds()), "p50-µs")
 }
+
+// BenchmarkEditLinePatch2000 patches one line of a 2,000-line file through
+// the MCP tool, fsync and directory fsync included. Each iteration reads
+// the new revision first (as a model would), outside the timed part.
+func BenchmarkEditLinePatch2000(b *testing.B) {
+	e := newBashEnv(b, "")
+	var src strings.Builder
+	for i := 0; i < 2000; i++ {
+		fmt.Fprintf(&src, "\tx%d := compute(%d)\n", i, i)
+	}
+	path := filepath.Join(e.root, "big.go")
+	writeFile(b, path, src.String())
+	durations := make([]time.Duration, 0, b.N)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		b.StopTimer()
+		_, d := e.read("big.go:1000-1000")
+		rev := d.Files[0].Revision
+		b.StartTimer()
+		start := time.Now()
+		r, _ := e.edit(linePatch(path, rev, 1000, 1, fmt.Sprintf("\tx999 := compute(%d)\n", i)))
+		durations = append(durations, time.Since(start))
+		if r.Structured.Status != "completed" {
+			b.Fatalf("edit: %+v", r.Structured)
+		}
+	}
+	b.StopTimer()
+	slices.Sort(durations)
+	b.ReportMetric(float64(durations[len(durations)/2].Microseconds()), "p50-µs")
+}

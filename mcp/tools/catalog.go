@@ -39,6 +39,9 @@ type Options struct {
 	// AllowPaths are extra roots file tools may use besides the workspace
 	// (WINX_ALLOW_PATHS, parsed once at start with auth.ParseAllowPaths).
 	AllowPaths []string
+	// StateDir holds edit receipts and undo records (0700 directories,
+	// 0600 files); "" disables both.
+	StateDir string
 	// Read tunes ReadFiles.
 	Read ReadOptions
 	// Redactor redacts file contents leaving the process; nil redacts with
@@ -74,6 +77,7 @@ func NewRegistry(opts Options) *mcp.Registry {
 		addInitialize(reg, opts)
 		addBashCommand(reg, opts)
 		addReadFiles(reg, opts)
+		addEditAliases(reg, addEditFiles(reg, opts))
 	}
 	reg.AddResource(mcp.Resource{
 		URI:         AboutURI,

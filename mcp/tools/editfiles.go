@@ -1,0 +1,460 @@
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"winx/auth"
+	"winx/edit"
+	"winx/evidence"
+	"winx/guardian"
+	"winx/mcp"
+)
+
+// EditFilesTool is the guarded edit tool's name.
+const EditFilesTool = "EditFiles"
+
+// EditFiles limits.
+const (
+	maxEditFiles           = 100
+	defaultVerifyWait      = 15
+	maxVerifyWait          = 60
+	maxNearestMessageBytes = 4 << 10
+)
+
+// Error codes of EditFiles.
+const (
+	codeReadRequired          = "read_required"
+	codeSearchBlockNotFound   = "search_block_not_found"
+	codeSearchBlockAmbiguous  = "search_block_ambiguous"
+	codeVerificationFailed    = "verification_failed"
+	codeRecoveryExhausted     = "recovery_exhausted"
+	codeEditCommitIncomplete  = "execution_failed"
+	codeUndoNotFound          = "undo_not_found"
+	codeFileChangedSinceEdit  = "file_changed_since_edit"
+	codeSearchBlockConflicted = "search_block_conflict"
+)
+
+type editTool struct {
+	sessions   *Sessions
+	allowPaths []string
+	stateDir   string
+	locks      *edit.PathLocks
+
+	mu      sync.Mutex              // guards engines
+	engines map[string]*edit.Engine // by session key; an engine owns its conflict counts
+}
+
+type editInput struct {
+	Operation            string          `json:"operation"`
+	Files                []editFileInput `json:"files"`
+	VerifyCommand        string          `json:"verify_command"`
+	VerifyWaitForSeconds *float64        `json:"verify_wait_for_seconds"`
+	ThreadID             string          `json:"thread_id"`
+	WorkspaceRoot        string          `json:"workspace_root"`
+}
+
+type editFileInput struct {
+	FilePath         string       `json:"file_path"`
+	Mode             string       `json:"mode"`
+	ExpectedRevision string       `json:"expected_revision"`
+	Patches          []patchInput `json:"patches"`
+	Content          *string      `json:"content"`
+	UndoID           string       `json:"undo_id"`
+}
+
+type patchInput struct {
+	StartLine   int    `json:"start_line"`
+	DeleteLines int    `json:"delete_lines"`
+	Replacement string `json:"replacement"`
+}
+
+func addEditFiles(reg *mcp.Registry, opts Options) *editTool {
+	t := &editTool{sessions: opts.Sessions, allowPaths: opts.AllowPaths, stateDir: opts.StateDir,
+		locks: &edit.PathLocks{}, engines: map[string]*edit.Engine{}}
+	reg.AddTool(mcp.Tool{
+		Name:         EditFilesTool,
+		Title:        "Edit files",
+		Description:  editDescription,
+		InputSchema:  editSchema,
+		OutputSchema: mcp.EnvelopeOutputSchema,
+		Annotations: &mcp.ToolAnnotations{
+			Title:           "Edit files",
+			ReadOnlyHint:    mcp.Bool(false),
+			DestructiveHint: mcp.Bool(true),
+			OpenWorldHint:   mcp.Bool(true),
+		},
+	}, t.handle)
+	return t
+}
+
+const editDescription = `Edit files atomically, only where you have read them. Modes: line_patch (default after ReadFiles: expected_revision plus patches {start_line, delete_lines, replacement} in the coordinates of the revision you read, touching only lines you were shown), search_replace (content of <<<<<<< SEARCH / ======= / >>>>>>> REPLACE blocks; "@N" after SEARCH pins a line), replace (content is the whole new file; overwriting needs the file fully read), undo (operation "undo" with the undo_id an earlier edit returned).
+A batch of up to 100 files is planned in full first and writes nothing if any file fails; then each file is replaced atomically. If you have not read what you edit, the answer says exactly which lines to read. verify_command runs once after the edit in the session's shell.`
+
+var editSchema = json.RawMessage(`{
+  "type": "object",
+  "properties": {
+    "operation": {"type": "string", "enum": ["apply", "undo"]},
+    "files": {
+      "type": "array", "minItems": 1, "maxItems": 100,
+      "items": {
+        "type": "object",
+        "properties": {
+          "file_path": {"type": "string"},
+          "mode": {"type": "string", "enum": ["line_patch", "search_replace", "replace", "undo"]},
+          "expected_revision": {"type": "string", "description": "sha256:... revision the patches refer to (line_patch)"},
+          "patches": {
+            "type": "array", "minItems": 1, "maxItems": 256,
+            "items": {
+              "type": "object",
+              "properties": {
+                "start_line": {"type": "integer", "minimum": 1},
+                "delete_lines": {"type": "integer", "minimum": 0},
+                "replacement": {"type": "string"}
+              },
+              "required": ["start_line", "delete_lines", "replacement"],
+              "additionalProperties": false
+            }
+          },
+          "content": {"type": "string"},
+          "undo_id": {"type": "string"}
+        },
+        "additionalProperties": false
+      }
+    },
+    "verify_command": {"type": "string", "description": "A shell command run once after the edit, e.g. a build or test"},
+    "verify_wait_for_seconds": {"type": "number", "minimum": 0, "maximum": 60},
+    "thread_id": {"type": "string", "minLength": 1},
+    "workspace_root": {"type": "string", "minLength": 1}
+  },
+  "required": ["files", "thread_id", "workspace_root"],
+  "additionalProperties": false
+}`)
+
+func (t *editTool) handle(ctx context.Context, req *mcp.ToolRequest) (*mcp.CallToolResult, error) {
+	var in editInput
+	if err := decodeArguments(req.Arguments, &in); err != nil {
+		return toolFailure(EditFilesTool, err), nil
+	}
+	return t.apply(ctx, req.Caller().Principal, &in), nil
+}
+
+// apply runs one validated-shape call; the legacy aliases lower into it.
+func (t *editTool) apply(ctx context.Context, principal string, in *editInput) *mcp.CallToolResult {
+	edits, err := in.edits()
+	if err != nil {
+		return toolFailure(EditFilesTool, err)
+	}
+	wait := time.Duration(defaultVerifyWait) * time.Second
+	if in.VerifyWaitForSeconds != nil {
+		if *in.VerifyWaitForSeconds < 0 || *in.VerifyWaitForSeconds > maxVerifyWait {
+			return toolFailure(EditFilesTool, &InputError{Msg: "verify_wait_for_seconds must be between 0 and 60"})
+		}
+		wait = time.Duration(*in.VerifyWaitForSeconds * float64(time.Second))
+	}
+	if in.WorkspaceRoot == "" {
+		return toolFailure(EditFilesTool, ErrWorkspaceBindingRequired)
+	}
+	sess, err := t.sessions.Lookup(principal, in.ThreadID, in.WorkspaceRoot)
+	if err != nil {
+		return toolFailure(EditFilesTool, err)
+	}
+	eng, err := t.engine(sess)
+	if err != nil {
+		return toolFailure(EditFilesTool, err)
+	}
+	plan, err := eng.Plan(edits)
+	if err != nil {
+		return t.failure(in, err)
+	}
+	res, err := eng.Commit(ctx, plan)
+	if err != nil {
+		return t.failure(in, err)
+	}
+	return t.success(ctx, in, sess, res, wait)
+}
+
+// edits lowers the input into engine edits, checking the shape rules the
+// schema cannot express.
+func (in *editInput) edits() ([]edit.FileEdit, error) {
+	switch in.Operation {
+	case "", "apply", "undo":
+	default:
+		return nil, &InputError{Msg: fmt.Sprintf("operation %q is not one of apply, undo", in.Operation)}
+	}
+	if len(in.Files) == 0 || len(in.Files) > maxEditFiles {
+		return nil, &InputError{Msg: fmt.Sprintf("files needs 1 to %d entries", maxEditFiles)}
+	}
+	out := make([]edit.FileEdit, 0, len(in.Files))
+	for i, f := range in.Files {
+		mode := f.Mode
+		if in.Operation == "undo" {
+			if mode != "" && mode != string(edit.ModeUndo) {
+				return nil, &InputError{Msg: fmt.Sprintf("files[%d]: operation undo takes only undo entries", i)}
+			}
+			mode = string(edit.ModeUndo)
+		}
+		if mode == "" {
+			mode = inferEditMode(f)
+		}
+		fe := edit.FileEdit{Path: f.FilePath, Mode: edit.Mode(mode), UndoID: f.UndoID}
+		if f.ExpectedRevision != "" {
+			rev, err := evidence.ParseRevision(f.ExpectedRevision)
+			if err != nil {
+				return nil, &InputError{Msg: fmt.Sprintf("files[%d].expected_revision: %v", i, err)}
+			}
+			fe.ExpectedRevision = rev
+		}
+		if f.Content != nil {
+			fe.Content = *f.Content
+		}
+		for _, p := range f.Patches {
+			fe.Patches = append(fe.Patches, edit.Patch{StartLine: p.StartLine, DeleteLines: p.DeleteLines, Replacement: p.Replacement})
+		}
+		out = append(out, fe)
+	}
+	return out, nil
+}
+
+// inferEditMode picks the mode an entry's payload implies.
+func inferEditMode(f editFileInput) string {
+	switch {
+	case f.UndoID != "":
+		return string(edit.ModeUndo)
+	case len(f.Patches) > 0:
+		return string(edit.ModeLinePatch)
+	case f.Content != nil && strings.Contains(*f.Content, "<<<<<<< SEARCH"):
+		return string(edit.ModeSearchReplace)
+	}
+	return string(edit.ModeReplace)
+}
+
+// engine returns the session's edit engine, creating it on first use.
+func (t *editTool) engine(sess *Session) (*edit.Engine, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if e, ok := t.engines[sess.Key]; ok {
+		return e, nil
+	}
+	policy, err := auth.NewPathPolicy(sess.Root, t.allowPaths)
+	if err != nil {
+		return nil, err
+	}
+	state := ""
+	if t.stateDir != "" {
+		state = t.stateDir + "/edits"
+	}
+	e, err := edit.NewEngine(edit.EngineOptions{Ledger: sess.Ledger, Paths: policy, StateDir: state, Session: sess.Key, Locks: t.locks})
+	if err != nil {
+		return nil, err
+	}
+	t.engines[sess.Key] = e
+	return e, nil
+}
+
+type editFileData struct {
+	Path        string   `json:"path"`
+	Revision    string   `json:"revision,omitempty"`
+	OldRevision string   `json:"old_revision,omitempty"`
+	UndoID      string   `json:"undo_id,omitempty"`
+	Created     bool     `json:"created,omitempty"`
+	Replayed    bool     `json:"replayed,omitempty"`
+	Tolerances  []string `json:"tolerances,omitempty"`
+}
+
+type editData struct {
+	Files        []editFileData `json:"files,omitempty"`
+	EditApplied  bool           `json:"edit_applied"`
+	Committed    []string       `json:"committed,omitempty"`
+	Failed       string         `json:"failed,omitempty"`
+	Untouched    []string       `json:"untouched,omitempty"`
+	VerifyExit   *int           `json:"verify_exit_code,omitempty"`
+	VerifyOutput string         `json:"verify_output,omitempty"`
+}
+
+func (t *editTool) success(ctx context.Context, in *editInput, sess *Session, res *edit.Result, wait time.Duration) *mcp.CallToolResult {
+	data := editData{EditApplied: true}
+	var b strings.Builder
+	for _, f := range res.Files {
+		data.Files = append(data.Files, editFileData{Path: f.Path, Revision: string(f.NewRevision), OldRevision: string(f.OldRevision),
+			UndoID: f.UndoID, Created: f.Created, Replayed: f.Replayed, Tolerances: f.Tolerances})
+		switch {
+		case f.Replayed:
+			fmt.Fprintf(&b, "%s: already applied (an identical earlier call); nothing written\n", f.Path)
+		default:
+			fmt.Fprintf(&b, "%s: now %s", f.Path, f.NewRevision)
+			if f.UndoID != "" {
+				fmt.Fprintf(&b, " (undo_id %s)", f.UndoID)
+			}
+			if len(f.Tolerances) > 0 {
+				fmt.Fprintf(&b, "; matched with tolerances: %s", strings.Join(f.Tolerances, ", "))
+			}
+			b.WriteString("\n")
+			if f.Diff != "" {
+				b.WriteString(f.Diff)
+				if !strings.HasSuffix(f.Diff, "\n") {
+					b.WriteString("\n")
+				}
+			}
+		}
+	}
+	env := mcp.Envelope{Status: mcp.StatusCompleted, Tool: EditFilesTool, Data: &data,
+		Message: fmt.Sprintf("Edited %d file(s).", len(res.Files))}
+	if in.VerifyCommand != "" {
+		t.verify(ctx, in, sess, wait, &env, &data, &b)
+	}
+	return env.Result(strings.TrimRight(b.String(), "\n"))
+}
+
+// verify runs verify_command once in the session's shell. A failing check
+// leaves the edit applied and says so.
+func (t *editTool) verify(ctx context.Context, in *editInput, sess *Session, wait time.Duration, env *mcp.Envelope, data *editData, b *strings.Builder) {
+	rerun := &mcp.NextAction{Tool: BashCommandTool, Instruction: "Rerun only the check; the edit is already applied.",
+		Arguments: map[string]any{"action_json": map[string]any{"type": "command", "command": in.VerifyCommand},
+			"thread_id": in.ThreadID, "workspace_root": in.WorkspaceRoot}}
+	term, ok := sess.Shell().(terminal)
+	if !ok {
+		env.Status, env.ErrorCode, env.Retryable = mcp.StatusCompletedWithIssues, codeVerificationFailed, true
+		env.Message = "The edit was applied; the session has no shell to run verify_command."
+		return
+	}
+	o, err := term.Run(ctx, in.VerifyCommand, wait)
+	switch {
+	case errors.Is(err, guardian.ErrCommandRunning):
+		env.Status, env.ErrorCode, env.Retryable = mcp.StatusCompletedWithIssues, codeVerificationFailed, true
+		env.Message = "The edit was applied; verify_command did not run because a command is already running."
+		env.NextAction = rerun
+	case err != nil:
+		env.Status, env.ErrorCode, env.Retryable = mcp.StatusCompletedWithIssues, codeVerificationFailed, true
+		env.Message = "The edit was applied; verify_command could not run: " + err.Error()
+		env.NextAction = rerun
+	case o.Running:
+		env.Status, env.ErrorCode, env.Retryable = mcp.StatusCompletedWithIssues, codeVerificationFailed, true
+		env.Message = fmt.Sprintf("The edit was applied; verify_command was still running after %.0f s.", wait.Seconds())
+		env.NextAction = &mcp.NextAction{Tool: BashCommandTool, Instruction: "Wait for the check to finish.",
+			Arguments: map[string]any{"action_json": map[string]any{"type": "status_check"}, "thread_id": in.ThreadID, "workspace_root": in.WorkspaceRoot}}
+		data.VerifyOutput = o.Output.Text
+	default:
+		code := o.ExitCode
+		data.VerifyExit, data.VerifyOutput = &code, o.Output.Text
+		fmt.Fprintf(b, "---\nverify_command exited with %d\n%s\n", code, o.Output.Text)
+		if code != 0 {
+			env.Status, env.ErrorCode, env.Retryable = mcp.StatusCompletedWithIssues, codeVerificationFailed, true
+			env.Message = fmt.Sprintf("The edit was applied; verify_command exited with %d.", code)
+			env.NextAction = rerun
+		}
+	}
+}
+
+// failure maps the engine's typed errors to the envelope.
+func (t *editTool) failure(in *editInput, err error) *mcp.CallToolResult {
+	var (
+		nr  *edit.NeedsReadError
+		ce  *edit.ConflictError
+		nf  *edit.NotFoundError
+		re  *edit.RecoveryExhaustedError
+		me  *edit.MatchError
+		bse *edit.BlockSyntaxError
+		cm  *edit.CommitError
+	)
+	env := mcp.Envelope{Tool: EditFilesTool, Retryable: true}
+	switch {
+	// A commit that stopped part-way wraps its cause; it must be told
+	// apart first, because files before the failure were written.
+	case errors.As(err, &cm):
+		env.Status, env.ErrorCode = mcp.StatusFailed, codeEditCommitIncomplete
+		data := editData{EditApplied: len(cm.Committed) > 0, Failed: cm.Failed, Untouched: cm.Untouched}
+		for _, f := range cm.Committed {
+			data.Committed = append(data.Committed, f.Path)
+		}
+		env.Data = data
+		env.Message = fmt.Sprintf("Writing %s failed (%v). Committed before it: %s. Untouched: %s. Nothing was rolled back.",
+			cm.Failed, cm.Err, listOrNone(data.Committed), listOrNone(cm.Untouched))
+	case errors.As(err, &nr):
+		env.Status, env.ErrorCode = mcp.StatusNeedsRead, codeReadRequired
+		var specs []string
+		for _, r := range nr.Reads {
+			rr := mcp.RequiredRead{Path: r.Path}
+			for _, rg := range r.Ranges {
+				rr.Ranges = append(rr.Ranges, rangeText(rg))
+				specs = append(specs, r.Path+":"+rangeText(rg))
+			}
+			env.RequiredReads = append(env.RequiredReads, rr)
+		}
+		env.Message = "Read these lines first: " + strings.Join(specs, ", ") + ". Nothing was written."
+		env.NextAction = &mcp.NextAction{Tool: ReadFilesTool, Instruction: "Read exactly these ranges, then repeat the edit.",
+			Arguments: map[string]any{"file_paths": specs, "thread_id": in.ThreadID, "workspace_root": in.WorkspaceRoot}}
+	case errors.As(err, &re):
+		env.Status, env.ErrorCode = mcp.StatusRecoveryExhausted, codeRecoveryExhausted
+		env.Message = "Three SEARCH blocks in a row failed on " + re.Path + "; read the file again and use line_patch. Nothing was written."
+		env.NextAction = readNext(in, re.Path)
+	case errors.As(err, &ce):
+		env.Status, env.ErrorCode = mcp.StatusConflict, ce.Reason
+		env.Message = fmt.Sprintf("%s changed since you read it (you saw %s, it is %s now); read it again. Nothing was written.", ce.Path, ce.Want, ce.Got)
+		if ce.Reason == edit.ReasonChangedSinceEdit {
+			env.Message = ce.Path + " changed after the edit; undo would overwrite that change, so it was refused."
+		}
+		env.NextAction = readNext(in, ce.Path)
+	case errors.As(err, &me):
+		env.Status = mcp.StatusConflict
+		env.ErrorCode = codeSearchBlockNotFound
+		if me.Kind == edit.Ambiguous {
+			env.ErrorCode = codeSearchBlockAmbiguous
+		} else if me.Kind != edit.NotFound {
+			env.ErrorCode = codeSearchBlockConflicted
+		}
+		msg := err.Error()
+		if me.Nearest != nil {
+			near := me.Nearest.Text
+			if len(near) > maxNearestMessageBytes {
+				near = near[:maxNearestMessageBytes] + "\n..."
+			}
+			msg += fmt.Sprintf("\nNearest candidate at lines %d-%d (~ marks lines that differ):\n%s", me.Nearest.StartLine, me.Nearest.EndLine, near)
+		}
+		env.Message = msg + "\nNothing was written."
+	case errors.As(err, &bse):
+		env.Status, env.ErrorCode = mcp.StatusInvalidInput, codeInvalidToolInput
+		env.Message = err.Error() + ". Nothing was written."
+	case errors.As(err, &nf):
+		env.Status, env.ErrorCode = mcp.StatusNotFound, codeFileNotFound
+		if nf.UndoID != "" {
+			env.ErrorCode = codeUndoNotFound
+		}
+		env.Message = err.Error() + ". Nothing was written."
+	case errors.Is(err, edit.ErrDenied):
+		env.Status, env.ErrorCode = mcp.StatusDenied, codeFileOperationDenied
+		env.Message = err.Error() + ". Nothing was written."
+	case errors.Is(err, edit.ErrInvalid):
+		env.Status, env.ErrorCode = mcp.StatusInvalidInput, codeInvalidToolInput
+		env.Message = err.Error() + ". Nothing was written."
+	default:
+		return toolFailure(EditFilesTool, err)
+	}
+	return env.Result(env.Message)
+}
+
+func readNext(in *editInput, path string) *mcp.NextAction {
+	return &mcp.NextAction{Tool: ReadFilesTool, Instruction: "Read the file again at its current revision.",
+		Arguments: map[string]any{"file_paths": []string{path}, "thread_id": in.ThreadID, "workspace_root": in.WorkspaceRoot}}
+}
+
+// rangeText renders a range the way requiredReads and ReadFiles want it:
+// always "A-B" or "A-".
+func rangeText(r evidence.Range) string {
+	if r.End == 0 {
+		return fmt.Sprintf("%d-", r.Start)
+	}
+	return fmt.Sprintf("%d-%d", r.Start, r.End)
+}
+
+func listOrNone(l []string) string {
+	if len(l) == 0 {
+		return "none"
+	}
+	return strings.Join(l, ", ")
+}
