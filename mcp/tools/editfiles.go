@@ -168,9 +168,18 @@ func (t *editTool) apply(ctx context.Context, principal string, in *editInput) *
 	if err != nil {
 		return toolFailure(EditFilesTool, err)
 	}
+	mode := sess.Mode()
+	if mode.Name == ModeArchitect {
+		return t.failure(in, &ModeError{Mode: mode.Name})
+	}
 	plan, err := eng.Plan(edits)
 	if err != nil {
 		return t.failure(in, err)
+	}
+	for _, f := range plan.Files {
+		if err := mode.allowsWrite(f.Path); err != nil {
+			return t.failure(in, err)
+		}
 	}
 	res, err := eng.Commit(ctx, plan)
 	if err != nil {
@@ -426,6 +435,9 @@ func (t *editTool) failure(in *editInput, err error) *mcp.CallToolResult {
 			env.ErrorCode = codeUndoNotFound
 		}
 		env.Message = err.Error() + ". Nothing was written."
+	case errors.As(err, new(*ModeError)):
+		env.Status, env.ErrorCode, env.Retryable = mcp.StatusDenied, codeFileOperationDenied, false
+		env.Message = strings.TrimPrefix(err.Error(), "tools: ") + "; ask the user to change the mode (Initialize user_asked_mode_change). Nothing was written."
 	case errors.Is(err, edit.ErrDenied):
 		env.Status, env.ErrorCode = mcp.StatusDenied, codeFileOperationDenied
 		env.Message = err.Error() + ". Nothing was written."

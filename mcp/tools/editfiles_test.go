@@ -212,3 +212,32 @@ func TestEditVerifyCommand(t *testing.T) {
 		t.Errorf("file = %q", b)
 	}
 }
+
+func TestEditDeniedByMode(t *testing.T) {
+	e := newBashEnv(t, "")
+	path := filepath.Join(e.root, "m.txt")
+	r := e.call(InitializeTool, map[string]any{"type": "user_asked_mode_change", "mode_name": "architect",
+		"thread_id": e.thread, "any_workspace_path": e.root})
+	if r.IsError {
+		t.Fatalf("mode change = %+v", r.Structured)
+	}
+	r, _ = e.edit(map[string]any{"files": []any{map[string]any{"file_path": path, "mode": "replace", "content": "x\n"}}})
+	if r.Structured.Status != "denied" {
+		t.Errorf("architect write = %+v, want denied", r.Structured)
+	}
+	r = e.call(InitializeTool, map[string]any{"type": "user_asked_mode_change", "mode_name": "code_writer", "thread_id": e.thread,
+		"any_workspace_path": e.root, "code_writer_config": map[string]any{"allowed_globs": []string{"src/**"}, "allowed_commands": "all"}})
+	if r.IsError {
+		t.Fatalf("code_writer mode = %+v", r.Structured)
+	}
+	if r, _ := e.edit(map[string]any{"files": []any{map[string]any{"file_path": path, "mode": "replace", "content": "x\n"}}}); r.Structured.Status != "denied" {
+		t.Errorf("code_writer write outside globs = %+v, want denied", r.Structured)
+	}
+	inside := filepath.Join(e.root, "src", "ok.txt")
+	if r, _ := e.edit(map[string]any{"files": []any{map[string]any{"file_path": inside, "mode": "replace", "content": "x\n"}}}); r.Structured.Status != "completed" {
+		t.Errorf("code_writer write inside globs = %+v", r.Structured)
+	}
+	if _, err := os.Stat(path); err == nil {
+		t.Error("a denied write happened")
+	}
+}
