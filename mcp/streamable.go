@@ -318,7 +318,13 @@ func nameParamFor(method string) string {
 // decodeHeaderValue undoes the =?base64?...?= wrapping of non-ASCII values.
 func decodeHeaderValue(v string) (string, bool) {
 	if strings.HasPrefix(v, "=?base64?") && strings.HasSuffix(v, "?=") && len(v) >= len("=?base64??=") {
-		raw, err := base64.StdEncoding.Strict().DecodeString(v[len("=?base64?") : len(v)-2])
+		inner := v[len("=?base64?") : len(v)-2]
+		// encoding/base64 skips CR and LF even in strict mode; a header
+		// value that carries them is not a canonical encoding.
+		if strings.ContainsAny(inner, "\r\n") {
+			return "", false
+		}
+		raw, err := base64.StdEncoding.Strict().DecodeString(inner)
 		if err != nil {
 			return "", false
 		}
