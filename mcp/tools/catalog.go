@@ -92,7 +92,7 @@ func NewRegistry(opts Options) *mcp.Registry {
 			Transport:         opts.Transport,
 			ProtocolVersions:  mcp.SupportedVersions(),
 			Tools:             reg.ToolNames(),
-			ConfinementPolicy: "commands run as the OS user that started winx; HTTP requires a bearer token",
+			ConfinementPolicy: "file tools are confined to the workspace plus WINX_ALLOW_PATHS; commands run as the OS user that started winx; HTTP requires a bearer token",
 		}
 		b, err := json.MarshalIndent(body, "", "  ")
 		if err != nil {
