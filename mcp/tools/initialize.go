@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"winx/evidence/redact"
 
 	"winx/mcp"
 )
@@ -139,10 +140,13 @@ type initializer struct {
 	sessions    *Sessions
 	scratchRoot string // "" means DefaultScratchRoot
 	overview    OverviewLimits
+	// redactor cleans the answer: guideline and initial files may hold
+	// secrets.
+	redactor *redact.Redactor
 }
 
 func addInitialize(reg *mcp.Registry, opts Options) {
-	t := &initializer{sessions: opts.Sessions, scratchRoot: opts.ScratchRoot, overview: opts.Overview}
+	t := &initializer{sessions: opts.Sessions, scratchRoot: opts.ScratchRoot, overview: opts.Overview, redactor: opts.redactor()}
 	reg.AddTool(mcp.Tool{
 		Name:         InitializeTool,
 		Title:        "Initialize a Winx session",
@@ -488,7 +492,8 @@ func (t *initializer) answer(ctx context.Context, in *initializeInput, sess *Ses
 		env.Message += " Some initial files could not be shown."
 	}
 	env.Data = data
-	return env.Result(b.String())
+	text, _ := t.redactor.String(b.String())
+	return env.Result(text)
 }
 
 // writeInitialFiles shows the requested files within the limits and

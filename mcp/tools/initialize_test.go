@@ -499,3 +499,18 @@ func TestInitializeOverStdio(t *testing.T) {
 		t.Errorf("4 concurrent first calls: PIDs %v, %d created; want one PID, one created", pids, created)
 	}
 }
+
+func TestInitializeRedactsInitialFiles(t *testing.T) {
+	e := newInitEnv(t)
+	root := t.TempDir()
+	writeFile(t, filepath.Join(root, "AGENTS.md"), "deploy key: AKIAIOSFODNN7EXAMPLE\n")
+	writeFile(t, filepath.Join(root, "cfg.env"), "TOKEN=ghp_abcdefghijklmnopqrstuvwxyz0123456789\n")
+	r := callInit(t, e.client("p"), map[string]any{"any_workspace_path": root, "initial_files_to_read": []string{"cfg.env"}})
+	text := r.text()
+	if strings.Contains(text, "AKIAIOSFODNN7EXAMPLE") || strings.Contains(text, "ghp_abcdefghijklmnopqrstuvwxyz0123456789") {
+		t.Errorf("Initialize answer leaks a secret: %q", text)
+	}
+	if !strings.Contains(text, "[REDACTED:") {
+		t.Errorf("Initialize answer = %q, want redaction markers", text)
+	}
+}
