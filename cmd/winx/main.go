@@ -45,6 +45,11 @@ type serveOptions struct {
 	allowNonLoopback bool
 	allowedHosts     stringList
 	version          bool
+	// HTTP admission limits.
+	maxConcurrency    int
+	requestsPerMinute int
+	requestTimeout    time.Duration
+	allowQueryToken   bool
 }
 
 type stringList []string
@@ -80,6 +85,10 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	fs.StringVar(&opts.tokenFile, "token-file", "", "file holding the bearer token (regular file, mode 0600, at least 32 bytes)")
 	fs.BoolVar(&opts.allowNonLoopback, "allow-non-loopback", false, "allow binding an address that is not loopback")
 	fs.Var(&opts.allowedHosts, "allowed-host", "extra host name accepted in Host and Origin headers (repeatable)")
+	fs.IntVar(&opts.maxConcurrency, "max-concurrency", 32, "HTTP requests served at once; more get 503")
+	fs.IntVar(&opts.requestsPerMinute, "requests-per-minute", 120, "HTTP requests per minute per source IP; more get 429")
+	fs.DurationVar(&opts.requestTimeout, "request-timeout", 120*time.Second, "time for an HTTP request to start its answer; later gets 408")
+	fs.BoolVar(&opts.allowQueryToken, "allow-query-token", false, "also accept the token as ?access_token= (it may end up in proxy logs)")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: winx [serve] [--http --bind ADDR --token-file FILE] [--version]")
 		fs.PrintDefaults()
@@ -164,14 +173,30 @@ func serveHTTP(ctx context.Context, srv *mcp.Server, opts *serveOptions, logger 
 	if ip := net.ParseIP(host); host != "" && !isLoopback(host) && (ip == nil || !ip.IsUnspecified()) {
 		allowed = append(allowed, host)
 	}
+	if opts.maxConcurrency < 1 || opts.requestsPerMinute < 0 || opts.requestTimeout < 0 {
+		fmt.Fprintln(stderr, "winx: --max-concurrency must be at least 1; --requests-per-minute and --request-timeout must not be negative")
+		return errUsage
+	}
 	handler := mcp.NewHTTPHandler(srv, &mcp.HTTPOptions{
-		Auth:         bearerAuth{bearer: bearer},
+		Auth:         bearerAuth{bearer: bearer, allowQuery: opts.allowQueryToken},
 		AllowedHosts: allowed,
 	})
+	g := newGuard(guardOptions{
+		maxConcurrency:    opts.maxConcurrency,
+		requestsPerMinute: opts.requestsPerMinute,
+		requestTimeout:    opts.requestTimeout,
+	})
 	mux := http.NewServeMux()
-	mux.Handle("/mcp", handler)
+	mux.Handle("/mcp", g.wrap(handler))
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
 		io.WriteString(w, "ok\n")
+	})
+	mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, r *http.Request) {
+		if g.draining.Load() {
+			http.Error(w, "draining", http.StatusServiceUnavailable)
+			return
+		}
+		io.WriteString(w, "ready\n")
 	})
 	ln, err := net.Listen("tcp", opts.bind)
 	if err != nil {
@@ -198,8 +223,12 @@ func serveHTTP(ctx context.Context, srv *mcp.Server, opts *serveOptions, logger 
 		return err
 	case <-ctx.Done():
 	}
+	// Drain: new requests get 503 while the running ones finish; then the
+	// streams are ended and the server shuts down.
 	shutdownCtx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
 	defer cancel()
+	logger.Info("draining", "active", g.active.Load())
+	g.drain(shutdownCtx)
 	hs.RegisterOnShutdown(endStreams)
 	if err := hs.Shutdown(shutdownCtx); err != nil {
 		return fmt.Errorf("winx: shutdown: %w", err)
@@ -254,13 +283,32 @@ func isLoopback(host string) bool {
 	return ip != nil && ip.IsLoopback()
 }
 
+// badAuthDelay slows every failed authentication, so guessing tokens over
+// the network is slow even below the rate limit.
+const badAuthDelay = 100 * time.Millisecond
+
 // bearerAuth admits requests carrying the configured bearer token.
-type bearerAuth struct{ bearer *auth.Bearer }
+type bearerAuth struct {
+	bearer     *auth.Bearer
+	allowQuery bool // also accept ?access_token= (--allow-query-token)
+}
 
 var _ mcp.Authenticator = bearerAuth{}
 
 func (a bearerAuth) Authenticate(r *http.Request) (mcp.Caller, error) {
-	if !a.bearer.VerifyHeader(r.Header.Get("Authorization")) {
+	ok := a.bearer.VerifyHeader(r.Header.Get("Authorization"))
+	if !ok && a.allowQuery {
+		if tok := r.URL.Query().Get("access_token"); tok != "" {
+			ok = a.bearer.Verify([]byte(tok))
+		}
+	}
+	if !ok {
+		t := time.NewTimer(badAuthDelay)
+		select {
+		case <-t.C:
+		case <-r.Context().Done():
+			t.Stop()
+		}
 		return mcp.Caller{}, mcp.ErrUnauthorized
 	}
 	return mcp.Caller{Principal: "", Profile: mcp.FullProfile()}, nil

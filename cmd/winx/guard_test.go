@@ -1,0 +1,185 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"winx/mcp"
+)
+
+const bearer = "Bearer " + serveTestToken
+
+func TestGuardRateLimit(t *testing.T) {
+	s := startServe(t, "--requests-per-minute", "5")
+	codes := map[int]int{}
+	for i := 0; i < 8; i++ {
+		resp, _ := s.post(t, discoverHeader(bearer), discoverBody)
+		codes[resp.StatusCode]++
+		if resp.StatusCode == http.StatusTooManyRequests && resp.Header.Get("Retry-After") != "1" {
+			t.Errorf("429 without Retry-After: 1")
+		}
+	}
+	if codes[http.StatusOK] != 5 || codes[http.StatusTooManyRequests] != 3 {
+		t.Errorf("status counts = %v, want 5 x 200 and 3 x 429", codes)
+	}
+	// Health probes are outside the limit.
+	if resp, err := s.client.Get(s.base + "/healthz"); err != nil || resp.StatusCode != http.StatusOK {
+		t.Errorf("healthz under rate limit = %v, %v", resp, err)
+	}
+}
+
+func TestGuardBadAuthIsDelayed(t *testing.T) {
+	s := startServe(t)
+	start := time.Now()
+	resp, _ := s.post(t, discoverHeader("Bearer wrong-token-wrong-token-wrong-token"), discoverBody)
+	if resp.StatusCode != http.StatusUnauthorized {
+		t.Fatalf("wrong token = %d", resp.StatusCode)
+	}
+	if d := time.Since(start); d < badAuthDelay {
+		t.Errorf("401 after %v, want at least %v", d, badAuthDelay)
+	}
+}
+
+func TestGuardQueryTokenOnlyWhenAllowed(t *testing.T) {
+	for _, allow := range []bool{false, true} {
+		var extra []string
+		if allow {
+			extra = []string{"--allow-query-token"}
+		}
+		s := startServe(t, extra...)
+		req, _ := http.NewRequest(http.MethodPost, s.base+"/mcp?access_token="+serveTestToken, strings.NewReader(discoverBody))
+		req.Header = discoverHeader("")
+		resp, err := s.client.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		want := http.StatusUnauthorized
+		if allow {
+			want = http.StatusOK
+		}
+		if resp.StatusCode != want {
+			t.Errorf("query token with allow=%v = %d, want %d", allow, resp.StatusCode, want)
+		}
+	}
+}
+
+// initSession runs Initialize on a fresh workspace and returns thread id
+// and root.
+func initSession(t *testing.T, s *runningServe) (string, string) {
+	t.Helper()
+	root := t.TempDir()
+	resp, body := s.post(t, callHeader("Initialize"), callBody(1, "Initialize", map[string]any{"any_workspace_path": root}))
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("Initialize = %d %s", resp.StatusCode, body)
+	}
+	var r struct {
+		Result struct {
+			StructuredContent struct {
+				Data struct {
+					ThreadID      string `json:"thread_id"`
+					WorkspaceRoot string `json:"workspace_root"`
+				} `json:"data"`
+			} `json:"structuredContent"`
+		} `json:"result"`
+	}
+	json.Unmarshal(body, &r)
+	return r.Result.StructuredContent.Data.ThreadID, r.Result.StructuredContent.Data.WorkspaceRoot
+}
+
+func callHeader(tool string) http.Header {
+	h := discoverHeader(bearer)
+	h.Set("Mcp-Method", "tools/call")
+	h.Set("Mcp-Name", tool)
+	return h
+}
+
+func callBody(id int, tool string, args map[string]any) string {
+	b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": map[string]any{
+		"name": tool, "arguments": args,
+		"_meta": map[string]any{mcp.MetaProtocolVersion: mcp.Version20260728, mcp.MetaClientCapabilities: map[string]any{}},
+	}})
+	return string(b)
+}
+
+func TestGuardConcurrencyAndTimeout(t *testing.T) {
+	s := startServe(t, "--max-concurrency", "2", "--request-timeout", "1s", "--requests-per-minute", "0")
+	thread, root := initSession(t, s)
+	sleep := func(id int, secs float64) (int, []byte) {
+		resp, body := s.post(t, callHeader("BashCommand"), callBody(id, "BashCommand", map[string]any{
+			"action_json": map[string]any{"type": "command", "command": fmt.Sprintf("sleep %v", secs), "is_background": true},
+			"thread_id":   thread, "workspace_root": root}))
+		return resp.StatusCode, body
+	}
+	if code, body := sleep(2, 0.1); code != http.StatusOK {
+		t.Fatalf("background start = %d %s", code, body)
+	}
+	// A foreground wait longer than the request timeout gets 408.
+	resp, body := s.post(t, callHeader("BashCommand"), callBody(3, "BashCommand", map[string]any{
+		"action_json":      map[string]any{"type": "command", "command": "sleep 5"},
+		"wait_for_seconds": 3, "thread_id": thread, "workspace_root": root}))
+	if resp.StatusCode != http.StatusRequestTimeout {
+		t.Errorf("call past the request timeout = %d %s, want 408", resp.StatusCode, body)
+	}
+	// Two open subscription streams hold both slots; a third request gets
+	// 503 at once, and closing them frees the slots.
+	a, b := openListen(t, s), openListen(t, s)
+	resp, _ = s.post(t, discoverHeader(bearer), discoverBody)
+	if resp.StatusCode != http.StatusServiceUnavailable || resp.Header.Get("Retry-After") != "1" {
+		t.Errorf("third concurrent request = %d, want 503 with Retry-After", resp.StatusCode)
+	}
+	a.Body.Close()
+	b.Body.Close()
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		resp, _ := s.post(t, discoverHeader(bearer), discoverBody)
+		if resp.StatusCode == http.StatusOK {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("slots not freed after the streams closed: %d", resp.StatusCode)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+func TestGuardDrainOnShutdown(t *testing.T) {
+	s := startServe(t, "--requests-per-minute", "0")
+	thread, root := initSession(t, s)
+	type answer struct {
+		code int
+		body []byte
+	}
+	long := make(chan answer, 1)
+	go func() {
+		resp, body := s.post(t, callHeader("BashCommand"), callBody(5, "BashCommand", map[string]any{
+			"action_json": map[string]any{"type": "command", "command": "sleep 1; echo finished"},
+			"thread_id":   thread, "workspace_root": root}))
+		long <- answer{resp.StatusCode, body}
+	}()
+	time.Sleep(300 * time.Millisecond)
+	stopped := make(chan error, 1)
+	go func() { stopped <- s.stop() }()
+	time.Sleep(100 * time.Millisecond)
+	if resp, err := s.client.Get(s.base + "/readyz"); err == nil {
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusServiceUnavailable {
+			t.Errorf("readyz while draining = %d, want 503", resp.StatusCode)
+		}
+	}
+	resp, _ := s.post(t, discoverHeader(bearer), discoverBody)
+	if resp.StatusCode != http.StatusServiceUnavailable {
+		t.Errorf("new request while draining = %d, want 503", resp.StatusCode)
+	}
+	a := <-long
+	if a.code != http.StatusOK || !strings.Contains(string(a.body), "finished") {
+		t.Errorf("the running call = %d %s, want it completed", a.code, a.body)
+	}
+	if err := <-stopped; err != nil {
+		t.Errorf("run after drain = %v", err)
+	}
+}
