@@ -28,6 +28,9 @@ type ServerOptions struct {
 	StateTTL time.Duration
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
+	// ToolObserver, when set, is told of every finished tools/call (usage
+	// telemetry). It runs on the request's goroutine and must not block.
+	ToolObserver func(ToolCallRecord)
 }
 
 // Server dispatches MCP requests of both eras to a Registry. It holds no
@@ -213,6 +216,15 @@ func (s *Server) prepareLegacy(req *jsonrpc.Request, meta requestMeta, sess *ses
 
 // dispatch runs one request under its era and returns the marshalled result.
 func (s *Server) dispatch(ctx context.Context, ex *exchange, req *jsonrpc.Request) (json.RawMessage, error) {
+	if req.Method == "tools/call" && s.opts.ToolObserver != nil {
+		return s.observeToolCall(ctx, ex, req)
+	}
+	return s.dispatchResult(ctx, ex, req)
+}
+
+// dispatchResult routes a request and marshals its result with the era's
+// fields.
+func (s *Server) dispatchResult(ctx context.Context, ex *exchange, req *jsonrpc.Request) (json.RawMessage, error) {
 	res, err := s.route(ctx, ex, req)
 	if err != nil {
 		return nil, err

@@ -73,6 +73,9 @@ func main() {
 }
 
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	if len(args) > 0 && args[0] == "report" {
+		return runReport(args[1:], stdout, stderr)
+	}
 	if len(args) > 0 && args[0] == "serve" {
 		args = args[1:]
 	}
@@ -136,12 +139,21 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 			Parallelism:          envInt("WINX_READ_PARALLELISM"),
 		},
 	}
+	serverOpts := &mcp.ServerOptions{Logger: logger, Instructions: instructions}
+	if path := os.Getenv("WINX_USAGE_LOG"); path != "" {
+		ulog, err := openUsageLog(path, id.String())
+		if err != nil {
+			return err
+		}
+		defer ulog.Close()
+		serverOpts.ToolObserver = usageObserver(ulog, logger)
+	}
 	if !opts.http {
-		srv := mcp.NewServer(info, tools.NewRegistry(catalog), &mcp.ServerOptions{Logger: logger, Instructions: instructions})
+		srv := mcp.NewServer(info, tools.NewRegistry(catalog), serverOpts)
 		return srv.ServeStdio(ctx, stdin, stdout, nil)
 	}
 	catalog.Transport = "http"
-	srv := mcp.NewServer(info, tools.NewRegistry(catalog), &mcp.ServerOptions{Logger: logger, Instructions: instructions})
+	srv := mcp.NewServer(info, tools.NewRegistry(catalog), serverOpts)
 	return serveHTTP(ctx, srv, &opts, logger, stderr)
 }
 

@@ -1,0 +1,183 @@
+package usage
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestReportAggregation(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "usage.jsonl")
+	start := time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC)
+	clk := &clock{start}
+	l := mustOpen(t, path, Options{Rotation: RotateHourly, Now: clk.Now, Build: "test"})
+	record := func(e Entry) {
+		t.Helper()
+		clk.t = clk.t.Add(time.Minute)
+		if err := l.Record(e); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// ReadFiles: durations 1..100 ms, sizes 10..1000 bytes, spread over two
+	// hours so the report crosses a rotated file.
+	for i := 1; i <= 100; i++ {
+		record(Entry{Tool: "ReadFiles", Outcome: OutcomeOK, Status: "completed",
+			DurationMs: float64(i), ResponseBytes: 10 * i, Principal: "alice", Correlation: "t-read"})
+	}
+	const dA, dB = "digest-a", "digest-b"
+	bash := func(principal, thread, digest, outcome, status string) {
+		record(Entry{Tool: "BashCommand", Outcome: outcome, Status: status, DurationMs: 5,
+			ResponseBytes: 50, Principal: principal, Correlation: thread, ArgsDigest: digest})
+	}
+	bash("alice", "t1", dA, OutcomeToolError, "failed")                                                                             // rejected
+	bash("bob", "t1", dA, OutcomeOK, "completed")                                                                                   // another principal in between
+	bash("alice", "t2", dB, OutcomeOK, "completed")                                                                                 // another thread of alice in between
+	bash("alice", "t1", dA, OutcomeToolError, "failed")                                                                             // retried unchanged (1)
+	bash("alice", "t1", dA, OutcomeOK, "denied")                                                                                    // retried unchanged (2); denied is rejected
+	bash("alice", "t1", dA, OutcomeOK, "completed")                                                                                 // retried unchanged (3)
+	bash("alice", "t1", dA, OutcomeOK, "completed")                                                                                 // after a success: not counted
+	bash("alice", "t1", dB, OutcomeProtocolError, "")                                                                               // rejected
+	bash("alice", "t1", dA, OutcomeOK, "completed")                                                                                 // changed arguments: not counted
+	bash("carol", "t9", "", OutcomeToolError, "failed")                                                                             // rejected, no digest
+	bash("carol", "t9", "", OutcomeToolError, "failed")                                                                             // no digest: never counted
+	bash("dave", "t3", dA, OutcomeOK, "completed_with_issues")                                                                      // rejected by the literal rule
+	record(Entry{Tool: "ReadFiles", Outcome: OutcomeOK, Status: "completed", Principal: "dave", Correlation: "t3", ArgsDigest: dA}) // other tool: not counted
+
+	// Garbage a crash or a hand edit could leave: not JSON, JSON but not a
+	// record, an overlong line; the valid line after them still counts.
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteString("not json\n{\"tool\":\"x\"}\n" + strings.Repeat("x", MaxLineSize+10) + "\n\n")
+	f.Close()
+	record(Entry{Tool: "Initialize", Outcome: OutcomeOK, Status: "completed", DurationMs: 7, ResponseBytes: 3})
+
+	if files, _ := rotatedFiles(path); len(files) < 1 {
+		t.Fatalf("no rotated files: the report test should cross one")
+	}
+	es, err := ReadEntries(path, time.Time{}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if es.Malformed != 3 {
+		t.Errorf("Malformed = %d, want 3", es.Malformed)
+	}
+	s := Summarize(es)
+	if s.Records != 114 {
+		t.Errorf("Records = %d, want 114", s.Records)
+	}
+	if s.RetriedUnchanged != 3 {
+		t.Errorf("RetriedUnchanged = %d, want 3", s.RetriedUnchanged)
+	}
+	byName := map[string]ToolSummary{}
+	for _, ts := range s.Tools {
+		byName[ts.Tool] = ts
+	}
+	if len(s.Tools) != 3 || s.Tools[0].Tool != "BashCommand" || s.Tools[2].Tool != "ReadFiles" {
+		t.Errorf("Tools = %v, want BashCommand, Initialize, ReadFiles", s.Tools)
+	}
+	rf := byName["ReadFiles"]
+	// 101 calls: the dave call adds 0 ms and 0 bytes at the bottom, and the
+	// nearest ranks ceil(0.50*101)=51 and ceil(0.95*101)=96 land on 50 and 95.
+	wantRF := ToolSummary{Tool: "ReadFiles", Calls: 101, OK: 101, P50Ms: 50, P95Ms: 95,
+		Bytes: 50500, P95Bytes: 950}
+	if rf != wantRF {
+		t.Errorf("ReadFiles = %+v, want %+v", rf, wantRF)
+	}
+	bc := byName["BashCommand"]
+	wantBC := ToolSummary{Tool: "BashCommand", Calls: 12, OK: 7, ToolErrors: 4, ProtocolErrors: 1,
+		Rejected: 7, P50Ms: 5, P95Ms: 5, Bytes: 600, P95Bytes: 50, RetriedUnchanged: 3}
+	if bc != wantBC {
+		t.Errorf("BashCommand = %+v, want %+v", bc, wantBC)
+	}
+
+	// since and last.
+	since := start.Add(110 * time.Minute)
+	es, err = ReadEntries(path, since, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(es.Records) != 5 || es.Records[0].Time.Before(since) {
+		t.Errorf("ReadEntries(since %v) = %d records from %v, want 5", since, len(es.Records), es.Records[0].Time)
+	}
+	es, err = ReadEntries(path, time.Time{}, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := tools(es.Records); len(got) != 2 || got[0] != "ReadFiles" || got[1] != "Initialize" {
+		t.Errorf("ReadEntries(last 2) = %v, want [ReadFiles Initialize]", got)
+	}
+
+	text := Summarize(Entries{}).Text()
+	if !strings.Contains(text, "no rejected call was retried unchanged") {
+		t.Errorf("empty Text() = %q, want the retry check to pass", text)
+	}
+	text = s.Text()
+	for _, want := range []string{"114 records", "3 malformed", "BashCommand", "p95_ms", "3 rejected calls retried unchanged"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("Text() = %q, want it to contain %q", text, want)
+		}
+	}
+	t.Logf("\n%s", text)
+}
+
+func TestPercentile(t *testing.T) {
+	tests := []struct {
+		name string
+		xs   []float64
+		p    float64
+		want float64
+	}{
+		{"empty", nil, 50, 0},
+		{"one", []float64{7}, 95, 7},
+		{"two p50", []float64{2, 1}, 50, 1},
+		{"two p95", []float64{2, 1}, 95, 2},
+		{"ten p50", []float64{10, 9, 8, 7, 6, 5, 4, 3, 2, 1}, 50, 5},
+		{"ten p95", []float64{10, 9, 8, 7, 6, 5, 4, 3, 2, 1}, 95, 10},
+		{"twenty p95", []float64{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20}, 95, 19},
+	}
+	for _, tt := range tests {
+		if got := percentile(tt.xs, tt.p); got != tt.want {
+			t.Errorf("%s: percentile(%v, %v) = %v, want %v", tt.name, tt.xs, tt.p, got, tt.want)
+		}
+	}
+}
+
+func TestReadEntriesMissing(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "usage.jsonl")
+	if _, err := ReadEntries(path, time.Time{}, 0); err == nil {
+		t.Errorf("ReadEntries(no files) = nil error, want not-exist")
+	}
+	// Only a rotated file: fine.
+	os.WriteFile(path+".20260301", []byte(`{"time":"2026-03-01T00:00:00Z","tool":"a","outcome":"ok"}`+"\n"), 0o600)
+	es, err := ReadEntries(path, time.Time{}, 0)
+	if err != nil || len(es.Records) != 1 {
+		t.Errorf("ReadEntries(rotated only) = %d records, %v; want 1, nil", len(es.Records), err)
+	}
+	// A final line without newline (a crash mid-write of the last line is
+	// malformed, a complete one is read).
+	os.WriteFile(path, []byte(`{"time":"2026-03-02T00:00:00Z","tool":"b","outcome":"ok"}`+"\n"+`{"time":"2026-03-02T00:00:01Z","tool":"c","outcome":"ok"}`), 0o600)
+	es, err = ReadEntries(path, time.Time{}, 0)
+	if got := tools(es.Records); err != nil || len(got) != 3 || got[2] != "c" {
+		t.Errorf("ReadEntries(unterminated last line) = %v, %v; want [a b c]", got, err)
+	}
+}
+
+func FuzzParseLine(f *testing.F) {
+	f.Add([]byte(`{"time":"2026-03-01T00:00:00Z","tool":"a","outcome":"ok","durationMs":1.5}`))
+	f.Add([]byte(`{"time":"","tool":"a","outcome":"ok"}`))
+	f.Add([]byte(`{"tool":1}`))
+	f.Add([]byte("\x00\xff{"))
+	f.Fuzz(func(t *testing.T, line []byte) {
+		r, ok := parseLine(line)
+		if !ok {
+			return
+		}
+		if r.Time.IsZero() || r.Tool == "" || !validOutcome(r.Outcome) {
+			t.Fatalf("parseLine(%q) accepted %+v", line, r)
+		}
+	})
+}

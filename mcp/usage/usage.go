@@ -1,0 +1,144 @@
+// Package usage owns the Winx usage log: a private JSON Lines file of one
+// record per tool call, its rotation and retention, and the report that
+// aggregates it. It does not decide what a call's outcome was, time calls or
+// expose the log over the network; the server fills an Entry and calls
+// (*Log).Record.
+//
+// The log never holds command text, file contents, arguments or tokens: Entry
+// has no field for them, principals, correlation ids and argument digests are
+// written only as HashID, and labels that do not look like names are hashed.
+package usage
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"time"
+)
+
+// Outcomes of a call as seen by the protocol layer.
+const (
+	OutcomeOK            = "ok"
+	OutcomeToolError     = "tool_error"
+	OutcomeProtocolError = "protocol_error"
+)
+
+// StatusCompleted is the envelope status of a plain success; any other
+// non-empty status marks a call as rejected for the retry check.
+const StatusCompleted = "completed"
+
+// MaxLabelLen bounds the tool, status and error code labels written as is;
+// longer or odder labels are written hashed.
+const MaxLabelLen = 64
+
+var (
+	// ErrInsecureFile reports a log path that is a symbolic link, not a
+	// regular file, or grants group or other permission bits.
+	ErrInsecureFile = errors.New("usage: log file is not a private regular file")
+	// ErrClosed reports a Record after Close.
+	ErrClosed = errors.New("usage: log is closed")
+	// ErrBadOutcome reports an Entry whose Outcome is not one of the Outcome
+	// constants.
+	ErrBadOutcome = errors.New("usage: outcome is not ok, tool_error or protocol_error")
+	// ErrBadRotation reports an Options.Rotation other than daily, hourly or
+	// never.
+	ErrBadRotation = errors.New("usage: rotation is not daily, hourly or never")
+)
+
+// FileError is the error Open returns for a file it refuses to write to. It
+// wraps ErrInsecureFile.
+type FileError struct {
+	Path   string
+	Mode   fs.FileMode
+	Reason string // "not a regular file", "group or other permission bits"
+}
+
+func (e *FileError) Error() string {
+	return fmt.Sprintf("usage: %s (mode %v): %s", e.Path, e.Mode, e.Reason)
+}
+
+func (e *FileError) Unwrap() error { return ErrInsecureFile }
+
+// Entry is what the caller knows about one finished tool call. It has no field
+// for arguments, command text, file contents or tokens, by design.
+type Entry struct {
+	Time          time.Time // when the call finished; zero means Options.Now()
+	Tool          string
+	Outcome       string // OutcomeOK, OutcomeToolError or OutcomeProtocolError
+	Status        string // envelope status, empty when there was no envelope
+	ErrorCode     string
+	DurationMs    float64
+	ResponseBytes int
+	Principal     string // principal name; only HashID(Principal) is written
+	// Correlation groups calls of one conversation (a thread id, a session
+	// key). Only HashID(Correlation) is written.
+	Correlation string
+	// ArgsDigest is the caller's sha256 of the canonical arguments, used only
+	// to see a rejected call repeated unchanged. Only HashID(ArgsDigest) is
+	// written, so a digest of guessable arguments cannot be looked up.
+	ArgsDigest string
+}
+
+// Record is one line of the log as written and read back. Principal,
+// Correlation and ArgsDigest hold HashID values, never the caller's strings;
+// an operator finds a principal's calls by computing HashID of its name.
+type Record struct {
+	Time          time.Time `json:"time"`
+	Build         string    `json:"build,omitempty"`
+	Tool          string    `json:"tool"`
+	Outcome       string    `json:"outcome"`
+	Status        string    `json:"status,omitempty"`
+	ErrorCode     string    `json:"errorCode,omitempty"`
+	DurationMs    float64   `json:"durationMs"`
+	ResponseBytes int       `json:"responseBytes"`
+	Principal     string    `json:"principal,omitempty"`
+	Correlation   string    `json:"correlation,omitempty"`
+	ArgsDigest    string    `json:"argsDigest,omitempty"`
+}
+
+// Rejected reports whether the call did not plainly succeed: a tool or
+// protocol error, or an envelope status other than completed.
+func (r *Record) Rejected() bool {
+	return r.Outcome != OutcomeOK || (r.Status != "" && r.Status != StatusCompleted)
+}
+
+// HashID returns the first 16 hex digits of sha256("winx-usage\x00" + s): a
+// stable, domain-separated id for s that does not reveal it.
+func HashID(s string) string {
+	sum := sha256.Sum256([]byte("winx-usage\x00" + s))
+	return hex.EncodeToString(sum[:8])
+}
+
+// hashOrEmpty keeps "no id" distinguishable from the hash of "".
+func hashOrEmpty(s string) string {
+	if s == "" {
+		return ""
+	}
+	return HashID(s)
+}
+
+// label returns s when it looks like a name (at most MaxLabelLen of ASCII
+// letters, digits, '_', '-', '.'), and "#" + HashID(s) otherwise,
+// so free text passed by mistake (a tool name taken from a malformed request,
+// a message as error code) cannot leak into the log.
+func label(s string) string {
+	if len(s) > MaxLabelLen {
+		return "#" + HashID(s)
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9':
+		case c == '_', c == '-', c == '.':
+		default:
+			return "#" + HashID(s)
+		}
+	}
+	return s
+}
+
+func validOutcome(s string) bool {
+	return s == OutcomeOK || s == OutcomeToolError || s == OutcomeProtocolError
+}
