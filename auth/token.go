@@ -28,6 +28,7 @@ var (
 	ErrTokenFileKind    = errors.New("auth: token file must be a regular file, not a symlink")
 	ErrTokenFileTooLong = errors.New("auth: token file is larger than 4096 bytes")
 	ErrTokenInvalid     = errors.New("auth: token contains whitespace or control characters")
+	ErrTokenEmpty       = errors.New("auth: token is empty")
 )
 
 // TokenFileError names the file that failed a check.
@@ -44,25 +45,13 @@ func (e *TokenFileError) Unwrap() error { return e.Err }
 // permission bits, at most MaxTokenFileBytes long. One trailing newline is
 // removed; the token must be at least MinTokenBytes of visible ASCII.
 func LoadTokenFile(path string) ([]byte, error) {
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
-	if err != nil {
-		if errors.Is(err, syscall.ELOOP) {
-			return nil, &TokenFileError{Path: path, Err: ErrTokenFileKind}
-		}
-		return nil, &TokenFileError{Path: path, Err: err}
-	}
-	defer f.Close()
-	info, err := f.Stat()
-	if err != nil {
-		return nil, &TokenFileError{Path: path, Err: err}
-	}
-	if !info.Mode().IsRegular() {
-		return nil, &TokenFileError{Path: path, Err: ErrTokenFileKind}
-	}
-	if info.Mode().Perm()&0o077 != 0 {
-		return nil, &TokenFileError{Path: path, Err: ErrTokenFileMode}
-	}
-	data, err := io.ReadAll(io.LimitReader(f, MaxTokenFileBytes+1))
+	return loadTokenFile(path, false)
+}
+
+// loadTokenFile is LoadTokenFile; weak relaxes the length rule to
+// checkWeakToken's (the principal file's AllowWeakToken).
+func loadTokenFile(path string, weak bool) ([]byte, error) {
+	data, err := readPrivateFile(path, MaxTokenFileBytes, ErrTokenFileKind, ErrTokenFileMode)
 	if err != nil {
 		return nil, &TokenFileError{Path: path, Err: err}
 	}
@@ -70,10 +59,41 @@ func LoadTokenFile(path string) ([]byte, error) {
 		return nil, &TokenFileError{Path: path, Err: ErrTokenFileTooLong}
 	}
 	token := bytes.TrimSuffix(bytes.TrimSuffix(data, []byte("\n")), []byte("\r"))
-	if err := CheckToken(token); err != nil {
+	check := CheckToken
+	if weak {
+		check = checkWeakToken
+	}
+	if err := check(token); err != nil {
 		return nil, &TokenFileError{Path: path, Err: err}
 	}
 	return token, nil
+}
+
+// readPrivateFile reads at most limit+1 bytes of path (so a caller can tell
+// "too long"). It refuses to follow a symlink in the final component (errKind),
+// refuses anything but a regular file (errKind) and a file with group or
+// other permission bits (errMode). O_NONBLOCK keeps a FIFO from blocking the
+// open. Errors are returned bare, for the caller to wrap.
+func readPrivateFile(path string, limit int64, errKind, errMode error) ([]byte, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		if errors.Is(err, syscall.ELOOP) {
+			return nil, errKind
+		}
+		return nil, err
+	}
+	defer f.Close()
+	info, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !info.Mode().IsRegular() {
+		return nil, errKind
+	}
+	if info.Mode().Perm()&0o077 != 0 {
+		return nil, errMode
+	}
+	return io.ReadAll(io.LimitReader(f, limit+1))
 }
 
 // CheckToken enforces the token rules: visible ASCII only, and at least
@@ -86,6 +106,20 @@ func CheckToken(token []byte) error {
 	}
 	if len(token) < MinTokenBytes {
 		return ErrTokenTooShort
+	}
+	return nil
+}
+
+// checkWeakToken is CheckToken without the length floor: at least one byte
+// of visible ASCII. Only an explicit AllowWeakToken selects it.
+func checkWeakToken(token []byte) error {
+	if len(token) == 0 {
+		return ErrTokenEmpty
+	}
+	for _, c := range token {
+		if c <= ' ' || c > '~' {
+			return ErrTokenInvalid
+		}
 	}
 	return nil
 }
