@@ -50,6 +50,12 @@ type serveOptions struct {
 	requestsPerMinute int
 	requestTimeout    time.Duration
 	allowQueryToken   bool
+	// Callers: one token source, or a principal file.
+	token           string
+	principalConfig string
+	allowWeakToken  bool
+	toolProfile     string
+	allowTools      stringList
 }
 
 type stringList []string
@@ -91,6 +97,11 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	fs.IntVar(&opts.maxConcurrency, "max-concurrency", 32, "HTTP requests served at once; more get 503")
 	fs.IntVar(&opts.requestsPerMinute, "requests-per-minute", 120, "HTTP requests per minute per source IP; more get 429")
 	fs.DurationVar(&opts.requestTimeout, "request-timeout", 120*time.Second, "time for an HTTP request to start its answer; later gets 408")
+	fs.StringVar(&opts.token, "token", "", "the bearer token itself (prefer --token-file or WINX_HTTP_TOKEN: arguments are visible to other users)")
+	fs.StringVar(&opts.principalConfig, "principal-config", "", "TOML file of [[principals]] (name, token_file or token_env, tool_profile or allowed_tools)")
+	fs.BoolVar(&opts.allowWeakToken, "allow-weak-token", false, "accept tokens shorter than 32 bytes")
+	fs.StringVar(&opts.toolProfile, "tool-profile", "full", "tools offered: full, coding, read-only or terminal")
+	fs.Var(&opts.allowTools, "allow-tool", "offer exactly these tools (repeatable; replaces --tool-profile)")
 	fs.BoolVar(&opts.allowQueryToken, "allow-query-token", false, "also accept the token as ?access_token= (it may end up in proxy logs)")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: winx [serve] [--http --bind ADDR --token-file FILE] [--version]")
@@ -149,31 +160,45 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		serverOpts.ToolObserver = usageObserver(ulog, logger)
 	}
 	if !opts.http {
-		srv := mcp.NewServer(info, tools.NewRegistry(catalog), serverOpts)
-		return srv.ServeStdio(ctx, stdin, stdout, nil)
+		reg := tools.NewRegistry(catalog)
+		profile, err := callerProfile(reg, &opts)
+		if err != nil {
+			return err
+		}
+		srv := mcp.NewServer(info, reg, serverOpts)
+		return srv.ServeStdio(ctx, stdin, stdout, &mcp.StdioOptions{Caller: mcp.Caller{Profile: profile}})
 	}
 	catalog.Transport = "http"
-	srv := mcp.NewServer(info, tools.NewRegistry(catalog), serverOpts)
-	return serveHTTP(ctx, srv, &opts, logger, stderr)
+	reg := tools.NewRegistry(catalog)
+	authn, err := newHTTPAuth(reg, &opts, os.Getenv("WINX_HTTP_TOKEN"), stderr)
+	if err != nil {
+		return err
+	}
+	srv := mcp.NewServer(info, reg, serverOpts)
+	return serveHTTP(ctx, srv, authn, &opts, logger, stderr)
+}
+
+// callerProfile is the profile of the local (stdio) or single-token caller:
+// --allow-tool names replace --tool-profile; an unknown name stops start-up.
+func callerProfile(reg *mcp.Registry, opts *serveOptions) (mcp.Profile, error) {
+	if len(opts.allowTools) == 0 {
+		if _, ok := tools.Profiles()[opts.toolProfile]; !ok {
+			return mcp.Profile{}, fmt.Errorf("winx: unknown --tool-profile %q (want full, coding, read-only or terminal)", opts.toolProfile)
+		}
+		return tools.ProfileFor(opts.toolProfile, nil), nil
+	}
+	p := tools.ProfileFor("", opts.allowTools)
+	if err := p.Validate(reg); err != nil {
+		return mcp.Profile{}, fmt.Errorf("winx: --allow-tool: %w", err)
+	}
+	return p, nil
 }
 
 const instructions = "Winx gives you a persistent shell on the user's machine. Call Initialize with the " +
 	"workspace path first, then pass its thread_id and workspace_root to BashCommand. " +
 	"Read the resource " + tools.AboutURI + " for this server's build and capabilities."
 
-func serveHTTP(ctx context.Context, srv *mcp.Server, opts *serveOptions, logger *slog.Logger, stderr io.Writer) error {
-	if opts.tokenFile == "" {
-		fmt.Fprintln(stderr, "winx: --http needs --token-file")
-		return errUsage
-	}
-	token, err := auth.LoadTokenFile(opts.tokenFile)
-	if err != nil {
-		return err
-	}
-	bearer, err := auth.NewBearer(token)
-	if err != nil {
-		return err
-	}
+func serveHTTP(ctx context.Context, srv *mcp.Server, authn mcp.Authenticator, opts *serveOptions, logger *slog.Logger, stderr io.Writer) error {
 	host, _, err := net.SplitHostPort(opts.bind)
 	if err != nil {
 		return fmt.Errorf("winx: --bind %q: %w", opts.bind, err)
@@ -190,7 +215,7 @@ func serveHTTP(ctx context.Context, srv *mcp.Server, opts *serveOptions, logger 
 		return errUsage
 	}
 	handler := mcp.NewHTTPHandler(srv, &mcp.HTTPOptions{
-		Auth:         bearerAuth{bearer: bearer, allowQuery: opts.allowQueryToken},
+		Auth:         authn,
 		AllowedHosts: allowed,
 	})
 	g := newGuard(guardOptions{
@@ -293,35 +318,4 @@ func isLoopback(host string) bool {
 	}
 	ip := net.ParseIP(strings.Trim(host, "[]"))
 	return ip != nil && ip.IsLoopback()
-}
-
-// badAuthDelay slows every failed authentication, so guessing tokens over
-// the network is slow even below the rate limit.
-const badAuthDelay = 100 * time.Millisecond
-
-// bearerAuth admits requests carrying the configured bearer token.
-type bearerAuth struct {
-	bearer     *auth.Bearer
-	allowQuery bool // also accept ?access_token= (--allow-query-token)
-}
-
-var _ mcp.Authenticator = bearerAuth{}
-
-func (a bearerAuth) Authenticate(r *http.Request) (mcp.Caller, error) {
-	ok := a.bearer.VerifyHeader(r.Header.Get("Authorization"))
-	if !ok && a.allowQuery {
-		if tok := r.URL.Query().Get("access_token"); tok != "" {
-			ok = a.bearer.Verify([]byte(tok))
-		}
-	}
-	if !ok {
-		t := time.NewTimer(badAuthDelay)
-		select {
-		case <-t.C:
-		case <-r.Context().Done():
-			t.Stop()
-		}
-		return mcp.Caller{}, mcp.ErrUnauthorized
-	}
-	return mcp.Caller{Principal: "", Profile: mcp.FullProfile()}, nil
 }
