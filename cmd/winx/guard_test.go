@@ -3,8 +3,11 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
+	"runtime"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -182,4 +185,76 @@ func TestGuardDrainOnShutdown(t *testing.T) {
 	if err := <-stopped; err != nil {
 		t.Errorf("run after drain = %v", err)
 	}
+}
+
+// TestGuardBurst fires 500 concurrent requests at max-concurrency 32, half
+// with a wrong token (each then holds its slot for the 100 ms bad-auth
+// delay, so slots run out): valid requests get only 200 or 503, the server
+// keeps serving, memory stays bounded and no goroutine is left.
+func TestGuardBurst(t *testing.T) {
+	before := runtime.NumGoroutine()
+	s := startServe(t, "--max-concurrency", "32", "--requests-per-minute", "0")
+	client := &http.Client{Timeout: 20 * time.Second, Transport: &http.Transport{MaxIdleConnsPerHost: 64}}
+	var mu sync.Mutex
+	codes := map[int]int{}
+	var wg sync.WaitGroup
+	for i := 0; i < 500; i++ {
+		valid := i%2 == 0
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			req, _ := http.NewRequest(http.MethodPost, s.base+"/mcp", strings.NewReader(discoverBody))
+			req.Header = discoverHeader("Bearer wrong-token-wrong-token-wrong-token")
+			if valid {
+				req.Header = discoverHeader(bearer)
+			}
+			resp, err := client.Do(req)
+			code := -1
+			if err == nil {
+				io.Copy(io.Discard, resp.Body)
+				resp.Body.Close()
+				code = resp.StatusCode
+			}
+			if !valid {
+				if code != http.StatusUnauthorized && code != http.StatusServiceUnavailable {
+					t.Errorf("invalid token answered %d", code)
+				}
+				return
+			}
+			mu.Lock()
+			codes[code]++
+			mu.Unlock()
+		}()
+	}
+	wg.Wait()
+	client.CloseIdleConnections()
+	for code, n := range codes {
+		if code != http.StatusOK && code != http.StatusServiceUnavailable {
+			t.Errorf("%d answers with status %d, want only 200 and 503 (%v)", n, code, codes)
+		}
+	}
+	if codes[http.StatusOK] == 0 {
+		t.Errorf("no request succeeded: %v", codes)
+	}
+	if resp, _ := s.post(t, discoverHeader(bearer), discoverBody); resp.StatusCode != http.StatusOK {
+		t.Errorf("after the burst = %d", resp.StatusCode)
+	}
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	if m.HeapInuse > 256<<20 {
+		t.Errorf("heap in use %d MiB after the burst", m.HeapInuse>>20)
+	}
+	s.client.CloseIdleConnections()
+	if err := s.stop(); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for runtime.NumGoroutine() > before+2 {
+		if time.Now().After(deadline) {
+			t.Errorf("goroutines: %d before, %d after the server stopped", before, runtime.NumGoroutine())
+			break
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Logf("status counts: %v", codes)
 }
