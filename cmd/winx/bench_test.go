@@ -22,6 +22,7 @@ import (
 	"net/http"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -332,4 +333,81 @@ func coldStart(ctx context.Context, probe, command string) (map[string]float64, 
 		}
 	}
 	return m, nil
+}
+
+// BenchmarkHTTPBashEcho measures authenticated BashCommand `echo hi` calls
+// over HTTP on 127.0.0.1 by c clients, each with its own session (its own
+// shell: one shell runs one foreground command at a time). It reports
+// requests per second and the p50/p99 latency.
+func BenchmarkHTTPBashEcho(b *testing.B) {
+	bin := buildWinx(b)
+	winx := startHTTP(b, bin)
+	target := &httpTarget{name: "server=winx/era=legacy", endpoint: winx.endpoint, token: winx.token}
+	var sessions atomic.Int64 // thread ids must be new for every workspace
+	for _, c := range benchConcurrency {
+		b.Run(fmt.Sprintf("c=%d", c), func(b *testing.B) {
+			tr := &http.Transport{MaxIdleConnsPerHost: 2 * c}
+			defer tr.CloseIdleConnections()
+			hc := &http.Client{Transport: tr, Timeout: time.Minute}
+			type worker struct {
+				rpc    *rpcClient
+				params string
+			}
+			workers := make([]worker, c)
+			for i := range workers {
+				w := &rpcClient{hc: hc, target: target}
+				if err := w.open(b.Context()); err != nil {
+					b.Fatal(err)
+				}
+				defer w.close()
+				root := b.TempDir()
+				thread := fmt.Sprintf("bench_%d", sessions.Add(1))
+				init := fmt.Sprintf(`{"name":"Initialize","arguments":{"any_workspace_path":%q,"thread_id":%q}}`, root, thread)
+				if _, body, err := w.post(b.Context(), "tools/call", init, http.StatusOK); err != nil || bytes.Contains(body, []byte(`"isError":true`)) {
+					b.Fatalf("Initialize: %v %s", err, body)
+				}
+				workers[i] = worker{rpc: w, params: fmt.Sprintf(`{"name":"BashCommand","arguments":{"command":"echo hi","thread_id":%q,"workspace_root":%q}}`, thread, root)}
+			}
+			var (
+				next      atomic.Int64
+				wg        sync.WaitGroup
+				mu        sync.Mutex
+				latencies []time.Duration
+				firstErr  error
+			)
+			b.ResetTimer()
+			for _, w := range workers {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					for next.Add(1) <= int64(b.N) {
+						start := time.Now()
+						_, body, err := w.rpc.post(b.Context(), "tools/call", w.params, http.StatusOK)
+						d := time.Since(start)
+						mu.Lock()
+						latencies = append(latencies, d)
+						if err == nil && !bytes.Contains(body, []byte(`exit code: 0`)) {
+							err = fmt.Errorf("echo hi answered %s", body)
+						}
+						if err != nil && firstErr == nil {
+							firstErr = err
+						}
+						mu.Unlock()
+						if err != nil {
+							return
+						}
+					}
+				}()
+			}
+			wg.Wait()
+			b.StopTimer()
+			if firstErr != nil {
+				b.Fatal(firstErr)
+			}
+			slices.Sort(latencies)
+			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "req/s")
+			b.ReportMetric(float64(latencies[len(latencies)/2].Microseconds()), "p50-µs")
+			b.ReportMetric(float64(latencies[len(latencies)*99/100].Microseconds()), "p99-µs")
+		})
+	}
 }
