@@ -36,7 +36,6 @@ const (
 	codeRecoveryExhausted     = "recovery_exhausted"
 	codeEditCommitIncomplete  = "execution_failed"
 	codeUndoNotFound          = "undo_not_found"
-	codeFileChangedSinceEdit  = "file_changed_since_edit"
 	codeSearchBlockConflicted = "search_block_conflict"
 )
 
