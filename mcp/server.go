@@ -106,6 +106,9 @@ type Caller struct {
 	Principal string
 	// Profile filters the tools the caller may discover and call.
 	Profile Profile
+	// Conversation identifies the HTTP conversation (its Mcp-Session-Id,
+	// else its X-Winx-Conversation-Id header); "" on stdio.
+	Conversation string
 }
 
 // exchange is one request in flight with everything its handler may use.

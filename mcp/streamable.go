@@ -112,6 +112,7 @@ func (h *HTTPHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		caller = c
 	}
+	caller.Conversation = conversationID(r)
 	switch r.Method {
 	case http.MethodPost:
 		h.post(w, r, caller)
@@ -123,6 +124,32 @@ func (h *HTTPHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Allow", "GET, POST, DELETE")
 		httpError(w, http.StatusMethodNotAllowed, "method not allowed")
 	}
+}
+
+// maxConversationID bounds a conversation id taken from a header.
+const maxConversationID = 128
+
+// conversationID names the conversation a request belongs to: its legacy
+// session id, else the client's X-Winx-Conversation-Id. Ids that are too
+// long or not visible ASCII are ignored.
+func conversationID(r *http.Request) string {
+	for _, h := range []string{"Mcp-Session-Id", "X-Winx-Conversation-Id"} {
+		v := r.Header.Get(h)
+		if v == "" || len(v) > maxConversationID {
+			continue
+		}
+		ok := true
+		for i := 0; i < len(v); i++ {
+			if v[i] <= ' ' || v[i] > '~' {
+				ok = false
+				break
+			}
+		}
+		if ok {
+			return v
+		}
+	}
+	return ""
 }
 
 func httpError(w http.ResponseWriter, status int, msg string) {

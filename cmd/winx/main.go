@@ -56,6 +56,7 @@ type serveOptions struct {
 	allowWeakToken  bool
 	toolProfile     string
 	allowTools      stringList
+	sessionAffinity string
 }
 
 type stringList []string
@@ -100,6 +101,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	fs.StringVar(&opts.token, "token", "", "the bearer token itself (prefer --token-file or WINX_HTTP_TOKEN: arguments are visible to other users)")
 	fs.StringVar(&opts.principalConfig, "principal-config", "", "TOML file of [[principals]] (name, token_file or token_env, tool_profile or allowed_tools)")
 	fs.BoolVar(&opts.allowWeakToken, "allow-weak-token", false, "accept tokens shorter than 32 bytes")
+	fs.StringVar(&opts.sessionAffinity, "session-affinity", tools.AffinityWorkspace,
+		"which calls share a shell: workspace (principal + workspace), conversation (HTTP conversation, else thread) or thread")
 	fs.StringVar(&opts.toolProfile, "tool-profile", "full", "tools offered: full, coding, read-only or terminal")
 	fs.Var(&opts.allowTools, "allow-tool", "offer exactly these tools (repeatable; replaces --tool-profile)")
 	fs.BoolVar(&opts.allowQueryToken, "allow-query-token", false, "also accept the token as ?access_token= (it may end up in proxy logs)")
@@ -115,6 +118,12 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}
 	if fs.NArg() > 0 {
 		fmt.Fprintf(stderr, "winx: unexpected argument %q\n", fs.Arg(0))
+		return errUsage
+	}
+	switch opts.sessionAffinity {
+	case tools.AffinityWorkspace, tools.AffinityConversation, tools.AffinityThread:
+	default:
+		fmt.Fprintf(stderr, "winx: --session-affinity %q is not one of workspace, conversation, thread\n", opts.sessionAffinity)
 		return errUsage
 	}
 	id := buildid.Read()
@@ -141,6 +150,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		Transport:    "stdio",
 		Sessions:     sessions,
 		AllowPaths:   allowPaths,
+		Affinity:     opts.sessionAffinity,
 		StateDir:     stateDir(),
 		Redactor:     redact.New(os.Getenv("WINX_NO_REDACT") == "1"),
 		KeepTailPipe: os.Getenv("WINX_KEEP_TAIL_PIPE") == "1",

@@ -39,6 +39,9 @@ type Options struct {
 	// AllowPaths are extra roots file tools may use besides the workspace
 	// (WINX_ALLOW_PATHS, parsed once at start with auth.ParseAllowPaths).
 	AllowPaths []string
+	// Affinity is the session affinity mode: AffinityWorkspace (default,
+	// also ""), AffinityConversation or AffinityThread.
+	Affinity string
 	// StateDir holds edit receipts and undo records (0700 directories,
 	// 0600 files); "" disables both.
 	StateDir string

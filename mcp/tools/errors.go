@@ -30,6 +30,9 @@ var (
 	// ErrWorkspaceAlreadyBound: a first_call names a workspace other than
 	// the one its thread is bound to.
 	ErrWorkspaceAlreadyBound = errors.New("tools: thread is already bound to another workspace")
+	// ErrWorkspaceChangeNeedsNewSession: a remote conversation asked to
+	// move to another workspace; it must start a new conversation.
+	ErrWorkspaceChangeNeedsNewSession = errors.New("tools: a remote conversation cannot change its workspace")
 	// ErrInvalidMode: an unknown mode or a malformed code_writer config.
 	ErrInvalidMode = errors.New("tools: invalid mode")
 	// ErrTaskNotFound: no saved context has the id.
@@ -80,6 +83,7 @@ const (
 	codeResetSkippedHealthy      = "reset_skipped_healthy"
 	codeExecutionFailed          = "execution_failed"
 	codeTaskNotFound             = "task_not_found"
+	codeWorkspaceChangeNewSess   = "workspace_change_requires_new_session"
 )
 
 // errorEnvelope maps a typed error to the envelope a tool answers with. It
@@ -112,6 +116,9 @@ func errorEnvelope(tool string, err error) mcp.Envelope {
 		}
 	case errors.Is(err, ErrTaskNotFound):
 		env.Status, env.ErrorCode, env.Retryable = mcp.StatusNotFound, codeTaskNotFound, true
+	case errors.Is(err, ErrWorkspaceChangeNeedsNewSession):
+		env.Status, env.ErrorCode, env.Retryable = mcp.StatusConflict, codeWorkspaceChangeNewSess, false
+		env.Message = "This conversation is bound to its workspace; start a new conversation (a new session) to work elsewhere."
 	case errors.Is(err, ErrNotInitialized):
 		env.Status, env.ErrorCode, env.Retryable = mcp.StatusNeedsInitialize, codeNotInitialized, true
 		env.Message = "This thread has no session; call Initialize with type first_call and the workspace path."

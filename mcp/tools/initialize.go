@@ -98,6 +98,9 @@ const initializeDescription = `Start or reattach a Winx session for a workspace.
 
 // initializeInput is the decoded arguments.
 type initializeInput struct {
+	// scope is the session affinity scope of the call (not client input).
+	scope string
+
 	Type               string            `json:"type"`
 	AnyWorkspacePath   string            `json:"any_workspace_path"`
 	InitialFilesToRead []string          `json:"initial_files_to_read"`
@@ -143,10 +146,47 @@ type initializer struct {
 	// redactor cleans the answer: guideline and initial files may hold
 	// secrets.
 	redactor *redact.Redactor
+	// affinity decides which calls share a session; transport is "stdio"
+	// or "http".
+	affinity  string
+	transport string
+}
+
+// Session affinity modes (--session-affinity).
+const (
+	// AffinityWorkspace: one session per principal and canonical
+	// workspace (the default).
+	AffinityWorkspace = "workspace"
+	// AffinityConversation: one session per conversation (the HTTP
+	// Mcp-Session-Id, else X-Winx-Conversation-Id, else the first call's
+	// thread id) and workspace.
+	AffinityConversation = "conversation"
+	// AffinityThread: one session per thread id and workspace.
+	AffinityThread = "thread"
+)
+
+// affinityScope is the session scope of a call under the affinity mode.
+// Scopes are internal keys; clients never see them.
+func (t *initializer) affinityScope(caller mcp.Caller, threadID string) string {
+	switch t.affinity {
+	case AffinityConversation:
+		if caller.Conversation != "" {
+			return "c:" + caller.Conversation
+		}
+		if threadID != "" {
+			return "t:" + NormalizeThreadID(threadID)
+		}
+	case AffinityThread:
+		if threadID != "" {
+			return "t:" + NormalizeThreadID(threadID)
+		}
+	}
+	return ""
 }
 
 func addInitialize(reg *mcp.Registry, opts Options) {
-	t := &initializer{sessions: opts.Sessions, scratchRoot: opts.ScratchRoot, overview: opts.Overview, redactor: opts.redactor()}
+	t := &initializer{sessions: opts.Sessions, scratchRoot: opts.ScratchRoot, overview: opts.Overview, redactor: opts.redactor(),
+		affinity: opts.Affinity, transport: opts.Transport}
 	reg.AddTool(mcp.Tool{
 		Name:         InitializeTool,
 		Title:        "Initialize a Winx session",
@@ -184,6 +224,7 @@ func (t *initializer) handle(ctx context.Context, req *mcp.ToolRequest) (*mcp.Ca
 		return failure(fmt.Errorf("%w: no saved context has id %q (ContextSave is not available on this server); call Initialize without task_id_to_resume",
 			ErrTaskNotFound, in.TaskIDToResume)), nil
 	}
+	in.scope = t.affinityScope(req.Caller(), in.ThreadID)
 	return call(ctx, req.Caller().Principal, &in), nil
 }
 
@@ -335,7 +376,7 @@ func (t *initializer) firstCall(ctx context.Context, principal string, in *initi
 	if err != nil {
 		return failure(err)
 	}
-	sess, created, err := t.sessions.Attach(ctx, principal, root, mode, in.ThreadID, scratch)
+	sess, created, err := t.sessions.AttachScoped(ctx, principal, in.scope, root, mode, in.ThreadID, scratch)
 	if err != nil {
 		discardScratch(root, scratch)
 		return failure(err)
@@ -344,11 +385,15 @@ func (t *initializer) firstCall(ctx context.Context, principal string, in *initi
 }
 
 func (t *initializer) changeWorkspace(ctx context.Context, principal string, in *initializeInput) *mcp.CallToolResult {
+	if t.affinity == AffinityConversation && t.transport == "http" {
+		// A remote conversation stays with the workspace it started in.
+		return failure(ErrWorkspaceChangeNeedsNewSession)
+	}
 	root, scratch, mode, err := t.resolve(in)
 	if err != nil {
 		return failure(err)
 	}
-	sess, created, err := t.sessions.ChangeWorkspace(ctx, principal, root, mode, in.ThreadID, scratch)
+	sess, created, err := t.sessions.ChangeWorkspaceScoped(ctx, principal, in.scope, root, mode, in.ThreadID, scratch)
 	if err != nil {
 		discardScratch(root, scratch)
 		return failure(err)

@@ -195,17 +195,29 @@ func NewSessions(factory ShellFactory, now func() time.Time) *Sessions {
 // a new session without one is wcgw. Two calls for one key always share one
 // session and one shell, even when they race.
 func (s *Sessions) Attach(ctx context.Context, principal, root string, mode Mode, threadID string, scratch bool) (sess *Session, created bool, err error) {
-	return s.attach(ctx, principal, root, mode, threadID, scratch, false)
+	return s.attach(ctx, principal, "", root, mode, threadID, scratch, false)
+}
+
+// AttachScoped is Attach with a session affinity scope: sessions of one
+// principal and workspace are kept apart per scope (a conversation or a
+// thread); "" is the workspace-wide session Attach uses.
+func (s *Sessions) AttachScoped(ctx context.Context, principal, scope, root string, mode Mode, threadID string, scratch bool) (sess *Session, created bool, err error) {
+	return s.attach(ctx, principal, scope, root, mode, threadID, scratch, false)
 }
 
 // ChangeWorkspace is Attach for a thread that moves: the thread is bound to
 // the session of root even if it was bound to another workspace, whose
 // session keeps running for its other threads.
 func (s *Sessions) ChangeWorkspace(ctx context.Context, principal, root string, mode Mode, threadID string, scratch bool) (sess *Session, created bool, err error) {
-	return s.attach(ctx, principal, root, mode, threadID, scratch, true)
+	return s.attach(ctx, principal, "", root, mode, threadID, scratch, true)
 }
 
-func (s *Sessions) attach(ctx context.Context, principal, root string, mode Mode, threadID string, scratch, move bool) (*Session, bool, error) {
+// ChangeWorkspaceScoped is ChangeWorkspace within an affinity scope.
+func (s *Sessions) ChangeWorkspaceScoped(ctx context.Context, principal, scope, root string, mode Mode, threadID string, scratch bool) (sess *Session, created bool, err error) {
+	return s.attach(ctx, principal, scope, root, mode, threadID, scratch, true)
+}
+
+func (s *Sessions) attach(ctx context.Context, principal, scope, root string, mode Mode, threadID string, scratch, move bool) (*Session, bool, error) {
 	if !filepath.IsAbs(root) || filepath.Clean(root) != root {
 		return nil, false, &WorkspaceError{Path: root, Err: ErrWorkspaceRelative}
 	}
@@ -215,7 +227,14 @@ func (s *Sessions) attach(ctx context.Context, principal, root string, mode Mode
 		}
 	}
 	key := sessionKey(principal, root)
-	tk := threadKey{principal, threadIDOrDefault(threadID, ExternalSessionID(principal, root))}
+	externalID := ExternalSessionID(principal, root)
+	if scope != "" {
+		// A scoped session is its own session: its key and external id
+		// carry the scope, hashed so no client text reaches either.
+		key += "\x00" + scope
+		externalID = ExternalSessionID(principal+"\x00"+scope, root)
+	}
+	tk := threadKey{principal, threadIDOrDefault(threadID, externalID)}
 	for {
 		s.mu.Lock()
 		if s.closed {
@@ -229,7 +248,7 @@ func (s *Sessions) attach(ctx context.Context, principal, root string, mode Mode
 		sess, ok := s.sessions[key]
 		if !ok {
 			sess = &Session{
-				Key: key, ExternalID: ExternalSessionID(principal, root), Principal: principal,
+				Key: key, ExternalID: externalID, Principal: principal,
 				Root: root, Scratch: scratch, TempDir: TempArtifactDir(root, key), Created: s.now(),
 				Ledger: evidence.NewLedger(0), ready: make(chan struct{}),
 			}
