@@ -50,6 +50,7 @@ type serveOptions struct {
 	requestsPerMinute int
 	requestTimeout    time.Duration
 	allowQueryToken   bool
+	maxBodyBytes      int64
 	// Callers: one token source, or a principal file.
 	token           string
 	principalConfig string
@@ -97,6 +98,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	fs.Var(&opts.allowedHosts, "allowed-host", "extra host name accepted in Host and Origin headers (repeatable)")
 	fs.IntVar(&opts.maxConcurrency, "max-concurrency", 32, "HTTP requests served at once; more get 503")
 	fs.IntVar(&opts.requestsPerMinute, "requests-per-minute", 120, "HTTP requests per minute per source IP; more get 429")
+	fs.Int64Var(&opts.maxBodyBytes, "max-body-bytes", mcp.DefaultMaxBodyBytes, "largest HTTP request body; larger gets 413")
 	fs.DurationVar(&opts.requestTimeout, "request-timeout", 120*time.Second, "time for an HTTP request to start its answer; later gets 408")
 	fs.StringVar(&opts.token, "token", "", "the bearer token itself (prefer --token-file or WINX_HTTP_TOKEN: arguments are visible to other users)")
 	fs.StringVar(&opts.principalConfig, "principal-config", "", "TOML file of [[principals]] (name, token_file or token_env, tool_profile or allowed_tools)")
@@ -220,13 +222,14 @@ func serveHTTP(ctx context.Context, srv *mcp.Server, authn mcp.Authenticator, op
 	if ip := net.ParseIP(host); host != "" && !isLoopback(host) && (ip == nil || !ip.IsUnspecified()) {
 		allowed = append(allowed, host)
 	}
-	if opts.maxConcurrency < 1 || opts.requestsPerMinute < 0 || opts.requestTimeout < 0 {
-		fmt.Fprintln(stderr, "winx: --max-concurrency must be at least 1; --requests-per-minute and --request-timeout must not be negative")
+	if opts.maxConcurrency < 1 || opts.requestsPerMinute < 0 || opts.requestTimeout < 0 || opts.maxBodyBytes < 1 {
+		fmt.Fprintln(stderr, "winx: --max-concurrency and --max-body-bytes must be at least 1; --requests-per-minute and --request-timeout must not be negative")
 		return errUsage
 	}
 	handler := mcp.NewHTTPHandler(srv, &mcp.HTTPOptions{
 		Auth:         authn,
 		AllowedHosts: allowed,
+		MaxBodyBytes: opts.maxBodyBytes,
 	})
 	g := newGuard(guardOptions{
 		maxConcurrency:    opts.maxConcurrency,
