@@ -258,3 +258,14 @@ func TestGuardBurst(t *testing.T) {
 	}
 	t.Logf("status counts: %v", codes)
 }
+
+func TestGuardBodyLimit(t *testing.T) {
+	s := startServe(t, "--max-body-bytes", "1024")
+	resp, _ := s.post(t, discoverHeader(bearer), strings.Replace(discoverBody, "http-test", strings.Repeat("x", 2048), 1))
+	if resp.StatusCode != http.StatusRequestEntityTooLarge {
+		t.Errorf("2 KiB body with a 1 KiB limit = %d, want 413", resp.StatusCode)
+	}
+	if resp, _ := s.post(t, discoverHeader(bearer), discoverBody); resp.StatusCode != http.StatusOK {
+		t.Errorf("after the 413 = %d, want the server serving", resp.StatusCode)
+	}
+}
