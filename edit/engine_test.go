@@ -535,7 +535,7 @@ func TestUndo(t *testing.T) {
 	}
 
 	// Undo after an external change is refused and the change is kept.
-	res, err = f.apply(FileEdit{Path: p, Mode: ModeReplace, Content: "replaced\n"})
+	_, err = f.apply(FileEdit{Path: p, Mode: ModeReplace, Content: "replaced\n"})
 	if err == nil {
 		t.Fatal("replace after undo without a read: no error")
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os/exec"
-	"sort"
 	"strconv"
 	"time"
 
@@ -136,20 +135,4 @@ func (s *Session) SendTextBackground(ctx context.Context, id, text string, submi
 		return nil, fmt.Errorf("guardian: write to background command: %w", err)
 	}
 	return s.await(ctx, b.cmd, wait)
-}
-
-// BackgroundIDs lists the known background commands in start order.
-func (s *Session) BackgroundIDs() []string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	ids := make([]string, 0, len(s.bg))
-	for id := range s.bg {
-		ids = append(ids, id)
-	}
-	sort.Slice(ids, func(i, j int) bool {
-		a, _ := strconv.Atoi(ids[i][3:])
-		b, _ := strconv.Atoi(ids[j][3:])
-		return a < b
-	})
-	return ids
 }

@@ -73,7 +73,6 @@ type Session struct {
 	bg         map[string]*background
 	bgNext     int
 	closed     bool
-	restarts   int
 }
 
 // shellProc is one incarnation of the shell (replaced on reset).
@@ -83,7 +82,6 @@ type shellProc struct {
 	scanner markerScanner
 	ready   bool // the first marker arrived
 	dead    bool
-	status  pty.ExitStatus
 }
 
 // NewSession starts a shell and waits for its first prompt.
@@ -163,7 +161,6 @@ func (s *Session) readLoop(sp *shellProc) {
 	status, _ := sp.proc.Wait()
 	s.mu.Lock()
 	sp.dead = true
-	sp.status = status
 	if s.shell == sp && s.cmd != nil && !s.cmd.done {
 		// The shell itself ended (exit, set -e): that ends the command.
 		code := status.Code
@@ -244,13 +241,6 @@ func (s *Session) Cwd() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.cwd
-}
-
-// Running reports whether a foreground command runs, and its generation.
-func (s *Session) Running() (bool, uint64) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.cmd != nil && !s.cmd.done, s.gen
 }
 
 // Outcome is what a caller learns about the foreground command.
@@ -335,9 +325,6 @@ func (s *Session) ensureShell(ctx context.Context) error {
 	if !dead {
 		return nil
 	}
-	s.mu.Lock()
-	s.restarts++
-	s.mu.Unlock()
 	return s.startShell(ctx, cwd)
 }
 
@@ -399,9 +386,6 @@ var keyBytes = map[Key]string{
 	"Enter": "\r", "Key-up": "\x1b[A", "Key-down": "\x1b[B", "Key-right": "\x1b[C", "Key-left": "\x1b[D",
 	"Ctrl-c": "\x03", "Ctrl-d": "\x04", "Ctrl-z": "\x1a",
 }
-
-// ValidKey reports whether k is a key send_specials accepts.
-func ValidKey(k Key) bool { _, ok := keyBytes[k]; return ok }
 
 // SendText types text (plus Enter when submit) into the foreground program.
 func (s *Session) SendText(ctx context.Context, text string, submit bool, wait time.Duration) (*Outcome, error) {
@@ -525,17 +509,9 @@ func (s *Session) Reset(ctx context.Context) error {
 func (s *Session) replaceShell(ctx context.Context) error {
 	s.mu.Lock()
 	old, cwd := s.shell, s.cwd
-	s.restarts++
 	s.mu.Unlock()
 	old.proc.Close()
 	return s.startShell(ctx, cwd)
-}
-
-// Restarts counts shell replacements and restarts.
-func (s *Session) Restarts() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.restarts
 }
 
 // ScreenSnapshot is the visible terminal.

@@ -257,9 +257,9 @@ func (h *HTTPHandler) post(w http.ResponseWriter, r *http.Request, caller Caller
 	}
 }
 
-// sessionFor resolves the Mcp-Session-Id header. It returns (nil, 0) when
-// the header is absent and writes nothing; a non-zero status means the
-// request was answered with that error.
+// sessionFor resolves the Mcp-Session-Id header. It returns (nil, true)
+// when the header is absent and writes nothing; false means the request was
+// already answered with an error (unknown, expired or foreign session).
 func (h *HTTPHandler) sessionFor(w http.ResponseWriter, r *http.Request, caller Caller) (*httpSession, bool) {
 	id := r.Header.Get("Mcp-Session-Id")
 	if id == "" {

@@ -111,10 +111,6 @@ type listenNotification struct {
 	Notifications *SubscriptionFilter `json:"notifications,omitempty"`
 }
 
-type listenResult struct {
-	ResultHeader
-}
-
 // listen serves subscriptions/listen: it acknowledges with the honoured
 // filter, then forwards matching changes until ctx ends. It returns
 // ErrNoResponse when the client went away (nothing left to answer).

@@ -29,7 +29,7 @@ const (
 // maxPatchBytes bounds an ApplyPatch diff.
 const maxPatchBytes = 4 << 20
 
-var aliasBinding = `"thread_id": {"type": "string", "minLength": 1}, "workspace_root": {"type": "string"}`
+const aliasBinding = `"thread_id": {"type": "string", "minLength": 1}, "workspace_root": {"type": "string"}`
 
 func addEditAliases(reg *mcp.Registry, t *editTool) {
 	add := func(name, desc, props string, required []string, lower func(json.RawMessage) (*editInput, error)) {

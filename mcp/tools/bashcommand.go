@@ -46,7 +46,6 @@ type terminal interface {
 	SendTextBackground(ctx context.Context, id, text string, submit bool, wait time.Duration) (*guardian.Outcome, error)
 	Screen(lines int, diff bool) guardian.ScreenSnapshot
 	WaitForTurn(ctx context.Context, quiet, timeout time.Duration) (bool, error)
-	Running() (bool, uint64)
 }
 
 var _ terminal = (*guardian.Session)(nil)
