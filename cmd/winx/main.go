@@ -148,21 +148,22 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return fmt.Errorf("winx: WINX_ALLOW_PATHS: %w", err)
 	}
 	catalog := tools.Options{
-		Build:        id.String(),
-		Transport:    "stdio",
-		Sessions:     sessions,
-		AllowPaths:   allowPaths,
-		Affinity:     opts.sessionAffinity,
-		StateDir:     stateDir(),
-		Redactor:     redact.New(os.Getenv("WINX_NO_REDACT") == "1"),
-		KeepTailPipe: os.Getenv("WINX_KEEP_TAIL_PIPE") == "1",
+		Build:              id.String(),
+		Transport:          "stdio",
+		Sessions:           sessions,
+		AllowPaths:         allowPaths,
+		Affinity:           opts.sessionAffinity,
+		StateDir:           stateDir(),
+		Redactor:           redact.New(os.Getenv("WINX_NO_REDACT") == "1"),
+		KeepTailPipe:       os.Getenv("WINX_KEEP_TAIL_PIPE") == "1",
+		ServerInstructions: os.Getenv("WINX_SERVER_INSTRUCTIONS"),
 		Read: tools.ReadOptions{
 			CodingTokenBudget:    envInt("WINX_CODING_TOKEN_BUDGET"),
 			NonCodingTokenBudget: envInt("WINX_NONCODING_TOKEN_BUDGET"),
 			Parallelism:          envInt("WINX_READ_PARALLELISM"),
 		},
 	}
-	serverOpts := &mcp.ServerOptions{Logger: logger, Instructions: instructions}
+	serverOpts := &mcp.ServerOptions{Logger: logger, Instructions: tools.Instructions(catalog.ServerInstructions)}
 	if path := os.Getenv("WINX_USAGE_LOG"); path != "" {
 		ulog, err := openUsageLog(path, id.String())
 		if err != nil {
@@ -205,10 +206,6 @@ func callerProfile(reg *mcp.Registry, opts *serveOptions) (mcp.Profile, error) {
 	}
 	return p, nil
 }
-
-const instructions = "Winx gives you a persistent shell on the user's machine. Call Initialize with the " +
-	"workspace path first, then pass its thread_id and workspace_root to BashCommand. " +
-	"Read the resource " + tools.AboutURI + " for this server's build and capabilities."
 
 func serveHTTP(ctx context.Context, srv *mcp.Server, authn mcp.Authenticator, opts *serveOptions, logger *slog.Logger, stderr io.Writer) error {
 	host, _, err := net.SplitHostPort(opts.bind)

@@ -54,6 +54,10 @@ type Options struct {
 	// (WINX_KEEP_TAIL_PIPE=1); by default it is dropped because output is
 	// already bounded.
 	KeepTailPipe bool
+	// ServerInstructions are the operator's instructions
+	// (WINX_SERVER_INSTRUCTIONS); Initialize repeats them when a session
+	// starts. The handshake gets them through Instructions.
+	ServerInstructions string
 }
 
 func (o Options) redactor() *redact.Redactor {
@@ -81,6 +85,7 @@ func NewRegistry(opts Options) *mcp.Registry {
 		addBashCommand(reg, opts)
 		addReadFiles(reg, opts)
 		addEditAliases(reg, addEditFiles(reg, opts))
+		addHandoverPrompt(reg)
 	}
 	reg.AddResource(mcp.Resource{
 		URI:         AboutURI,

@@ -150,6 +150,11 @@ type initializer struct {
 	// or "http".
 	affinity  string
 	transport string
+	// roots bootstraps a stdio client's workspace from its Roots.
+	roots rootsBootstrap
+	// serverInstructions are the operator's (WINX_SERVER_INSTRUCTIONS),
+	// repeated when a session starts.
+	serverInstructions string
 }
 
 // Session affinity modes (--session-affinity).
@@ -186,7 +191,7 @@ func (t *initializer) affinityScope(caller mcp.Caller, threadID string) string {
 
 func addInitialize(reg *mcp.Registry, opts Options) {
 	t := &initializer{sessions: opts.Sessions, scratchRoot: opts.ScratchRoot, overview: opts.Overview, redactor: opts.redactor(),
-		affinity: opts.Affinity, transport: opts.Transport}
+		affinity: opts.Affinity, transport: opts.Transport, serverInstructions: opts.ServerInstructions}
 	reg.AddTool(mcp.Tool{
 		Name:         InitializeTool,
 		Title:        "Initialize a Winx session",
@@ -225,6 +230,12 @@ func (t *initializer) handle(ctx context.Context, req *mcp.ToolRequest) (*mcp.Ca
 			ErrTaskNotFound, in.TaskIDToResume)), nil
 	}
 	in.scope = t.affinityScope(req.Caller(), in.ThreadID)
+	if err := t.bootstrapFromRoots(ctx, req, &in); err != nil {
+		if mcp.IsInputRequired(err) {
+			return nil, err
+		}
+		return failure(err), nil
+	}
 	return call(ctx, req.Caller().Principal, &in), nil
 }
 
@@ -517,6 +528,7 @@ func (t *initializer) answer(ctx context.Context, in *initializeInput, sess *Ses
 		} else {
 			b.WriteString("\n" + ov.Text())
 		}
+		t.writeOperatorInstructions(&b)
 	case o.reattached:
 		message = "Reattached to the running session for " + sess.Root + "."
 		if in.Type == initFirstCall {
