@@ -112,6 +112,7 @@ func addBashCommand(reg *mcp.Registry, opts Options) {
 		Description:  bashDescription,
 		InputSchema:  bashSchema,
 		OutputSchema: mcp.EnvelopeOutputSchema,
+		Execution:    bashExecution,
 		Annotations: &mcp.ToolAnnotations{
 			Title:           "Run shell commands",
 			ReadOnlyHint:    mcp.Bool(false),
@@ -188,7 +189,8 @@ func (t *bashTool) handle(ctx context.Context, req *mcp.ToolRequest) (*mcp.CallT
 	if !ok {
 		return bashFailure(errors.New("tools: this session's runtime cannot run commands")), nil
 	}
-	r := bashRun{term: term, act: act, wait: wait, threadID: in.ThreadID, root: in.WorkspaceRoot, keepTailPipe: t.keepTailPipe}
+	r := bashRun{term: term, act: act, wait: wait, threadID: in.ThreadID, root: in.WorkspaceRoot, keepTailPipe: t.keepTailPipe,
+		req: req, policy: in.WaitPolicy}
 	return r.do(ctx), nil
 }
 
@@ -301,6 +303,10 @@ type bashRun struct {
 	root     string
 	// keepTailPipe keeps a trailing "| tail" that is dropped by default.
 	keepTailPipe bool
+	// req may turn the call into a task under policy (wait_policy); see
+	// bashtasks.go.
+	req    *mcp.ToolRequest
+	policy string
 }
 
 func (r *bashRun) do(ctx context.Context) *mcp.CallToolResult {
@@ -321,7 +327,7 @@ func (r *bashRun) do(ctx context.Context) *mcp.CallToolResult {
 		if dropped, ok := guardian.DropTailPipe(cmd); ok && !r.keepTailPipe {
 			cmd = dropped
 		}
-		o, err := r.term.Run(ctx, cmd, r.wait)
+		o, err := r.runForeground(ctx, cmd)
 		return r.outcome(o, err)
 	case "status_check":
 		if a.BgCommandID != "" {

@@ -1,0 +1,131 @@
+package tools
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"winx/guardian"
+	"winx/mcp"
+)
+
+// A foreground command may outlive the call that started it. With a client
+// that supports Tasks (the 2026-07-28 tasks extension, or a 2025-11-25 call
+// that asked for one), BashCommand turns such a call into a task instead of
+// answering "running": the client gets the task at once and reads the
+// command's complete result through tasks/get when it ends.
+//
+// wait_policy decides when:
+//   - adaptive (default): wait wait_for_seconds as usual; if the command is
+//     still running then, promote the call and follow it to the end.
+//   - until_complete: promote at once and follow the command to the end.
+//   - return_early: never promote; answer "running" after at most 5 s.
+//
+// Without Tasks support every policy behaves as before: the call answers
+// "running" after its wait and the model polls with status_check.
+
+const (
+	// taskPollSlice bounds one wait inside a task; the loop goes on until
+	// the command ends, the task is cancelled, or maxTaskRuntime passes.
+	taskPollSlice = 60 * time.Second
+	// maxTaskRuntime bounds how long a task follows one command. After it
+	// the task completes with status running and a status_check next
+	// action, exactly like a call that timed out.
+	maxTaskRuntime = 24 * time.Hour
+	// taskInterruptWait bounds the wait for a cancelled command to stop.
+	taskInterruptWait = 5 * time.Second
+)
+
+// generationInterrupter is implemented by terminals that can interrupt one
+// command generation only; a task cancelled after its command ended must
+// never interrupt the next command.
+type generationInterrupter interface {
+	InterruptGeneration(ctx context.Context, gen uint64, wait time.Duration) (*guardian.Outcome, error)
+}
+
+// runForeground runs a foreground command under the call's wait policy.
+func (r *bashRun) runForeground(ctx context.Context, cmd string) (*guardian.Outcome, error) {
+	if r.policy == "until_complete" && r.promote() {
+		o, err := r.term.Run(ctx, cmd, 0)
+		if err != nil || !o.Running {
+			return o, err
+		}
+		return r.follow(ctx, o)
+	}
+	o, err := r.term.Run(ctx, cmd, r.wait)
+	if err != nil || !o.Running || r.policy == "return_early" || !r.promote() {
+		return o, err
+	}
+	return r.follow(ctx, o)
+}
+
+// promote turns the call into a task; false when the client cannot have one.
+func (r *bashRun) promote() bool { return r.req != nil && r.req.Promote() }
+
+// follow polls a promoted command's generation until it ends and returns
+// one outcome carrying all output since the command started, since the
+// client saw none of it.
+func (r *bashRun) follow(ctx context.Context, first *guardian.Outcome) (*guardian.Outcome, error) {
+	acc := *first
+	deadline := time.Now().Add(maxTaskRuntime)
+	for acc.Running && time.Now().Before(deadline) {
+		o, err := r.term.Poll(ctx, acc.Generation, min(taskPollSlice, time.Until(deadline)))
+		if err != nil {
+			if ctx.Err() != nil {
+				return r.cancelled(acc.Generation, ctx.Err())
+			}
+			if errors.Is(err, guardian.ErrNotRunning) {
+				// The generation was replaced (a reset): report what we have.
+				acc.Running = false
+				acc.ShellReset = true
+				return &acc, nil
+			}
+			return nil, err
+		}
+		mergeOutcome(&acc, o)
+	}
+	return &acc, nil
+}
+
+// cancelled handles a task cancelled while its command runs: interrupt that
+// generation only, where the terminal can target one.
+func (r *bashRun) cancelled(gen uint64, cause error) (*guardian.Outcome, error) {
+	if gi, ok := r.term.(generationInterrupter); ok {
+		ctx, cancel := context.WithTimeout(context.Background(), 2*taskInterruptWait)
+		defer cancel()
+		gi.InterruptGeneration(ctx, gen, taskInterruptWait)
+	}
+	return nil, fmt.Errorf("tools: task cancelled: %w", cause)
+}
+
+// mergeOutcome appends a later look at the same command to acc.
+func mergeOutcome(acc, next *guardian.Outcome) {
+	text := acc.Output.Text
+	if text != "" && next.Output.Text != "" {
+		text += "\n"
+	}
+	text += next.Output.Text
+	acc.Output.DroppedBytes += next.Output.DroppedBytes
+	acc.Output.DroppedLines += next.Output.DroppedLines
+	if overflow := len(text) - guardian.DefaultOutputBudget; overflow > 0 {
+		// Keep the tail, as a single look would; the head is counted.
+		text = text[overflow:]
+		acc.Output.DroppedBytes += overflow
+	}
+	acc.Output.Text = text
+	if next.Output.DroppedFile != "" {
+		acc.Output.DroppedFile = next.Output.DroppedFile
+	}
+	acc.Output.Collapsed += next.Output.Collapsed
+	acc.Output.Redactions += next.Output.Redactions
+	acc.Running, acc.ExitCode, acc.Elapsed = next.Running, next.ExitCode, next.Elapsed
+	if next.Cwd != "" {
+		acc.Cwd = next.Cwd
+	}
+	acc.ShellExited = acc.ShellExited || next.ShellExited
+	acc.ShellReset = acc.ShellReset || next.ShellReset
+}
+
+// bashExecution declares that BashCommand calls may become tasks.
+var bashExecution = &mcp.ToolExecution{TaskSupport: mcp.TaskOptional}
