@@ -50,6 +50,9 @@ func (s *Session) StartBackground(ctx context.Context, command string) (string, 
 	cmd := exec.Command(path, "-c", command)
 	cmd.Dir = cwd
 	cmd.Env = append(append([]string(nil), s.opts.Env...), "PAGER=cat", "GIT_PAGER=cat", "TERM=xterm-256color")
+	if err := s.wrapCommand(cmd); err != nil { // the sandbox, if on
+		return "", fmt.Errorf("guardian: start background command: %w", err)
+	}
 	proc, err := pty.StartWithSize(cmd, pty.Size{Rows: uint16(s.opts.Rows), Cols: uint16(s.opts.Cols)})
 	if err != nil {
 		return "", fmt.Errorf("guardian: start background command: %w", err)

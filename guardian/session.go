@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"sync"
@@ -49,6 +50,27 @@ type Options struct {
 	// Shape configures how output is shaped for delivery.
 	Shape  ShapeOptions
 	Logger *slog.Logger
+	// WrapArgv, if set, rewrites the argument vector of every process the
+	// session starts (the shell and background commands), e.g. to start it
+	// through the Landlock launcher of package pty/sandbox. The first element
+	// of the result is the program to run.
+	WrapArgv func(argv []string) ([]string, error)
+}
+
+// wrapCommand applies Options.WrapArgv to cmd before it is started.
+func (s *Session) wrapCommand(cmd *exec.Cmd) error {
+	if s.opts.WrapArgv == nil {
+		return nil
+	}
+	argv, err := s.opts.WrapArgv(cmd.Args)
+	if err != nil {
+		return err
+	}
+	if len(argv) == 0 {
+		return errors.New("guardian: WrapArgv returned an empty argument vector")
+	}
+	cmd.Path, cmd.Args = argv[0], argv
+	return nil
 }
 
 // Session is one shell on a PTY with its commands. All methods are safe for
@@ -118,6 +140,9 @@ func (s *Session) startShell(ctx context.Context, dir string) error {
 	cmd, err := shellCommand(s.opts.Shell, nonce, s.rcDir, dir, s.opts.Env)
 	if err != nil {
 		return err
+	}
+	if err := s.wrapCommand(cmd); err != nil { // the sandbox, if on
+		return fmt.Errorf("%w: %v", ErrShellStart, err)
 	}
 	proc, err := pty.StartWithSize(cmd, pty.Size{Rows: uint16(s.opts.Rows), Cols: uint16(s.opts.Cols)})
 	if err != nil {

@@ -25,6 +25,7 @@ import (
 	"winx/evidence/redact"
 	"winx/mcp"
 	"winx/mcp/tools"
+	"winx/pty/sandbox"
 )
 
 // errUsage marks a command line that was rejected and already explained.
@@ -66,6 +67,13 @@ func (l *stringList) String() string     { return strings.Join(*l, ",") }
 func (l *stringList) Set(v string) error { *l = append(*l, v); return nil }
 
 func main() {
+	if len(os.Args) > 1 && os.Args[1] == sandbox.LauncherArg {
+		// The shell launcher of WINX_SANDBOX=1: it confines its own thread
+		// and becomes the shell, so it runs before anything else starts.
+		err := sandbox.RunLauncher(os.Args[2:])
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(126)
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	err := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 	stop()
@@ -135,12 +143,17 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}
 	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
 	info := mcp.Implementation{Name: "winx", Title: "Winx for Go", Version: id.Version}
+	confine, err := sandboxArgv(os.Getenv, sandbox.Probe, os.Executable, logger)
+	if err != nil {
+		return err
+	}
 	sessions := tools.NewSessions(tools.EmbeddedShells(tools.RuntimeOptions{
 		Shell:      os.Getenv("WINX_SHELL"),
 		NoRedact:   os.Getenv("WINX_NO_REDACT") == "1",
 		NoCompress: os.Getenv("WINX_NO_COMPRESS") == "1",
 		BaseEnv:    shellEnv(os.Environ()),
 		Logger:     logger,
+		Sandbox:    confine,
 	}), time.Now)
 	defer sessions.Close()
 	allowPaths, err := auth.ParseAllowPaths(os.Getenv("WINX_ALLOW_PATHS"))

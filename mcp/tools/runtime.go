@@ -18,6 +18,10 @@ type RuntimeOptions struct {
 	NoCompress bool     // WINX_NO_COMPRESS=1
 	BaseEnv    []string // the environment shells inherit
 	Logger     *slog.Logger
+	// Sandbox, if set, wraps the argument vector of every process a session
+	// starts so that it runs confined to the session's workspace root (see
+	// package pty/sandbox; WINX_SANDBOX=1).
+	Sandbox func(workspace string, argv []string) ([]string, error)
 }
 
 // EmbeddedShells returns a ShellFactory that runs guardian sessions in this
@@ -32,6 +36,10 @@ func EmbeddedShells(o RuntimeOptions) ShellFactory {
 				root = v
 			}
 		}
+		var wrap func([]string) ([]string, error)
+		if o.Sandbox != nil {
+			wrap = func(argv []string) ([]string, error) { return o.Sandbox(root, argv) }
+		}
 		return guardian.NewSession(ctx, guardian.Options{
 			Shell:  o.Shell,
 			Dir:    dir,
@@ -42,6 +50,7 @@ func EmbeddedShells(o RuntimeOptions) ShellFactory {
 				NoCompress: o.NoCompress,
 				Redactor:   redactor,
 			},
+			WrapArgv: wrap,
 		})
 	}
 }

@@ -1,0 +1,50 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+
+	"winx/pty/sandbox"
+)
+
+// sandboxArgv reads WINX_SANDBOX once at start-up and returns how session
+// processes are wrapped: nil when the sandbox is off, or when it is on but
+// this kernel cannot confine shells. In that case a warning with the exact
+// reason is logged and shells run unconfined: the sandbox is a defence in
+// depth that the user asked for, and refusing to start would leave them with
+// no server on an older kernel; the warning says what they do not get.
+// A malformed WINX_SANDBOX_RW_PATHS or WINX_SANDBOX_RO_PATHS stops start-up.
+func sandboxArgv(getenv func(string) string, probe func() (int, error), self func() (string, error), logger *slog.Logger) (func(workspace string, argv []string) ([]string, error), error) {
+	if getenv(sandbox.EnvEnable) != "1" {
+		return nil, nil
+	}
+	abi, err := probe()
+	if err != nil {
+		reason := err.Error()
+		var ue *sandbox.UnavailableError
+		if errors.As(err, &ue) {
+			reason = ue.Reason
+		}
+		logger.Warn("WINX_SANDBOX=1 but shells run unconfined", "reason", reason)
+		return nil, nil
+	}
+	// The environment is checked now so that a mistake shows at start-up;
+	// each shell's policy is built again with its own workspace.
+	p, err := sandbox.PolicyFromEnv("", getenv)
+	if err != nil {
+		return nil, fmt.Errorf("winx: WINX_SANDBOX: %w", err)
+	}
+	exe, err := self()
+	if err != nil {
+		return nil, fmt.Errorf("winx: WINX_SANDBOX: locate the winx binary for the launcher: %w", err)
+	}
+	logger.Info("sandbox on: shells are confined with Landlock", "abi", abi, "hidden", p.Home, "rw", p.RW, "ro", p.RO)
+	return func(workspace string, argv []string) ([]string, error) {
+		p, err := sandbox.PolicyFromEnv(workspace, getenv)
+		if err != nil {
+			return nil, err
+		}
+		return sandbox.Launcher(exe, p, argv), nil
+	}, nil
+}

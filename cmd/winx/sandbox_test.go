@@ -1,0 +1,242 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"log/slog"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"winx/pty/sandbox"
+)
+
+func TestSandboxArgv(t *testing.T) {
+	home := t.TempDir()
+	ws := t.TempDir()
+	self := func() (string, error) { return "/opt/winx", nil }
+	probeOK := func() (int, error) { return 7, nil }
+	env := func(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
+	var logs bytes.Buffer
+	logger := slog.New(slog.NewTextHandler(&logs, nil))
+
+	// Off: no wrapping, no probe, nothing logged.
+	probed := false
+	wrap, err := sandboxArgv(env(map[string]string{"HOME": home}), func() (int, error) { probed = true; return 7, nil }, self, logger)
+	if wrap != nil || err != nil || probed || logs.Len() != 0 {
+		t.Errorf("sandbox off: wrap set %v, err %v, probed %v, logs %q; want nothing", wrap != nil, err, probed, logs.String())
+	}
+
+	// On, but the kernel cannot: a warning with the exact reason, shells unconfined.
+	reason := "Landlock is built into the kernel but disabled at boot (test)"
+	unavailable := func() (int, error) {
+		return 0, &sandbox.UnavailableError{Reason: reason, Err: errors.ErrUnsupported}
+	}
+	wrap, err = sandboxArgv(env(map[string]string{sandbox.EnvEnable: "1", "HOME": home}), unavailable, self, logger)
+	if wrap != nil || err != nil {
+		t.Errorf("sandbox unavailable: wrap set %v, err %v; want no wrapping and no error", wrap != nil, err)
+	}
+	if got := logs.String(); !strings.Contains(got, "level=WARN") || !strings.Contains(got, reason) {
+		t.Errorf("sandbox unavailable logged %q, want a warning with %q", got, reason)
+	}
+
+	// On, with a malformed path list: start-up stops.
+	_, err = sandboxArgv(env(map[string]string{sandbox.EnvEnable: "1", "HOME": home, sandbox.EnvRWPaths: "relative/path"}), probeOK, self, logger)
+	if !errors.Is(err, sandbox.ErrInvalidPolicy) {
+		t.Errorf("sandbox with a relative RW path = %v, want ErrInvalidPolicy", err)
+	}
+
+	// On: every argv goes through the launcher with the shell's workspace.
+	wrap, err = sandboxArgv(env(map[string]string{sandbox.EnvEnable: "1", "HOME": home}), probeOK, self, logger)
+	if err != nil || wrap == nil {
+		t.Fatalf("sandbox on: wrap set %v, err %v", wrap != nil, err)
+	}
+	argv, err := wrap(ws, []string{"/bin/bash", "-i"})
+	realWS, _ := filepath.EvalSymlinks(ws)
+	if err != nil || len(argv) < 4 || argv[0] != "/opt/winx" || argv[1] != sandbox.LauncherArg ||
+		!slices.Contains(argv, realWS) || !slices.Equal(argv[len(argv)-3:], []string{"--", "/bin/bash", "-i"}) {
+		t.Errorf("wrap(%s) = %q, %v; want the launcher with the workspace, then -- and the shell", ws, argv, err)
+	}
+	if _, err := wrap(filepath.Join(ws, "missing"), []string{"/bin/bash"}); err == nil {
+		t.Errorf("wrap(missing workspace) succeeded, want an error")
+	}
+}
+
+// sandboxClient drives the built winx over stdio, one request at a time.
+type sandboxClient struct {
+	t    *testing.T
+	in   io.Writer
+	out  *bufio.Reader
+	next int
+}
+
+func (c *sandboxClient) call(tool string, args map[string]any) (status, output string) {
+	c.t.Helper()
+	c.next++
+	params := map[string]any{"name": tool, "arguments": args, "_meta": map[string]any{
+		"io.modelcontextprotocol/protocolVersion":    "2026-07-28",
+		"io.modelcontextprotocol/clientCapabilities": map[string]any{},
+	}}
+	line, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": c.next, "method": "tools/call", "params": params})
+	if _, err := c.in.Write(append(line, '\n')); err != nil {
+		c.t.Fatalf("write: %v", err)
+	}
+	type answer struct {
+		line string
+		err  error
+	}
+	got := make(chan answer, 1)
+	go func() {
+		l, err := c.out.ReadString('\n')
+		got <- answer{l, err}
+	}()
+	var a answer
+	select {
+	case a = <-got:
+	case <-time.After(30 * time.Second):
+		c.t.Fatalf("%s: no answer within 30s", tool)
+	}
+	if a.err != nil {
+		c.t.Fatalf("%s: read: %v", tool, a.err)
+	}
+	var resp struct {
+		ID     int `json:"id"`
+		Result struct {
+			Structured struct {
+				Status  string `json:"status"`
+				Message string `json:"message"`
+				Output  string `json:"output"`
+			} `json:"structuredContent"`
+		} `json:"result"`
+	}
+	if err := json.Unmarshal([]byte(a.line), &resp); err != nil || resp.ID != c.next {
+		c.t.Fatalf("%s: answer %q (%v), want id %d", tool, a.line, err, c.next)
+	}
+	s := resp.Result.Structured
+	return s.Status, s.Output + s.Message
+}
+
+// TestSandboxEndToEnd runs the built winx with WINX_SANDBOX=1 and a home
+// directory outside /tmp: BashCommand may write in the workspace (which is
+// inside the home directory) but not elsewhere in the home directory, and
+// cannot read ~/.ssh/config; a background command is confined as well.
+func TestSandboxEndToEnd(t *testing.T) {
+	if _, err := sandbox.Probe(); err != nil {
+		t.Skip("Landlock unavailable:", err)
+	}
+	home, err := os.MkdirTemp("/var/tmp", "winx-e2e-home-")
+	if err != nil {
+		t.Skip("no /var/tmp for a home directory outside /tmp:", err)
+	}
+	t.Cleanup(func() { os.RemoveAll(home) })
+	ws := filepath.Join(home, "project")
+	if err := os.MkdirAll(filepath.Join(home, ".ssh"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(ws, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(home, ".ssh", "config"), []byte("Host e2e-secret\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	// The user's rc file is in the hidden home directory: the shell must
+	// still start, without it.
+	if err := os.WriteFile(filepath.Join(home, ".bashrc"), []byte("export FROM_BASHRC=1\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+
+	cmd := exec.Command(buildWinx(t))
+	cmd.Env = append(os.Environ(), "WINX_SANDBOX=1", "HOME="+home, "XDG_STATE_HOME="+t.TempDir(), "LC_ALL=C")
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		in.Close()
+		done := make(chan error, 1)
+		go func() { done <- cmd.Wait() }()
+		select {
+		case <-done:
+		case <-time.After(10 * time.Second):
+			cmd.Process.Kill()
+			<-done
+		}
+	})
+	c := &sandboxClient{t: t, in: in, out: bufio.NewReader(out)}
+	thread := "sandbox_e2e"
+	if status, text := c.call("Initialize", map[string]any{"any_workspace_path": ws, "thread_id": thread}); status == "error" {
+		t.Fatalf("Initialize = %s %s\nstderr: %s", status, text, stderr.String())
+	}
+	bash := func(command string) string {
+		_, text := c.call("BashCommand", map[string]any{"command": command, "thread_id": thread, "workspace_root": ws})
+		return text
+	}
+	tests := []struct {
+		command string
+		want    []string
+	}{
+		{`echo x > ~/f; echo "rc=$?"`, []string{"Permission denied", "rc=1"}},
+		{`echo x > f && cat f; echo "rc=$?"`, []string{"x", "rc=0"}},
+		{`cat ~/.ssh/config; echo "rc=$?"`, []string{"Permission denied", "rc=1"}},
+		{`cat /etc/passwd >/dev/null; echo "rc=$?"`, []string{"rc=0"}},
+		{`echo "bashrc=${FROM_BASHRC:-unread}"`, []string{"bashrc=unread"}},
+	}
+	for _, tc := range tests {
+		text := bash(tc.command)
+		for _, w := range tc.want {
+			if !strings.Contains(text, w) {
+				t.Errorf("BashCommand %q = %q, want it to contain %q", tc.command, text, w)
+			}
+		}
+		if strings.Contains(text, "e2e-secret") {
+			t.Errorf("BashCommand %q leaked the secret: %q", tc.command, text)
+		}
+	}
+	// A background command runs in its own PTY, started by the session, not
+	// by the shell: it goes through the launcher too.
+	_, text := c.call("BashCommand", map[string]any{
+		"action_json":    map[string]any{"type": "command", "command": `echo x > ~/bg; echo "bg-rc=$?"`, "is_background": true},
+		"thread_id":      thread,
+		"workspace_root": ws,
+	})
+	deadline := time.Now().Add(10 * time.Second)
+	for !strings.Contains(text, "bg-rc=") && time.Now().Before(deadline) {
+		_, text = c.call("BashCommand", map[string]any{
+			"action_json":      map[string]any{"type": "status_check", "bg_command_id": "bg-1"},
+			"wait_for_seconds": 2,
+			"thread_id":        thread,
+			"workspace_root":   ws,
+		})
+	}
+	if !strings.Contains(text, "bg-rc=1") {
+		t.Errorf("background write in home = %q, want bg-rc=1", text)
+	}
+
+	if b, err := os.ReadFile(filepath.Join(ws, "f")); err != nil || string(b) != "x\n" {
+		t.Errorf("workspace file = %q, %v; want x", b, err)
+	}
+	for _, name := range []string{"f", "bg"} {
+		if _, err := os.Stat(filepath.Join(home, name)); err == nil {
+			t.Errorf("~/%s was written from inside the sandbox", name)
+		}
+	}
+	if !strings.Contains(stderr.String(), "sandbox on") {
+		t.Errorf("winx stderr = %q, want the sandbox-on line", stderr.String())
+	}
+}

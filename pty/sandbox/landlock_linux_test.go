@@ -1,0 +1,258 @@
+//go:build linux
+
+package sandbox
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"golang.org/x/sys/unix"
+)
+
+// launcherEnv makes the test binary act as the launcher, as the winx binary
+// does when its first argument is LauncherArg.
+const launcherEnv = "WINX_SANDBOX_TEST_LAUNCHER"
+
+func TestMain(m *testing.M) {
+	if os.Getenv(launcherEnv) == "1" {
+		if len(os.Args) < 2 || os.Args[1] != LauncherArg {
+			fmt.Fprintln(os.Stderr, "launcher: want", LauncherArg, "first")
+			os.Exit(2)
+		}
+		err := RunLauncher(os.Args[2:])
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(126)
+	}
+	os.Exit(m.Run())
+}
+
+func TestHandledRights(t *testing.T) {
+	tests := []struct {
+		abi     int
+		has     uint64
+		hasNot  uint64
+		comment string
+	}{
+		{1, abi1Rights, unix.LANDLOCK_ACCESS_FS_REFER | unix.LANDLOCK_ACCESS_FS_TRUNCATE, "first ABI"},
+		{2, unix.LANDLOCK_ACCESS_FS_REFER, unix.LANDLOCK_ACCESS_FS_TRUNCATE, "refer"},
+		{4, unix.LANDLOCK_ACCESS_FS_TRUNCATE, unix.LANDLOCK_ACCESS_FS_IOCTL_DEV, "network only"},
+		{7, unix.LANDLOCK_ACCESS_FS_IOCTL_DEV, unix.LANDLOCK_ACCESS_FS_RESOLVE_UNIX, "ioctl"},
+		{9, unix.LANDLOCK_ACCESS_FS_RESOLVE_UNIX, 0, "unix sockets"},
+	}
+	for _, tc := range tests {
+		h := handledRights(tc.abi)
+		if h&tc.has != tc.has || h&tc.hasNot != 0 {
+			t.Errorf("handledRights(%d) = %#x, want %#x set and %#x clear (%s)", tc.abi, h, tc.has, tc.hasNot, tc.comment)
+		}
+	}
+}
+
+func TestPolicyRules(t *testing.T) {
+	fs := fakeTree{
+		"/":     {"dev", "etc", "home", "tmp"},
+		"/home": {"alice", "bob"},
+	}
+	p := Policy{Home: "/home/alice", RW: []string{"/home/alice/ws", "/tmp"}, RO: []string{"/home/alice/.gitconfig"}}
+	got := map[string]uint64{}
+	for _, r := range policyRules(p, fs.list) {
+		got[r.path] |= r.access
+	}
+	for path, want := range map[string]uint64{
+		"/etc":                   readRights,
+		"/home/bob":              readRights,
+		"/tmp":                   allRights | readRights,
+		"/home/alice/ws":         allRights,
+		"/home/alice/.gitconfig": readRights,
+		"/dev":                   unix.LANDLOCK_ACCESS_FS_READ_DIR,
+		"/dev/null":              deviceRights,
+		"/dev/pts":               deviceRights | unix.LANDLOCK_ACCESS_FS_READ_DIR,
+	} {
+		if got[path] != want {
+			t.Errorf("rules for %s = %#x, want %#x", path, got[path], want)
+		}
+	}
+	for _, hidden := range []string{"/", "/home", "/home/alice"} {
+		if _, ok := got[hidden]; ok {
+			t.Errorf("policyRules grants %s, an ancestor of or the home directory itself", hidden)
+		}
+	}
+}
+
+func TestProbeReason(t *testing.T) {
+	tests := []struct {
+		errno unix.Errno
+		want  string
+	}{
+		{unix.ENOSYS, "CONFIG_SECURITY_LANDLOCK"},
+		{unix.EOPNOTSUPP, "lsm="},
+		{unix.EPERM, "seccomp"},
+		{unix.EINVAL, unix.EINVAL.Error()},
+	}
+	for _, tc := range tests {
+		if got := probeReason(tc.errno); !strings.Contains(got, tc.want) {
+			t.Errorf("probeReason(%v) = %q, want it to mention %q", tc.errno, got, tc.want)
+		}
+	}
+}
+
+func TestRunLauncherRefusesBeforeRestricting(t *testing.T) {
+	tests := []struct {
+		name string
+		args []string
+		want error
+	}{
+		{"no command", []string{"--home", "/h", "--"}, nil},
+		{"relative path", []string{"--rw", "rel", "--", "/bin/true"}, ErrInvalidPolicy},
+		{"unknown flag", []string{"--bogus", "--", "/bin/true"}, nil},
+	}
+	for _, tc := range tests {
+		err := RunLauncher(tc.args)
+		if err == nil || (tc.want != nil && !errors.Is(err, tc.want)) {
+			t.Errorf("%s: RunLauncher(%q) = %v, want an error (%v)", tc.name, tc.args, err, tc.want)
+		}
+	}
+}
+
+// confinedBash runs script in bash -c through the launcher under p, with
+// HOME and WS set, and returns its combined output and error.
+func confinedBash(t *testing.T, p Policy, ws, script string) (string, error) {
+	t.Helper()
+	bash, err := exec.LookPath("bash")
+	if err != nil {
+		t.Skip("no bash:", err)
+	}
+	argv := Launcher(os.Args[0], p, []string{bash, "-c", script})
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Env = append(os.Environ(), launcherEnv+"=1", "HOME="+p.Home, "WS="+ws, "LC_ALL=C")
+	out, err := cmd.CombinedOutput()
+	return string(out), err
+}
+
+// shellCase is a script run confined and what it must give.
+type shellCase struct {
+	name   string
+	script string
+	ok     bool   // exit status 0
+	output string // a substring of the output
+}
+
+// TestLandlockConfinesShell starts real bash through the launcher with a
+// home directory outside /tmp and checks what it may and may not do.
+func TestLandlockConfinesShell(t *testing.T) {
+	abi, err := Probe()
+	if err != nil {
+		t.Skip("Landlock unavailable:", err)
+	}
+	t.Logf("Landlock ABI %d", abi)
+	// The home directory must not be under /tmp, which is writable.
+	home, err := os.MkdirTemp("/var/tmp", "winx-sandbox-home-")
+	if err != nil {
+		t.Skip("no /var/tmp for a home directory outside /tmp:", err)
+	}
+	t.Cleanup(func() { os.RemoveAll(home) })
+	ws := filepath.Join(home, "ws")
+	roDir := filepath.Join(home, "ro")
+	for _, d := range []string{ws, roDir, filepath.Join(home, ".ssh")} {
+		if err := os.MkdirAll(d, 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	secret := filepath.Join(home, ".ssh", "config")
+	if err := os.WriteFile(secret, []byte("Host secret\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(roDir, "notes"), []byte("ro-ok\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	p, err := PolicyFromEnv(ws, envFunc(map[string]string{"HOME": home, EnvROPaths: roDir}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpFile := filepath.Join(realTempDir(t), "from-sandbox")
+	sibling := filepath.Join(filepath.Dir(home), filepath.Base(home)+"-sibling")
+	t.Cleanup(func() { os.Remove(sibling) })
+
+	tests := []shellCase{
+		{"write in home", `echo x > "$HOME/f"`, false, "Permission denied"},
+		{"write in the workspace", `echo x > "$WS/f" && cat "$WS/f"`, true, "x"},
+		{"read ~/.ssh/config", `cat "$HOME/.ssh/config"`, false, "Permission denied"},
+		{"list home", `ls "$HOME"`, false, "Permission denied"},
+		{"truncate in home", `truncate -s 0 "$HOME/.ssh/config"`, false, "Permission denied"},
+		{"remove in home", `rm -f "$HOME/.ssh/config"`, false, "Permission denied"},
+		{"grandchild writes in home", `bash -c 'echo x > "$HOME/g"'`, false, "Permission denied"},
+		{"read outside home", `head -c 4 /etc/passwd >/dev/null && echo read-ok`, true, "read-ok"},
+		{"read-only path inside home", `cat "$HOME/ro/notes"`, true, "ro-ok"},
+		{"write a read-only path", `echo x > "$HOME/ro/notes"`, false, "Permission denied"},
+		{"write in /tmp", `echo x > ` + tmpFile + ` && echo tmp-ok`, true, "tmp-ok"},
+		{"write next to home", `echo x > ` + sibling, false, "Permission denied"},
+		{"read through /proc/self/root", `cat /proc/self/root"$HOME/.ssh/config"`, false, "Permission denied"},
+		{"devices", `echo x > /dev/null && head -c 1 /dev/urandom >/dev/null && echo dev-ok`, true, "dev-ok"},
+	}
+	// A block device this process can read (a disk, as root) would give the
+	// home directory away; inside the sandbox it must not open.
+	if disk := readableBlockDevice(); disk != "" {
+		tests = append(tests, shellCase{"raw disk " + disk, `head -c 1 ` + disk + ` >/dev/null`, false, "Permission denied"})
+	} else {
+		t.Log("no readable block device: raw disk access not checked")
+	}
+	for _, tc := range tests {
+		out, err := confinedBash(t, p, ws, tc.script)
+		if (err == nil) != tc.ok || !strings.Contains(out, tc.output) {
+			t.Errorf("%s: %s\n= %v, output %q; want ok=%v and output containing %q", tc.name, tc.script, err, out, tc.ok, tc.output)
+		}
+		if strings.Contains(out, "Host secret") {
+			t.Errorf("%s: the secret leaked: %q", tc.name, out)
+		}
+	}
+	// Nothing happened behind the shell's back.
+	if b, err := os.ReadFile(secret); err != nil || string(b) != "Host secret\n" {
+		t.Errorf("%s after the sandboxed shells = %q, %v; want it untouched", secret, b, err)
+	}
+	for _, f := range []string{filepath.Join(home, "f"), filepath.Join(home, "g"), sibling} {
+		if _, err := os.Stat(f); err == nil {
+			t.Errorf("%s was created from inside the sandbox", f)
+		}
+	}
+	if names, _ := os.ReadDir(ws); !slices.ContainsFunc(names, func(e os.DirEntry) bool { return e.Name() == "f" }) {
+		t.Errorf("the workspace write left no file")
+	}
+}
+
+// readableBlockDevice returns a block device under /dev that this process
+// can open for reading, or "".
+func readableBlockDevice() string {
+	entries, _ := os.ReadDir("/dev")
+	for _, e := range entries {
+		if e.Type()&os.ModeDevice == 0 || e.Type()&os.ModeCharDevice != 0 {
+			continue
+		}
+		path := filepath.Join("/dev", e.Name())
+		if f, err := os.Open(path); err == nil {
+			f.Close()
+			return path
+		}
+	}
+	return ""
+}
+
+func TestLandlockMissingGrantIsSkipped(t *testing.T) {
+	if _, err := Probe(); err != nil {
+		t.Skip("Landlock unavailable:", err)
+	}
+	home, err := os.MkdirTemp("/var/tmp", "winx-sandbox-home-")
+	if err != nil {
+		t.Skip("no /var/tmp:", err)
+	}
+	t.Cleanup(func() { os.RemoveAll(home) })
+	p := Policy{Home: home, RW: []string{filepath.Join(home, "gone")}, RO: []string{filepath.Join(home, "gone-too")}}
+	out, err := confinedBash(t, p, home, `echo started`)
+	if err != nil || !strings.Contains(out, "started") {
+		t.Errorf("launcher with missing paths = %v, %q; want the shell to start", err, out)
+	}
+}

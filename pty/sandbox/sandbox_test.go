@@ -1,0 +1,186 @@
+package sandbox
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// realTempDir is t.TempDir with its symbolic links resolved, as
+// PolicyFromEnv reports paths.
+func realTempDir(t *testing.T) string {
+	t.Helper()
+	dir, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+func envFunc(m map[string]string) func(string) string {
+	return func(k string) string { return m[k] }
+}
+
+func TestPolicyFromEnv(t *testing.T) {
+	base := realTempDir(t)
+	home := filepath.Join(base, "home")
+	ws := filepath.Join(home, "ws")
+	rw := filepath.Join(base, "rw")
+	ro := filepath.Join(home, ".config", "tool")
+	for _, d := range []string{ws, rw, ro} {
+		if err := os.MkdirAll(d, 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	link := filepath.Join(base, "link")
+	if err := os.Symlink(rw, link); err != nil {
+		t.Fatal(err)
+	}
+	tmp := resolveIfExists("/tmp")
+
+	p, err := PolicyFromEnv(ws, envFunc(map[string]string{
+		"HOME":     home,
+		"TMPDIR":   base,
+		EnvRWPaths: link + "::" + rw, // a symbolic link, an empty entry, the same path again
+		EnvROPaths: ro,
+	}))
+	if err != nil {
+		t.Fatalf("PolicyFromEnv = %v", err)
+	}
+	want := Policy{RW: []string{ws, tmp, base, rw}, RO: []string{ro}, Home: home}
+	if !slices.Equal(p.RW, want.RW) || !slices.Equal(p.RO, want.RO) || p.Home != want.Home {
+		t.Errorf("PolicyFromEnv = %+v, want %+v", p, want)
+	}
+
+	// No workspace: the command validates the environment at start-up.
+	p, err = PolicyFromEnv("", envFunc(map[string]string{"HOME": home}))
+	if err != nil || !slices.Equal(p.RW, []string{tmp}) || len(p.RO) != 0 {
+		t.Errorf("PolicyFromEnv(no workspace) = %+v, %v; want RW [%s]", p, err, tmp)
+	}
+
+	bad := []struct {
+		name      string
+		workspace string
+		env       map[string]string
+	}{
+		{"no HOME", ws, map[string]string{}},
+		{"relative HOME", ws, map[string]string{"HOME": "home"}},
+		{"HOME is root", ws, map[string]string{"HOME": "/"}},
+		{"missing workspace", filepath.Join(base, "nope"), map[string]string{"HOME": home}},
+		{"relative rw", ws, map[string]string{"HOME": home, EnvRWPaths: "rw"}},
+		{"missing rw", ws, map[string]string{"HOME": home, EnvRWPaths: filepath.Join(base, "nope")}},
+		{"relative ro", ws, map[string]string{"HOME": home, EnvROPaths: rw + ":relative"}},
+		{"missing ro", ws, map[string]string{"HOME": home, EnvROPaths: filepath.Join(home, "nope")}},
+	}
+	for _, tc := range bad {
+		if p, err := PolicyFromEnv(tc.workspace, envFunc(tc.env)); !errors.Is(err, ErrInvalidPolicy) {
+			t.Errorf("%s: PolicyFromEnv = %+v, %v; want ErrInvalidPolicy", tc.name, p, err)
+		}
+	}
+}
+
+func TestLauncher(t *testing.T) {
+	p := Policy{RW: []string{"/w", "/tmp"}, RO: []string{"/h/.gitconfig"}, Home: "/h"}
+	got := Launcher("/bin/winx", p, []string{"/bin/bash", "--rw", "-i"})
+	want := []string{"/bin/winx", LauncherArg, "--home", "/h", "--rw", "/w", "--rw", "/tmp", "--ro", "/h/.gitconfig", "--", "/bin/bash", "--rw", "-i"}
+	if !slices.Equal(got, want) {
+		t.Errorf("Launcher = %q, want %q", got, want)
+	}
+}
+
+// fakeTree lists directories of a made-up file system; a missing directory
+// is an error, as it would be from os.ReadDir.
+type fakeTree map[string][]string
+
+func (f fakeTree) list(dir string) ([]string, error) {
+	names, ok := f[dir]
+	if !ok {
+		return nil, os.ErrNotExist
+	}
+	return names, nil
+}
+
+func TestReadableTrees(t *testing.T) {
+	fs := fakeTree{
+		"/":              {".dockerenv", "dev", "etc", "home", "proc", "usr", "var"},
+		"/home":          {"alice", "bob"},
+		"/var":           {"lib", "tmp"},
+		"/var/tmp":       {"h", "other"},
+		"/var/tmp/h/sub": {"x"},
+	}
+	tests := []struct {
+		name  string
+		holes []string
+		want  []string
+	}{
+		{
+			name:  "home under /home",
+			holes: []string{"/dev", "/home/alice"},
+			want:  []string{"/.dockerenv", "/etc", "/home/bob", "/proc", "/usr", "/var"},
+		},
+		{
+			name:  "home two levels down",
+			holes: []string{"/dev", "/var/tmp/h"},
+			want:  []string{"/.dockerenv", "/etc", "/home", "/proc", "/usr", "/var/lib", "/var/tmp/other"},
+		},
+		{
+			name:  "home missing from its parent",
+			holes: []string{"/home/carol"},
+			want:  []string{"/.dockerenv", "/dev", "/etc", "/home/alice", "/home/bob", "/proc", "/usr", "/var"},
+		},
+		{
+			name:  "no holes",
+			holes: nil,
+			want:  []string{"/"},
+		},
+	}
+	for _, tc := range tests {
+		got := readableTrees(tc.holes, fs.list)
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("%s: readableTrees(%q) = %q, want %q", tc.name, tc.holes, got, tc.want)
+		}
+		for _, g := range got {
+			for _, h := range tc.holes {
+				if g == h || within(h, g) || within(g, h) {
+					t.Errorf("%s: grant %s reaches hole %s", tc.name, g, h)
+				}
+			}
+		}
+	}
+	// An ancestor of the home directory that cannot be listed gets nothing
+	// beneath it: the sandbox narrows rather than fails.
+	unlistable := fakeTree{"/": {"etc", "srv"}}
+	if got, want := readableTrees([]string{"/srv/home/alice"}, unlistable.list), []string{"/etc"}; !slices.Equal(got, want) {
+		t.Errorf("readableTrees(unlistable ancestor) = %q, want %q", got, want)
+	}
+}
+
+func TestWithin(t *testing.T) {
+	tests := []struct {
+		path, dir string
+		want      bool
+	}{
+		{"/a/b", "/a", true},
+		{"/a", "/a", false},
+		{"/ab", "/a", false},
+		{"/a", "/", true},
+		{"/", "/", false},
+	}
+	for _, tc := range tests {
+		if got := within(tc.path, tc.dir); got != tc.want {
+			t.Errorf("within(%q, %q) = %v, want %v", tc.path, tc.dir, got, tc.want)
+		}
+	}
+}
+
+func TestUnavailableError(t *testing.T) {
+	cause := errors.New("cause")
+	var err error = &UnavailableError{Reason: "because", Err: cause}
+	var ue *UnavailableError
+	if !errors.As(err, &ue) || !errors.Is(err, cause) || !strings.Contains(err.Error(), "because") {
+		t.Errorf("UnavailableError = %v, want errors.As, errors.Is its cause and the reason in the text", err)
+	}
+}
