@@ -169,6 +169,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		StateDir:           stateDir(),
 		Redactor:           redact.New(os.Getenv("WINX_NO_REDACT") == "1"),
 		KeepTailPipe:       os.Getenv("WINX_KEEP_TAIL_PIPE") == "1",
+		OpenContext:        os.Getenv("WINX_OPEN_CONTEXT") == "1",
 		ServerInstructions: os.Getenv("WINX_SERVER_INSTRUCTIONS"),
 		Read: tools.ReadOptions{
 			CodingTokenBudget:    envInt("WINX_CODING_TOKEN_BUDGET"),

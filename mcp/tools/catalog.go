@@ -54,6 +54,9 @@ type Options struct {
 	// (WINX_KEEP_TAIL_PIPE=1); by default it is dropped because output is
 	// already bounded.
 	KeepTailPipe bool
+	// OpenContext opens each file ContextSave writes with the desktop's
+	// default application, when there is one (WINX_OPEN_CONTEXT=1).
+	OpenContext bool
 	// ServerInstructions are the operator's instructions
 	// (WINX_SERVER_INSTRUCTIONS); Initialize repeats them when a session
 	// starts. The handshake gets them through Instructions.
@@ -85,6 +88,7 @@ func NewRegistry(opts Options) *mcp.Registry {
 		addBashCommand(reg, opts)
 		addReadFiles(reg, opts)
 		addEditAliases(reg, addEditFiles(reg, opts))
+		addContextSave(reg, opts)
 		addHandoverPrompt(reg)
 	}
 	reg.AddResource(mcp.Resource{

@@ -100,6 +100,8 @@ const initializeDescription = `Start or reattach a Winx session for a workspace.
 type initializeInput struct {
 	// scope is the session affinity scope of the call (not client input).
 	scope string
+	// resumed is the saved context of task_id_to_resume (not client input).
+	resumed *savedContext
 
 	Type               string            `json:"type"`
 	AnyWorkspacePath   string            `json:"any_workspace_path"`
@@ -128,6 +130,7 @@ type initializeData struct {
 	Scratch              bool              `json:"scratch"`
 	ShellReset           *bool             `json:"shell_reset,omitempty"`
 	InitialFiles         []initialFileNote `json:"initial_files,omitempty"`
+	ResumedTask          string            `json:"resumed_task,omitempty"`
 }
 
 // initialFileNote is the outcome of one initial file.
@@ -155,6 +158,8 @@ type initializer struct {
 	// serverInstructions are the operator's (WINX_SERVER_INSTRUCTIONS),
 	// repeated when a session starts.
 	serverInstructions string
+	// resume serves task_id_to_resume.
+	resume *resumer
 }
 
 // Session affinity modes (--session-affinity).
@@ -191,7 +196,7 @@ func (t *initializer) affinityScope(caller mcp.Caller, threadID string) string {
 
 func addInitialize(reg *mcp.Registry, opts Options) {
 	t := &initializer{sessions: opts.Sessions, scratchRoot: opts.ScratchRoot, overview: opts.Overview, redactor: opts.redactor(),
-		affinity: opts.Affinity, transport: opts.Transport, serverInstructions: opts.ServerInstructions}
+		affinity: opts.Affinity, transport: opts.Transport, serverInstructions: opts.ServerInstructions, resume: newResumer(opts)}
 	reg.AddTool(mcp.Tool{
 		Name:         InitializeTool,
 		Title:        "Initialize a Winx session",
@@ -226,8 +231,9 @@ func (t *initializer) handle(ctx context.Context, req *mcp.ToolRequest) (*mcp.Ca
 			in.Type, initFirstCall, initModeChange, initResetShell, initChangeWorkspace)}), nil
 	}
 	if in.TaskIDToResume != "" {
-		return failure(fmt.Errorf("%w: no saved context has id %q (ContextSave is not available on this server); call Initialize without task_id_to_resume",
-			ErrTaskNotFound, in.TaskIDToResume)), nil
+		if err := t.resume.prepare(&in); err != nil {
+			return failure(err), nil
+		}
 	}
 	in.scope = t.affinityScope(req.Caller(), in.ThreadID)
 	if err := t.bootstrapFromRoots(ctx, req, &in); err != nil {
@@ -541,6 +547,10 @@ func (t *initializer) answer(ctx context.Context, in *initializeInput, sess *Ses
 	env := mcp.Envelope{Status: mcp.StatusCompleted, Tool: InitializeTool, Message: message}
 	if o.skippedReset {
 		env.Status, env.ErrorCode = mcp.StatusCompletedWithIssues, codeResetSkippedHealthy
+	}
+	if in.resumed != nil {
+		data.ResumedTask = in.resumed.ID
+		t.resume.write(&b, sess, in.resumed)
 	}
 	notes, code := writeInitialFiles(&b, sess.Root, in.InitialFilesToRead)
 	data.InitialFiles = notes
