@@ -2,6 +2,7 @@
 // completion is read from a per-shell random nonce in a prompt-hook marker
 // (never from terminal text), command generations, background commands in
 // their own PTYs, input, screen snapshots, a bounded output journal and the
-// shaping of output for the model. Today it runs in-process (the embedded
-// runtime); the daemon wire protocol and guardian processes come later.
+// shaping of output for the model. The same Session runs in-process (the
+// embedded runtime) or inside a winx-guardian process, served over the daemon
+// wire (guardian/wire, guardian/remote) and managed by winxd (guardian/daemon).
 package guardian

@@ -1,10 +1,81 @@
-// Command winx-guardian is the owner of one logical winx session: its PTY, working directory and output journal.
-// Until the durable sessions work lands it only reports its build identity;
-// every other invocation says so and exits 2.
+// Command winx-guardian owns one logical winx session: its shell on a PTY,
+// working directory, output journal and command generations, served over a
+// private Unix socket (package guardian/remote). It is started by winxd (or
+// remote.Spawn) in a session of its own and outlives the adapters that talk
+// to it; it exits when its session is closed or on SIGTERM/SIGINT.
 package main
 
-import "winx/cmd/internal/placeholder"
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"winx/cmd/internal/buildid"
+	"winx/guardian/remote"
+	"winx/guardian/wire"
+)
 
 func main() {
-	placeholder.Command{Name: "winx-guardian", Role: "session guardian"}.Main()
+	// An adapter or terminal that vanished must not take the session with
+	// it: hang-ups and broken pipes are ignored (writes then fail instead).
+	signal.Ignore(syscall.SIGHUP, syscall.SIGPIPE)
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	err := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	switch {
+	case err == nil, errors.Is(err, flag.ErrHelp):
+		os.Exit(0)
+	case errors.Is(err, errUsage):
+		os.Exit(2)
+	default:
+		fmt.Fprintln(os.Stderr, "winx-guardian:", err)
+		os.Exit(1)
+	}
+}
+
+var errUsage = errors.New("usage")
+
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	var (
+		cfg     remote.Config
+		version bool
+		logFile string
+	)
+	fs := flag.NewFlagSet("winx-guardian", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	cfg.RegisterFlags(fs)
+	fs.BoolVar(&version, "version", false, "print the build identity and exit")
+	fs.StringVar(&logFile, "log-file", "", "append logs to this file (created 0600); default: no logs")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return err
+		}
+		return fmt.Errorf("%w: %v", errUsage, err)
+	}
+	id := buildid.Read()
+	if version {
+		_, err := fmt.Fprintf(stdout, "winx-guardian %s\n", id)
+		return err
+	}
+	if fs.NArg() > 0 || cfg.Key == "" || cfg.Dir == "" {
+		fs.Usage()
+		return fmt.Errorf("%w: -key and -dir are required, and no arguments", errUsage)
+	}
+	logger := slog.New(slog.DiscardHandler)
+	if logFile != "" {
+		f, err := os.OpenFile(logFile, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		logger = slog.New(slog.NewTextHandler(f, nil))
+	}
+	build := wire.Build{Module: id.Module, Version: id.Version, Revision: id.Revision, Modified: id.Modified, GoVersion: id.GoVersion}
+	return remote.RunGuardian(ctx, cfg, build, logger)
 }

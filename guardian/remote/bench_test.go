@@ -1,0 +1,130 @@
+package remote
+
+import (
+	"bufio"
+	"context"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"winx/guardian"
+)
+
+// reportQuantiles reports the p50 and p99 of samples in milliseconds.
+func reportQuantiles(b *testing.B, samples []time.Duration) {
+	if len(samples) == 0 {
+		return
+	}
+	slices.Sort(samples)
+	q := func(p float64) float64 {
+		return float64(samples[int(p*float64(len(samples)-1))]) / float64(time.Millisecond)
+	}
+	b.ReportMetric(q(0.50), "p50-ms")
+	b.ReportMetric(q(0.99), "p99-ms")
+}
+
+// BenchmarkEchoRoundTrip: client → guardian process → bash `echo hi` →
+// completed outcome, one short-lived connection per call (aim: p50 < 2 ms).
+func BenchmarkEchoRoundTrip(b *testing.B) {
+	p, _ := spawn(b)
+	r := attach(b, p.Socket)
+	ctx := context.Background()
+	if _, err := r.Run(ctx, "echo warm", 10*time.Second); err != nil {
+		b.Fatal(err)
+	}
+	samples := make([]time.Duration, 0, b.N)
+	for b.Loop() {
+		start := time.Now()
+		o, err := r.Run(ctx, "echo hi", 10*time.Second)
+		samples = append(samples, time.Since(start))
+		if err != nil || o.Running || o.Output.Text != "hi" {
+			b.Fatalf("Run = %+v, %v", o, err)
+		}
+	}
+	reportQuantiles(b, samples)
+}
+
+// BenchmarkEchoEmbedded is the same command on the in-process session, for
+// the daemon's overhead by difference.
+func BenchmarkEchoEmbedded(b *testing.B) {
+	ctx := context.Background()
+	s, err := guardian.NewSession(ctx, guardian.Options{Dir: b.TempDir(), Env: testEnv(b)})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	samples := make([]time.Duration, 0, b.N)
+	for b.Loop() {
+		start := time.Now()
+		o, err := s.Run(ctx, "echo hi", 10*time.Second)
+		samples = append(samples, time.Since(start))
+		if err != nil || o.Output.Text != "hi" {
+			b.Fatalf("Run = %+v, %v", o, err)
+		}
+	}
+	reportQuantiles(b, samples)
+}
+
+// BenchmarkGuardianSpawnToPrompt: exec of winx-guardian until it serves
+// with its shell at the first prompt (aim < 100 ms).
+func BenchmarkGuardianSpawnToPrompt(b *testing.B) {
+	dir := shortDir(b)
+	env := testEnv(b)
+	work := b.TempDir()
+	samples := make([]time.Duration, 0, b.N)
+	i := 0
+	for b.Loop() {
+		i++
+		cfg := Config{Key: "bench", Socket: dir + "/g" + strconv.Itoa(i) + ".sock", Dir: work}
+		start := time.Now()
+		p, err := Spawn(context.Background(), guardianBin, cfg, env)
+		samples = append(samples, time.Since(start))
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.StopTimer()
+		syscall.Kill(p.PID, syscall.SIGTERM)
+		<-p.Done()
+		b.StartTimer()
+	}
+	reportQuantiles(b, samples)
+}
+
+// BenchmarkGuardianIdleRSS reports the resident memory of an idle guardian
+// process after a command, its shell excluded (aim < 10 MB).
+func BenchmarkGuardianIdleRSS(b *testing.B) {
+	p, _ := spawn(b)
+	r := attach(b, p.Socket)
+	if _, err := r.Run(context.Background(), "echo hi", 10*time.Second); err != nil {
+		b.Fatal(err)
+	}
+	var rss int
+	for b.Loop() {
+		kb, err := vmRSS(p.PID)
+		if err != nil {
+			b.Fatal(err)
+		}
+		rss = max(rss, kb)
+	}
+	b.ReportMetric(float64(rss)/1024, "rss-MB")
+}
+
+// vmRSS reads VmRSS (kB) of one process from /proc.
+func vmRSS(pid int) (int, error) {
+	f, err := os.Open("/proc/" + strconv.Itoa(pid) + "/status")
+	if err != nil {
+		return 0, err
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if v, ok := strings.CutPrefix(sc.Text(), "VmRSS:"); ok {
+			return strconv.Atoi(strings.TrimSuffix(strings.TrimSpace(v), " kB"))
+		}
+	}
+	return 0, os.ErrNotExist
+}

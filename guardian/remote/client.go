@@ -1,0 +1,411 @@
+package remote
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"sync"
+	"time"
+
+	"winx/guardian"
+	"winx/guardian/wire"
+)
+
+// DefaultCallTimeout bounds the calls whose signature has no context (PID,
+// Cwd, Screen, Healthy, Close) when ClientOptions gives none.
+const DefaultCallTimeout = 5 * time.Second
+
+// ClientOptions configure a RemoteShell; nil means defaults.
+type ClientOptions struct {
+	// Build is this process's identity, sent in every hello.
+	Build wire.Build
+	// Role is this process's role in the hello; "" means wire.RoleAdapter.
+	Role string
+	// Timeout: see DefaultCallTimeout.
+	Timeout time.Duration
+	// Meta is stored by the guardian on the first attach that carries one
+	// (the adapter keeps the session mode there) and returned to every
+	// later attach in Snapshot.Meta.
+	Meta json.RawMessage
+}
+
+// RemoteShell is a session served by a guardian process, seen from the
+// adapter. It implements the shell interfaces of package mcp/tools exactly
+// as the embedded *guardian.Session does, with the same sentinel errors.
+//
+// Every action opens its own connection (dial, hello, one call, ack,
+// close), so a call cancelled by its context closes only its connection:
+// nothing of it can reach the next call, and the guardian treats the drop
+// as "caller went away" (a foreground command keeps running and stays
+// pollable by generation).
+//
+// Input, cancel and the poll of Poll(ctx, 0, ...) name the newest
+// generation this client learned (from attach, runs and polls), never
+// "whatever runs now": an action meant for generation N fails with
+// ErrStaleGeneration instead of reaching N+1 started by another client.
+//
+// Once the guardian is found gone (nothing listens, or another incarnation
+// answers at the socket) every call fails with a *GuardianGoneError and
+// Healthy reports false; a new guardian needs a new RemoteShell.
+type RemoteShell struct {
+	socket  string
+	local   wire.Hello
+	timeout time.Duration
+
+	mu sync.Mutex // guards the fields below
+	// peer is the guardian's hello at attach; its Epoch identifies the
+	// incarnation every later connection must reach.
+	peer wire.Hello
+	// gen is the newest foreground generation learned; ack the newest
+	// delivery received.
+	gen, ack uint64
+	snap     Snapshot // the last attach or status
+	cwd      string
+	gone     error // sticky *GuardianGoneError
+}
+
+// Attach connects to the guardian on socket and returns a client holding
+// the session's authoritative snapshot (Snapshot): cwd, the running command
+// and its generation, output no client acknowledged, activity clocks. A
+// socket nobody answers on gives a *GuardianGoneError.
+func Attach(ctx context.Context, socket string, opts *ClientOptions) (*RemoteShell, error) {
+	var o ClientOptions
+	if opts != nil {
+		o = *opts
+	}
+	if o.Role == "" {
+		o.Role = wire.RoleAdapter
+	}
+	if o.Timeout <= 0 {
+		o.Timeout = DefaultCallTimeout
+	}
+	r := &RemoteShell{socket: socket, local: wire.NewHello(o.Role, o.Build, nil), timeout: o.Timeout}
+	if _, err := r.attach(ctx, o.Meta); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+// Reattach fetches a fresh snapshot, as an adapter does after a restart.
+func (r *RemoteShell) Reattach(ctx context.Context) (Snapshot, error) {
+	return r.attach(ctx, nil)
+}
+
+func (r *RemoteShell) attach(ctx context.Context, meta json.RawMessage) (Snapshot, error) {
+	var snap Snapshot
+	if err := r.call(ctx, MethodAttach, &attachParams{Meta: meta}, &snap); err != nil {
+		return Snapshot{}, err
+	}
+	r.mu.Lock()
+	r.snap, r.cwd = snap, snap.Cwd
+	if snap.Generation > r.gen {
+		r.gen = snap.Generation
+	}
+	r.mu.Unlock()
+	return snap, nil
+}
+
+// Snapshot returns the snapshot of the last attach or status.
+func (r *RemoteShell) Snapshot() Snapshot {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.snap
+}
+
+// Peer returns the guardian's hello: its build, epoch, pid and capabilities.
+// Capability checks use this hello, never the adapter's own version.
+func (r *RemoteShell) Peer() wire.Hello {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.peer
+}
+
+// Socket is the guardian's socket path.
+func (r *RemoteShell) Socket() string { return r.socket }
+
+// Generation is the newest foreground generation this client learned.
+func (r *RemoteShell) Generation() uint64 {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.gen
+}
+
+// ackable is a result that may carry a delivery number.
+type ackable interface{ delivery() uint64 }
+
+func (o *Outcome) delivery() uint64 { return o.Seq }
+
+// setAck is implemented by every params struct through reqBase.
+type setAcker interface{ setAck(uint64) }
+
+func (b *reqBase) setAck(seq uint64) { b.Ack = seq }
+
+// call runs one action on its own connection.
+func (r *RemoteShell) call(ctx context.Context, method string, params setAcker, result any) error {
+	r.mu.Lock()
+	gone, epoch, ack := r.gone, r.peer.Epoch, r.ack
+	r.mu.Unlock()
+	if gone != nil {
+		return gone
+	}
+	params.setAck(ack)
+	c, err := wire.Dial(ctx, r.socket, r.local)
+	if err != nil {
+		return r.fail(ctx, err)
+	}
+	defer c.Close()
+	peer := c.Peer()
+	switch {
+	case epoch == "":
+		r.mu.Lock()
+		r.peer = peer
+		r.mu.Unlock()
+	case peer.Epoch != epoch:
+		return r.markGone(&GuardianGoneError{Socket: r.socket, Replaced: true})
+	}
+	if !peer.Has(method) {
+		return errors.Join(ErrUnsupported, errors.New("remote: "+method))
+	}
+	if err := c.Call(ctx, method, params, result); err != nil {
+		return r.fail(ctx, err)
+	}
+	if a, ok := result.(ackable); ok {
+		if seq := a.delivery(); seq != 0 {
+			// Best effort: the next request carries the ack again.
+			_ = c.Notify(MethodAck, ackParams{Seq: seq})
+			r.mu.Lock()
+			r.ack = max(r.ack, seq)
+			r.mu.Unlock()
+		}
+	}
+	return nil
+}
+
+// fail types a call's error; a socket nobody answers on marks the guardian
+// gone for good.
+func (r *RemoteShell) fail(ctx context.Context, err error) error {
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	err = fromWireError(r.socket, err)
+	if errors.Is(err, wire.ErrNoServer) {
+		return r.markGone(err)
+	}
+	return err
+}
+
+func (r *RemoteShell) markGone(err error) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.gone == nil {
+		r.gone = err
+	}
+	return r.gone
+}
+
+// outcome converts a wire outcome and learns its generation.
+func (r *RemoteShell) outcome(o *Outcome) *guardian.Outcome {
+	r.mu.Lock()
+	if o.Generation > r.gen {
+		r.gen = o.Generation
+	}
+	if o.Cwd != "" {
+		r.cwd = o.Cwd
+	}
+	r.mu.Unlock()
+	return o.Guardian()
+}
+
+func (r *RemoteShell) outcomeCall(ctx context.Context, method string, params setAcker) (*guardian.Outcome, error) {
+	var o Outcome
+	if err := r.call(ctx, method, params, &o); err != nil {
+		return nil, err
+	}
+	return r.outcome(&o), nil
+}
+
+func waitMS(d time.Duration) int64 { return max(d.Milliseconds(), 0) }
+
+// NewLaunchID returns a fresh launch id for Launch.
+func NewLaunchID() string {
+	var b [12]byte
+	rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+// Run starts a foreground command and waits up to wait for it. A second
+// command while one runs fails with guardian.ErrCommandRunning at once.
+func (r *RemoteShell) Run(ctx context.Context, command string, wait time.Duration) (*guardian.Outcome, error) {
+	return r.Launch(ctx, command, wait, NewLaunchID())
+}
+
+// Launch is Run with a caller-chosen launch id, so CancelLaunch can stop
+// the command even if the caller never learned its generation (its context
+// ended during the launch). A cancel that arrives before the launch makes
+// the launch fail with ErrLaunchCancelled.
+func (r *RemoteShell) Launch(ctx context.Context, command string, wait time.Duration, launchID string) (*guardian.Outcome, error) {
+	return r.outcomeCall(ctx, MethodRun, &runParams{Command: command, LaunchID: launchID, WaitMS: waitMS(wait)})
+}
+
+// Poll waits up to wait for foreground generation gen (0: the newest this
+// client learned) and returns the output not acknowledged yet.
+func (r *RemoteShell) Poll(ctx context.Context, gen uint64, wait time.Duration) (*guardian.Outcome, error) {
+	if gen == 0 {
+		gen = r.Generation()
+	}
+	return r.outcomeCall(ctx, MethodPoll, &pollParams{Generation: gen, WaitMS: waitMS(wait)})
+}
+
+// SendText types text into the foreground command this client knows.
+func (r *RemoteShell) SendText(ctx context.Context, text string, submit bool, wait time.Duration) (*guardian.Outcome, error) {
+	return r.outcomeCall(ctx, MethodSendText, &sendTextParams{Generation: r.Generation(), Text: text, Submit: submit, WaitMS: waitMS(wait)})
+}
+
+// SendKeys sends special keys; a lone Ctrl-c is a cancel of the known
+// generation.
+func (r *RemoteShell) SendKeys(ctx context.Context, keys []guardian.Key, wait time.Duration) (*guardian.Outcome, error) {
+	return r.outcomeCall(ctx, MethodSendKeys, &sendKeysParams{Generation: r.Generation(), Keys: keys, WaitMS: waitMS(wait)})
+}
+
+// SendBytes sends raw bytes to the foreground command this client knows.
+func (r *RemoteShell) SendBytes(ctx context.Context, b []byte, wait time.Duration) (*guardian.Outcome, error) {
+	return r.outcomeCall(ctx, MethodSendBytes, &sendBytesParams{Generation: r.Generation(), Bytes: b, WaitMS: waitMS(wait)})
+}
+
+// Cancel interrupts foreground generation gen if it is still the newest and
+// running; a stale gen fails with ErrStaleGeneration and touches nothing.
+func (r *RemoteShell) Cancel(ctx context.Context, gen uint64, wait time.Duration) (*guardian.Outcome, error) {
+	if gen == 0 {
+		return nil, errors.Join(guardian.ErrInvalidInput, errors.New("remote: cancel needs a generation"))
+	}
+	return r.outcomeCall(ctx, MethodCancel, &cancelParams{Generation: gen, WaitMS: waitMS(wait)})
+}
+
+// CancelLaunch interrupts the command started by the run with launchID.
+// It waits until that launch published its generation or proved that no
+// command started (ErrNoLaunch); if it cannot settle in bounded time the
+// guardian ends the session before answering (ErrTerminated).
+func (r *RemoteShell) CancelLaunch(ctx context.Context, launchID string, wait time.Duration) (*guardian.Outcome, error) {
+	if launchID == "" {
+		return nil, errors.Join(guardian.ErrInvalidInput, errors.New("remote: cancel needs a launch id"))
+	}
+	return r.outcomeCall(ctx, MethodCancel, &cancelParams{LaunchID: launchID, WaitMS: waitMS(wait)})
+}
+
+// StartBackground runs command in its own PTY and returns its id.
+func (r *RemoteShell) StartBackground(ctx context.Context, command string) (string, error) {
+	var res bgStartResult
+	if err := r.call(ctx, MethodBgStart, &bgStartParams{Command: command}, &res); err != nil {
+		return "", err
+	}
+	return res.ID, nil
+}
+
+// PollBackground waits up to wait for background command id.
+func (r *RemoteShell) PollBackground(ctx context.Context, id string, wait time.Duration) (*guardian.Outcome, error) {
+	var o Outcome
+	if err := r.call(ctx, MethodBgPoll, &bgPollParams{ID: id, WaitMS: waitMS(wait)}, &o); err != nil {
+		return nil, err
+	}
+	return o.Guardian(), nil
+}
+
+// SendTextBackground types into background command id.
+func (r *RemoteShell) SendTextBackground(ctx context.Context, id, text string, submit bool, wait time.Duration) (*guardian.Outcome, error) {
+	var o Outcome
+	if err := r.call(ctx, MethodBgSendText, &bgSendTextParams{ID: id, Text: text, Submit: submit, WaitMS: waitMS(wait)}, &o); err != nil {
+		return nil, err
+	}
+	return o.Guardian(), nil
+}
+
+// Screen returns the visible terminal; on failure (the signature has no
+// error) it returns an empty snapshot and the failure shows on the next
+// call that can report one.
+func (r *RemoteShell) Screen(lines int, diff bool) guardian.ScreenSnapshot {
+	ctx, cancel := context.WithTimeout(context.Background(), r.timeout)
+	defer cancel()
+	var res screenResult
+	if err := r.call(ctx, MethodScreen, &screenParams{Lines: lines, Diff: diff}, &res); err != nil {
+		return guardian.ScreenSnapshot{}
+	}
+	return res.guardian()
+}
+
+// WaitForTurn waits until the PTY has been quiet for quiet, or timeout.
+func (r *RemoteShell) WaitForTurn(ctx context.Context, quiet, timeout time.Duration) (bool, error) {
+	var res waitTurnResult
+	err := r.call(ctx, MethodWaitForTurn, &waitTurnParams{QuietMS: waitMS(quiet), TimeoutMS: waitMS(timeout)}, &res)
+	return res.Quiet, err
+}
+
+// Status returns the guardian's clocks and what runs, without output.
+func (r *RemoteShell) Status(ctx context.Context) (Status, error) {
+	var st Status
+	if err := r.call(ctx, MethodStatus, &reqBase{}, &st); err != nil {
+		return Status{}, err
+	}
+	r.mu.Lock()
+	r.snap.Status, r.cwd = st, st.Cwd
+	r.mu.Unlock()
+	return st, nil
+}
+
+// Reset replaces the guardian's shell at the same cwd (the session, its
+// generations and its socket stay).
+func (r *RemoteShell) Reset(ctx context.Context) error {
+	var st Status
+	if err := r.call(ctx, MethodReset, &reqBase{}, &st); err != nil {
+		return err
+	}
+	r.mu.Lock()
+	r.snap.Status, r.cwd = st, st.Cwd
+	r.mu.Unlock()
+	return nil
+}
+
+// PID returns the shell's process id as of the last attach or status.
+func (r *RemoteShell) PID() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.snap.ShellPID
+}
+
+// Cwd asks the guardian for the shell's working directory, falling back to
+// the last one seen when it does not answer.
+func (r *RemoteShell) Cwd() string {
+	ctx, cancel := context.WithTimeout(context.Background(), r.timeout)
+	defer cancel()
+	if st, err := r.Status(ctx); err == nil {
+		return st.Cwd
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.cwd
+}
+
+// Healthy reports whether the guardian answers and its session is open.
+func (r *RemoteShell) Healthy() bool {
+	ctx, cancel := context.WithTimeout(context.Background(), r.timeout)
+	defer cancel()
+	st, err := r.Status(ctx)
+	return err == nil && !st.Closed
+}
+
+// Close ends the session: the guardian kills the shell and its background
+// commands and exits. A guardian already gone is not an error.
+func (r *RemoteShell) Close() error {
+	ctx, cancel := context.WithTimeout(context.Background(), r.timeout)
+	defer cancel()
+	var st Status
+	err := r.call(ctx, MethodClose, &reqBase{}, &st)
+	if errors.Is(err, ErrGuardianGone) {
+		return nil
+	}
+	if err == nil {
+		r.markGone(&GuardianGoneError{Socket: r.socket, Err: ErrTerminated})
+	}
+	return err
+}

@@ -1,0 +1,156 @@
+package remote
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strconv"
+	"time"
+
+	"winx/evidence/redact"
+	"winx/guardian"
+	"winx/guardian/wire"
+)
+
+// Config is how a guardian process is started: winx-guardian's flags, and
+// what Spawn passes. The shell inherits the guardian's environment.
+type Config struct {
+	Key       string // the session key; names the socket when Socket is ""
+	Socket    string // socket path; "" resolves the runtime directory (wire.Resolve)
+	Dir       string // the shell's first working directory
+	Workspace string // root whose .winx/scratch receives dropped output; "" means Dir
+	Shell     string // guardian.ShellBash (default) or guardian.ShellZsh
+	Rows      int    // PTY size; 0 means the default
+	Cols      int
+	// NoCompress and NoRedact are WINX_NO_COMPRESS=1 and WINX_NO_REDACT=1.
+	NoCompress bool
+	NoRedact   bool
+	// ReadyFD, when > 0, is a descriptor inherited from the spawner: the
+	// guardian writes "ready\n" to it once it serves, then closes it.
+	ReadyFD int
+	// SettleTimeout: see ServerOptions.
+	SettleTimeout time.Duration
+}
+
+// RegisterFlags binds c to fs, with the flag names Args produces.
+func (c *Config) RegisterFlags(fs *flag.FlagSet) {
+	fs.StringVar(&c.Key, "key", "", "session key (required)")
+	fs.StringVar(&c.Socket, "socket", "", "socket path (default: in the resolved runtime directory)")
+	fs.StringVar(&c.Dir, "dir", "", "the shell's working directory (required)")
+	fs.StringVar(&c.Workspace, "workspace", "", "workspace root for .winx/scratch (default: -dir)")
+	fs.StringVar(&c.Shell, "shell", "", "bash (default) or zsh")
+	fs.IntVar(&c.Rows, "rows", 0, "PTY rows")
+	fs.IntVar(&c.Cols, "cols", 0, "PTY columns")
+	fs.BoolVar(&c.NoCompress, "no-compress", false, "do not collapse repeated output lines")
+	fs.BoolVar(&c.NoRedact, "no-redact", false, "do not redact secrets in output")
+	fs.IntVar(&c.ReadyFD, "ready-fd", 0, "descriptor to write \"ready\" to once serving")
+	fs.DurationVar(&c.SettleTimeout, "settle-timeout", 0, "how long a cancel waits for a launch in flight")
+}
+
+// Args renders c as winx-guardian's command-line flags.
+func (c Config) Args() []string {
+	args := []string{"-key", c.Key, "-dir", c.Dir}
+	add := func(name, v string) {
+		if v != "" {
+			args = append(args, "-"+name, v)
+		}
+	}
+	add("socket", c.Socket)
+	add("workspace", c.Workspace)
+	add("shell", c.Shell)
+	if c.Rows > 0 {
+		add("rows", strconv.Itoa(c.Rows))
+	}
+	if c.Cols > 0 {
+		add("cols", strconv.Itoa(c.Cols))
+	}
+	if c.NoCompress {
+		args = append(args, "-no-compress")
+	}
+	if c.NoRedact {
+		args = append(args, "-no-redact")
+	}
+	if c.ReadyFD > 0 {
+		add("ready-fd", strconv.Itoa(c.ReadyFD))
+	}
+	if c.SettleTimeout > 0 {
+		add("settle-timeout", c.SettleTimeout.String())
+	}
+	return args
+}
+
+// SocketPath returns c.Socket, or the key's socket in the runtime directory
+// resolved from getenv (created private if missing).
+func (c Config) SocketPath(getenv func(string) string) (string, error) {
+	if c.Socket != "" {
+		return c.Socket, nil
+	}
+	paths, err := wire.Resolve(getenv)
+	if err != nil {
+		return "", err
+	}
+	if err := wire.EnsureDir(paths.Dir); err != nil {
+		return "", err
+	}
+	return wire.GuardianSocket(paths.Dir, c.Key), nil
+}
+
+// RunGuardian is the guardian process: it takes the socket (refusing one a
+// live guardian serves), starts the shell, serves the session until it ends
+// (session.close, or a launch that cannot settle) or ctx is done, and then
+// kills the shell's process groups and removes the socket.
+func RunGuardian(ctx context.Context, cfg Config, build wire.Build, logger *slog.Logger) error {
+	if cfg.Key == "" || cfg.Dir == "" {
+		return fmt.Errorf("remote: a guardian needs a key and a directory")
+	}
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+	socket, err := cfg.SocketPath(os.Getenv)
+	if err != nil {
+		return err
+	}
+	// The socket first: a second guardian for the key fails here, before
+	// it starts a shell.
+	ln, err := wire.Listen(socket)
+	if err != nil {
+		return err
+	}
+	defer ln.Close()
+	root := cfg.Workspace
+	if root == "" {
+		root = cfg.Dir
+	}
+	sess, err := guardian.NewSession(ctx, guardian.Options{
+		Shell: cfg.Shell, Dir: cfg.Dir, Env: os.Environ(), Rows: cfg.Rows, Cols: cfg.Cols, Logger: logger,
+		Shape: guardian.ShapeOptions{
+			ScratchDir: filepath.Join(root, ".winx", "scratch"),
+			NoCompress: cfg.NoCompress,
+			Redactor:   redact.New(cfg.NoRedact),
+		},
+	})
+	if err != nil {
+		return err
+	}
+	srv := NewServer(sess, cfg.Key, &ServerOptions{Logger: logger, SettleTimeout: cfg.SettleTimeout})
+	defer srv.terminate("guardian stopping")
+	sctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	go func() {
+		select {
+		case <-srv.Done():
+		case <-sctx.Done():
+		}
+		cancel()
+	}()
+	if cfg.ReadyFD > 0 {
+		f := os.NewFile(uintptr(cfg.ReadyFD), "ready")
+		f.Write([]byte("ready\n"))
+		f.Close()
+	}
+	logger.Info("guardian serving", "socket", socket, "shell_pid", sess.PID())
+	return wire.Serve(sctx, ln, wire.NewHello(wire.RoleGuardian, build, Capabilities()), srv, &wire.ServeOptions{Logger: logger})
+}

@@ -1,0 +1,133 @@
+package remote
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"winx/guardian/wire"
+)
+
+// guardianBin is the winx-guardian binary built once by TestMain.
+var guardianBin string
+
+func TestMain(m *testing.M) {
+	os.Exit(testMain(m))
+}
+
+func testMain(m *testing.M) int {
+	dir, err := os.MkdirTemp("", "wxbin")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer os.RemoveAll(dir)
+	guardianBin = filepath.Join(dir, "winx-guardian")
+	gobin := filepath.Join(runtime.GOROOT(), "bin", "go")
+	out, err := exec.Command(gobin, "build", "-o", guardianBin, "winx/cmd/winx-guardian").CombinedOutput()
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "build winx-guardian: %v\n%s", err, out)
+		return 1
+	}
+	return m.Run()
+}
+
+// shortDir is a private directory with a path short enough for sockets.
+func shortDir(tb testing.TB) string {
+	tb.Helper()
+	dir, err := os.MkdirTemp("", "wxr")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { os.RemoveAll(dir) })
+	return dir
+}
+
+// testEnv is a minimal environment whose HOME is empty, so no user rc file
+// shapes the shell.
+func testEnv(tb testing.TB) []string {
+	return []string{"PATH=" + os.Getenv("PATH"), "HOME=" + tb.TempDir(), "LANG=C.UTF-8"}
+}
+
+// spawn starts a guardian process; it is stopped (SIGTERM) when the test ends.
+func spawn(tb testing.TB) (*Process, string) {
+	tb.Helper()
+	work := tb.TempDir()
+	cfg := Config{Key: "test-" + tb.Name(), Socket: wire.GuardianSocket(shortDir(tb), tb.Name()), Dir: work}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	p, err := Spawn(ctx, guardianBin, cfg, testEnv(tb))
+	if err != nil {
+		tb.Fatalf("Spawn: %v", err)
+	}
+	tb.Cleanup(func() {
+		syscall.Kill(p.PID, syscall.SIGTERM)
+		select {
+		case <-p.Done():
+		case <-time.After(10 * time.Second):
+			syscall.Kill(p.PID, syscall.SIGKILL)
+			<-p.Done()
+		}
+	})
+	return p, work
+}
+
+func attach(tb testing.TB, socket string) *RemoteShell {
+	tb.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	r, err := Attach(ctx, socket, &ClientOptions{Build: wire.Build{Module: "winx-test"}})
+	if err != nil {
+		tb.Fatalf("Attach: %v", err)
+	}
+	return r
+}
+
+func ctxT(tb testing.TB) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	tb.Cleanup(cancel)
+	return ctx
+}
+
+// markerProcs lists the processes whose command line contains marker.
+func markerProcs(marker string) []string {
+	var found []string
+	ents, _ := os.ReadDir("/proc")
+	for _, e := range ents {
+		if e.Name()[0] < '0' || e.Name()[0] > '9' {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+		if err == nil && strings.Contains(string(b), marker) {
+			found = append(found, e.Name()+": "+strings.ReplaceAll(string(b), "\x00", " "))
+		}
+	}
+	return found
+}
+
+// eventually polls cond for up to d; real processes need real time to exit.
+func eventually(d time.Duration, cond func() bool) bool {
+	deadline := time.Now().Add(d)
+	for {
+		if cond() {
+			return true
+		}
+		if time.Now().After(deadline) {
+			return false
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+func processAlive(pid int) bool {
+	err := syscall.Kill(pid, 0)
+	return err == nil || errors.Is(err, syscall.EPERM)
+}

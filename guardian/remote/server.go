@@ -1,0 +1,590 @@
+package remote
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"winx/guardian"
+	"winx/jsonrpc"
+)
+
+// Limits of a server.
+const (
+	// DefaultSettleTimeout bounds how long a cancel or input waits for a
+	// launch in flight when ServerOptions gives no timeout.
+	DefaultSettleTimeout = 10 * time.Second
+	// maxMetaBytes bounds the opaque meta an attach may store.
+	maxMetaBytes = 64 << 10
+	// maxLaunches bounds the launch ids remembered for cancel.
+	maxLaunches = 256
+	// maxWait bounds any wait a call asks for.
+	maxWait = time.Hour
+)
+
+// ServerOptions configure a Server; nil means defaults.
+type ServerOptions struct {
+	Logger *slog.Logger
+	// SettleTimeout: see DefaultSettleTimeout. A cancel whose launch does
+	// not settle in time terminates the session before it is answered.
+	SettleTimeout time.Duration
+}
+
+// Server answers the session methods for one guardian.Session. It is a
+// jsonrpc.Handler meant to be served by wire.Serve, which has checked the
+// peer and the hello before any call reaches it.
+type Server struct {
+	sess   *guardian.Session
+	key    string
+	logger *slog.Logger
+	settle time.Duration
+	gate   gate
+	out    deliveries
+	done   chan struct{} // closed once the session ended
+
+	mu sync.Mutex // guards the fields below
+	// Activity clocks, for winxd's TTLs.
+	created, lastActivity, lastCommand time.Time
+	everRan                            bool
+	meta                               json.RawMessage // set by the first attach that carries one
+	// launches remembers launch ids (bounded, oldest first in order) so a
+	// cancel can name a run whose generation its caller never learned.
+	launches map[string]*launch
+	order    []string
+	bg       []string // background ids started through this server
+	ended    bool
+}
+
+// launch is one run's launch id and what became of it.
+type launch struct {
+	settled chan struct{} // closed when the launch published or failed
+	// started and gen are written before settled is closed.
+	started bool
+	gen     uint64
+	// cancelled marks a cancel that came before the run: the run is
+	// refused when it arrives.
+	cancelled bool
+}
+
+// NewServer serves sess under key. The server owns sess from now on: it
+// closes it on session.close or when a launch cannot settle.
+func NewServer(sess *guardian.Session, key string, opts *ServerOptions) *Server {
+	var o ServerOptions
+	if opts != nil {
+		o = *opts
+	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	if o.SettleTimeout <= 0 {
+		o.SettleTimeout = DefaultSettleTimeout
+	}
+	now := time.Now()
+	return &Server{
+		sess: sess, key: key, logger: o.Logger, settle: o.SettleTimeout, done: make(chan struct{}),
+		created: now, lastActivity: now, launches: make(map[string]*launch),
+	}
+}
+
+// Done is closed when the session has ended; the guardian then exits.
+func (s *Server) Done() <-chan struct{} { return s.done }
+
+// Handle answers one call; it implements jsonrpc.Handler.
+func (s *Server) Handle(ctx context.Context, req *jsonrpc.Request) (json.RawMessage, error) {
+	res, err := s.handle(ctx, req)
+	if err != nil {
+		return nil, toWireError(err)
+	}
+	if res == nil {
+		return nil, nil
+	}
+	b, err := json.Marshal(res)
+	if err != nil {
+		return nil, fmt.Errorf("remote: encode %s result: %w", req.Method, err)
+	}
+	return b, nil
+}
+
+func (s *Server) handle(ctx context.Context, req *jsonrpc.Request) (any, error) {
+	switch req.Method {
+	case MethodAck:
+		p, err := decode[ackParams](req)
+		if err == nil {
+			s.out.ack(p.Seq)
+		}
+		return nil, nil
+	case MethodStatus:
+		if _, err := s.params(req, &reqBase{}); err != nil {
+			return nil, err
+		}
+		return s.status(), nil
+	}
+	if !req.IsCall() {
+		return nil, nil
+	}
+	s.touch()
+	switch req.Method {
+	case MethodAttach:
+		var p attachParams
+		if _, err := s.params(req, &p); err != nil {
+			return nil, err
+		}
+		return s.attach(p)
+	case MethodRun:
+		var p runParams
+		if _, err := s.params(req, &p); err != nil {
+			return nil, err
+		}
+		return s.run(ctx, p)
+	case MethodPoll:
+		var p pollParams
+		if _, err := s.params(req, &p); err != nil {
+			return nil, err
+		}
+		return s.poll(ctx, p)
+	case MethodSendText:
+		var p sendTextParams
+		if _, err := s.params(req, &p); err != nil {
+			return nil, err
+		}
+		return s.input(ctx, p.Generation, p.WaitMS, func(ctx context.Context) (*guardian.Outcome, error) {
+			return s.sess.SendText(ctx, p.Text, p.Submit, 0)
+		})
+	case MethodSendKeys:
+		var p sendKeysParams
+		if _, err := s.params(req, &p); err != nil {
+			return nil, err
+		}
+		if len(p.Keys) == 1 && p.Keys[0] == "Ctrl-c" {
+			// The session's interrupt logic, behind the generation check.
+			return s.cancel(ctx, cancelParams{Generation: p.Generation, WaitMS: p.WaitMS})
+		}
+		return s.input(ctx, p.Generation, p.WaitMS, func(ctx context.Context) (*guardian.Outcome, error) {
+			return s.sess.SendKeys(ctx, p.Keys, 0)
+		})
+	case MethodSendBytes:
+		var p sendBytesParams
+		if _, err := s.params(req, &p); err != nil {
+			return nil, err
+		}
+		return s.input(ctx, p.Generation, p.WaitMS, func(ctx context.Context) (*guardian.Outcome, error) {
+			return s.sess.SendBytes(ctx, p.Bytes, 0)
+		})
+	case MethodCancel:
+		var p cancelParams
+		if _, err := s.params(req, &p); err != nil {
+			return nil, err
+		}
+		return s.cancel(ctx, p)
+	case MethodScreen:
+		var p screenParams
+		if _, err := s.params(req, &p); err != nil {
+			return nil, err
+		}
+		return screenToWire(s.sess.Screen(p.Lines, p.Diff)), nil
+	case MethodWaitForTurn:
+		var p waitTurnParams
+		if _, err := s.params(req, &p); err != nil {
+			return nil, err
+		}
+		quiet, err := s.sess.WaitForTurn(ctx, millis(p.QuietMS), millis(p.TimeoutMS))
+		if err != nil {
+			return nil, err
+		}
+		return waitTurnResult{Quiet: quiet}, nil
+	case MethodReset:
+		if _, err := s.params(req, &reqBase{}); err != nil {
+			return nil, err
+		}
+		return s.reset(ctx)
+	case MethodClose:
+		if _, err := s.params(req, &reqBase{}); err != nil {
+			return nil, err
+		}
+		s.terminate("closed by a client")
+		return s.status(), nil
+	case MethodBgStart:
+		var p bgStartParams
+		if _, err := s.params(req, &p); err != nil {
+			return nil, err
+		}
+		id, err := s.sess.StartBackground(ctx, p.Command)
+		if err != nil {
+			return nil, err
+		}
+		s.mu.Lock()
+		s.bg = append(s.bg, id)
+		s.noteCommandLocked()
+		s.mu.Unlock()
+		return bgStartResult{ID: id}, nil
+	case MethodBgPoll:
+		var p bgPollParams
+		if _, err := s.params(req, &p); err != nil {
+			return nil, err
+		}
+		o, err := s.sess.PollBackground(ctx, p.ID, millis(p.WaitMS))
+		if err != nil {
+			return nil, err
+		}
+		return toWire(o, s.out.take(bgStream(p.ID), o)), nil
+	case MethodBgSendText:
+		var p bgSendTextParams
+		if _, err := s.params(req, &p); err != nil {
+			return nil, err
+		}
+		o, err := s.sess.SendTextBackground(ctx, p.ID, p.Text, p.Submit, millis(p.WaitMS))
+		if err != nil {
+			return nil, err
+		}
+		return toWire(o, s.out.take(bgStream(p.ID), o)), nil
+	}
+	return nil, jsonrpc.NewError(jsonrpc.CodeMethodNotFound, "remote: unknown method "+req.Method)
+}
+
+// acker is a params struct; its Ack is applied before the call runs.
+type acker interface{ acked() uint64 }
+
+func (b *reqBase) acked() uint64 { return b.Ack }
+
+// params decodes req's params into p and applies its acknowledgement.
+func (s *Server) params(req *jsonrpc.Request, p acker) (acker, error) {
+	if len(req.Params) > 0 {
+		if err := json.Unmarshal(req.Params, p); err != nil {
+			return nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "remote: "+req.Method+": "+err.Error())
+		}
+	}
+	s.out.ack(p.acked())
+	return p, nil
+}
+
+func decode[T any](req *jsonrpc.Request) (T, error) {
+	var p T
+	err := json.Unmarshal(req.Params, &p)
+	return p, err
+}
+
+// millis converts a wire wait, clamped to [0, maxWait].
+func millis(ms int64) time.Duration {
+	if ms <= 0 {
+		return 0
+	}
+	return min(time.Duration(ms)*time.Millisecond, maxWait)
+}
+
+func (s *Server) touch() {
+	s.mu.Lock()
+	s.lastActivity = time.Now()
+	s.mu.Unlock()
+}
+
+func (s *Server) noteCommandLocked() {
+	s.lastCommand, s.everRan = time.Now(), true
+}
+
+// run launches a command under the gate, publishes its generation, then
+// waits for it like a poll.
+func (s *Server) run(ctx context.Context, p runParams) (*Outcome, error) {
+	l, err := s.registerLaunch(p.LaunchID)
+	if err != nil {
+		return nil, err
+	}
+	if !s.gate.tryLaunch() {
+		s.settleLaunch(l, 0)
+		return nil, guardian.ErrCommandRunning
+	}
+	// The launch must settle whatever the caller does: a caller that left
+	// still started a command (it keeps running, pollable by generation).
+	o, err := s.sess.Run(context.WithoutCancel(ctx), p.Command, 0)
+	var gen uint64
+	if err == nil {
+		gen = o.Generation
+	}
+	s.gate.endLaunch(gen)
+	s.settleLaunch(l, gen)
+	if err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	s.noteCommandLocked()
+	s.mu.Unlock()
+	s.out.forgetForeground(fgStream(gen))
+	return s.finish(ctx, o, millis(p.WaitMS))
+}
+
+// finish records o's output as pending, waits up to wait for a running
+// command and answers with everything pending for its generation. If the
+// wait fails (the caller left), what was taken stays pending.
+func (s *Server) finish(ctx context.Context, o *guardian.Outcome, wait time.Duration) (*Outcome, error) {
+	stream := fgStream(o.Generation)
+	seq := s.out.take(stream, o)
+	if !o.Running || wait <= 0 {
+		return toWire(o, seq), nil
+	}
+	o2, err := s.sess.Poll(ctx, o.Generation, wait)
+	if err != nil {
+		return nil, err
+	}
+	return toWire(o2, s.out.take(stream, o2)), nil
+}
+
+func (s *Server) poll(ctx context.Context, p pollParams) (*Outcome, error) {
+	gen := p.Generation
+	if gen == 0 {
+		gen = s.gate.current()
+	}
+	o, err := s.sess.Poll(ctx, gen, millis(p.WaitMS))
+	if err != nil {
+		return nil, s.staleOr(p.Generation, err)
+	}
+	return toWire(o, s.out.take(fgStream(o.Generation), o)), nil
+}
+
+// staleOr reports a not-running error for a named generation that is not
+// the newest as a stale generation.
+func (s *Server) staleOr(gen uint64, err error) error {
+	if cur := s.gate.current(); errors.Is(err, guardian.ErrNotRunning) && gen != 0 && gen != cur {
+		return fmt.Errorf("%w: generation %d, newest is %d", ErrStaleGeneration, gen, cur)
+	}
+	return err
+}
+
+// input sends to the foreground command of generation gen under the gate,
+// then waits for it outside the gate.
+func (s *Server) input(ctx context.Context, gen uint64, waitMS int64, send func(context.Context) (*guardian.Outcome, error)) (*Outcome, error) {
+	cur, err := s.gate.acquire(ctx, s.settle)
+	if err != nil {
+		return nil, err
+	}
+	if gen != 0 && gen != cur {
+		s.gate.release()
+		return nil, fmt.Errorf("%w: generation %d, newest is %d", ErrStaleGeneration, gen, cur)
+	}
+	o, err := send(context.WithoutCancel(ctx))
+	s.gate.release()
+	if err != nil {
+		return nil, err
+	}
+	return s.finish(ctx, o, millis(waitMS))
+}
+
+// cancel interrupts the foreground command of the named generation (or of
+// the named launch, once it settled). A generation that is not the newest
+// is never touched.
+func (s *Server) cancel(ctx context.Context, p cancelParams) (*Outcome, error) {
+	if p.LaunchID != "" {
+		gen, err := s.awaitLaunch(ctx, p.LaunchID)
+		if err != nil {
+			return nil, err
+		}
+		p.Generation = gen
+	}
+	cur, err := s.gate.acquire(ctx, s.settle)
+	if errors.Is(err, ErrLaunchUnsettled) {
+		s.terminate("a launch did not settle before a cancel")
+		return nil, fmt.Errorf("%w: a launch did not settle within %v", ErrTerminated, s.settle)
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer s.gate.release()
+	gen := p.Generation
+	if gen == 0 {
+		gen = cur
+	}
+	if gen == 0 {
+		return nil, guardian.ErrNotRunning
+	}
+	if gen != cur {
+		return nil, fmt.Errorf("%w: generation %d, newest is %d", ErrStaleGeneration, gen, cur)
+	}
+	// The cancel completes even if its caller leaves: it was asked for.
+	ictx := context.WithoutCancel(ctx)
+	o, err := s.sess.Poll(ictx, gen, 0)
+	if err != nil {
+		return nil, err
+	}
+	stream := fgStream(gen)
+	seq := s.out.take(stream, o)
+	if !o.Running {
+		return toWire(o, seq), nil
+	}
+	o, err = s.sess.Interrupt(ictx, millis(p.WaitMS))
+	if err != nil {
+		return nil, err
+	}
+	return toWire(o, s.out.take(stream, o)), nil
+}
+
+func (s *Server) reset(ctx context.Context) (*Status, error) {
+	if _, err := s.gate.acquire(ctx, s.settle); err != nil {
+		return nil, err
+	}
+	err := s.sess.Reset(context.WithoutCancel(ctx))
+	s.gate.release()
+	if err != nil {
+		return nil, err
+	}
+	st := s.status()
+	return &st, nil
+}
+
+// registerLaunch records a run's launch id; nil when it has none.
+func (s *Server) registerLaunch(id string) (*launch, error) {
+	if id == "" {
+		return nil, nil
+	}
+	if len(id) > 128 {
+		return nil, fmt.Errorf("%w: launch id longer than 128 bytes", guardian.ErrInvalidInput)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if l, ok := s.launches[id]; ok {
+		if l.cancelled {
+			return nil, ErrLaunchCancelled
+		}
+		return nil, fmt.Errorf("%w: launch id %q was used before", guardian.ErrInvalidInput, id)
+	}
+	return s.addLaunchLocked(id), nil
+}
+
+func (s *Server) addLaunchLocked(id string) *launch {
+	for len(s.order) >= maxLaunches {
+		old := s.order[0]
+		s.order = s.order[1:]
+		delete(s.launches, old)
+	}
+	l := &launch{settled: make(chan struct{})}
+	s.launches[id] = l
+	s.order = append(s.order, id)
+	return l
+}
+
+// settleLaunch records the end of l's launch; gen 0 means nothing started.
+func (s *Server) settleLaunch(l *launch, gen uint64) {
+	if l == nil {
+		return
+	}
+	s.mu.Lock()
+	l.started, l.gen = gen != 0, gen
+	s.mu.Unlock()
+	close(l.settled)
+}
+
+// awaitLaunch waits until the launch id settled and returns its generation.
+// An id not seen yet is marked cancelled, so its run is refused when it
+// arrives. A launch that does not settle in time ends the session.
+func (s *Server) awaitLaunch(ctx context.Context, id string) (uint64, error) {
+	s.mu.Lock()
+	l, ok := s.launches[id]
+	if !ok {
+		l = s.addLaunchLocked(id)
+		l.cancelled = true
+		close(l.settled)
+		s.mu.Unlock()
+		return 0, ErrNoLaunch
+	}
+	s.mu.Unlock()
+	timer := time.NewTimer(s.settle)
+	defer timer.Stop()
+	select {
+	case <-l.settled:
+	case <-timer.C:
+		s.terminate("a launch did not settle before a cancel")
+		return 0, fmt.Errorf("%w: a launch did not settle within %v", ErrTerminated, s.settle)
+	case <-ctx.Done():
+		return 0, ctx.Err()
+	}
+	s.mu.Lock()
+	started, gen := l.started, l.gen
+	s.mu.Unlock()
+	if !started {
+		return 0, ErrNoLaunch
+	}
+	return gen, nil
+}
+
+// terminate ends the session: every process of the shell and of its
+// background commands is killed, and Done is closed.
+func (s *Server) terminate(reason string) {
+	s.mu.Lock()
+	if s.ended {
+		s.mu.Unlock()
+		return
+	}
+	s.ended = true
+	s.mu.Unlock()
+	s.logger.Info("session ending", "reason", reason)
+	if err := s.sess.Close(); err != nil {
+		s.logger.Warn("closing the shell", "err", err)
+	}
+	close(s.done)
+}
+
+// status reports the clocks and what runs. Output it takes from the session
+// to learn whether a command runs stays pending for the next reader.
+func (s *Server) status() Status {
+	st, _ := s.snapshot()
+	return st
+}
+
+func (s *Server) snapshot() (Status, *Outcome) {
+	s.mu.Lock()
+	st := Status{
+		Key: s.key, Created: s.created, LastActivity: s.lastActivity, LastCommand: s.lastCommand,
+		EverRanCommand: s.everRan, Background: append([]string(nil), s.bg...), Closed: s.ended,
+	}
+	s.mu.Unlock()
+	st.ShellPID, st.Cwd = s.sess.PID(), s.sess.Cwd()
+	st.Generation = s.gate.current()
+	var fg *Outcome
+	if st.Generation != 0 {
+		if o, err := s.sess.Poll(context.Background(), st.Generation, 0); err == nil {
+			s.out.take(fgStream(o.Generation), o)
+			st.Running, st.Command = o.Running, o.Command
+			fg = toWire(o, 0) // a peek: its text stays pending
+		}
+	}
+	for _, id := range st.Background {
+		if o, err := s.sess.PollBackground(context.Background(), id, 0); err == nil {
+			s.out.take(bgStream(id), o)
+			if o.Running {
+				st.BackgroundRunning++
+			}
+		}
+	}
+	return st, fg
+}
+
+func (s *Server) attach(p attachParams) (*Snapshot, error) {
+	if len(p.Meta) > maxMetaBytes {
+		return nil, fmt.Errorf("%w: meta of %d bytes, more than %d", guardian.ErrInvalidInput, len(p.Meta), maxMetaBytes)
+	}
+	s.mu.Lock()
+	if s.meta == nil && len(p.Meta) > 0 {
+		s.meta = append(json.RawMessage(nil), p.Meta...)
+	}
+	meta := s.meta
+	s.mu.Unlock()
+	st, fg := s.snapshot()
+	return &Snapshot{Status: st, Foreground: fg, Meta: meta}, nil
+}
+
+// screenResult is guardian.ScreenSnapshot on the wire.
+type screenResult struct {
+	Rows      []string `json:"rows"`
+	AltScreen bool     `json:"alt_screen,omitempty"`
+	Title     string   `json:"title,omitempty"`
+	Changed   []int    `json:"changed,omitempty"`
+}
+
+func screenToWire(s guardian.ScreenSnapshot) screenResult {
+	return screenResult{Rows: s.Rows, AltScreen: s.AltScreen, Title: s.Title, Changed: s.Changed}
+}
+
+func (r screenResult) guardian() guardian.ScreenSnapshot {
+	return guardian.ScreenSnapshot{Rows: r.Rows, AltScreen: r.AltScreen, Title: r.Title, Changed: r.Changed}
+}

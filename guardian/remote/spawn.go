@@ -1,0 +1,101 @@
+package remote
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+	"syscall"
+)
+
+// ErrSpawn: a guardian process did not come up.
+var ErrSpawn = errors.New("remote: guardian did not start")
+
+// Process is a guardian started by Spawn.
+type Process struct {
+	PID    int
+	Socket string
+	done   chan struct{}
+	state  *os.ProcessState // set before done is closed
+}
+
+// Done is closed when the process has exited and was reaped.
+func (p *Process) Done() <-chan struct{} { return p.done }
+
+// ExitState is the reaped process's state; nil while it runs.
+func (p *Process) ExitState() *os.ProcessState {
+	select {
+	case <-p.done:
+		return p.state
+	default:
+		return nil
+	}
+}
+
+// Spawn starts binary (winx-guardian) for cfg with environment env, in a
+// session of its own (setsid: no controlling terminal, no signals from the
+// spawner's process group), stdin, stdout and stderr on /dev/null. It
+// returns once the guardian listens and its shell printed its first prompt,
+// or fails with ErrSpawn when the process exits first. The caller reaps by
+// waiting on Done; the guardian outlives the caller if the caller exits.
+func Spawn(ctx context.Context, binary string, cfg Config, env []string) (*Process, error) {
+	socket, err := cfg.SocketPath(envLookup(env))
+	if err != nil {
+		return nil, err
+	}
+	cfg.Socket = socket
+	r, w, err := os.Pipe()
+	if err != nil {
+		return nil, fmt.Errorf("remote: readiness pipe: %w", err)
+	}
+	defer r.Close()
+	cfg.ReadyFD = 3 // the first of ExtraFiles
+	cmd := exec.Command(binary, cfg.Args()...)
+	cmd.Env = env
+	cmd.ExtraFiles = []*os.File{w}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	err = cmd.Start()
+	w.Close()
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrSpawn, err)
+	}
+	p := &Process{PID: cmd.Process.Pid, Socket: socket, done: make(chan struct{})}
+	go func() {
+		cmd.Wait()
+		p.state = cmd.ProcessState
+		close(p.done)
+	}()
+	line := make(chan string, 1)
+	go func() {
+		s, _ := bufio.NewReader(r).ReadString('\n')
+		line <- s
+	}()
+	select {
+	case s := <-line:
+		if strings.TrimSpace(s) == "ready" {
+			return p, nil
+		}
+		<-p.done
+		return nil, fmt.Errorf("%w: %s", ErrSpawn, p.state)
+	case <-ctx.Done():
+		cmd.Process.Kill()
+		<-p.done
+		return nil, ctx.Err()
+	}
+}
+
+// envLookup is getenv over an environment list (the last entry wins).
+func envLookup(env []string) func(string) string {
+	return func(key string) string {
+		v := ""
+		for _, kv := range env {
+			if k, val, ok := strings.Cut(kv, "="); ok && k == key {
+				v = val
+			}
+		}
+		return v
+	}
+}

@@ -1,0 +1,232 @@
+package wire
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"sync"
+	"time"
+
+	"winx/jsonrpc"
+)
+
+// Limits of a server.
+const (
+	// DefaultMaxConns bounds concurrent connections when ServeOptions
+	// gives none; further connections are closed at once.
+	DefaultMaxConns = 64
+	// HelloTimeout is how long a new connection may take to say hello.
+	HelloTimeout = 10 * time.Second
+	// WriteTimeout bounds writing one frame to a peer that stopped reading.
+	WriteTimeout = 10 * time.Second
+	// goneDrain is how long running calls may still answer after the peer
+	// closed its end: the protocol's clients never half-close, so end of
+	// input means the caller left and its calls are cancelled at once.
+	goneDrain = time.Millisecond
+)
+
+// ServeOptions tune Serve; nil means defaults.
+type ServeOptions struct {
+	Logger *slog.Logger
+	// OnReject is told of every connection refused for its peer (a
+	// *PeerError) or ended by a framing error (a *jsonrpc.FrameTooLargeError
+	// or a truncated frame). It runs on the connection's goroutine.
+	OnReject func(error)
+	// MaxConns bounds concurrent connections; zero means DefaultMaxConns.
+	MaxConns int
+}
+
+type peerKey struct{}
+
+// Peer is what a handler knows about the caller.
+type Peer struct {
+	Hello   Hello   // as the peer sent it
+	Version Version // negotiated
+	Cred    Cred    // from the kernel
+}
+
+// PeerFrom returns the caller of a request served by Serve.
+func PeerFrom(ctx context.Context) (Peer, bool) {
+	p, ok := ctx.Value(peerKey{}).(Peer)
+	return p, ok
+}
+
+// Serve accepts connections on ln until ctx is done, then closes ln (which
+// unlinks the socket), stops reading from every connection, lets their
+// handlers answer and returns nil. Each connection is checked by uid, must
+// say hello first (answered with local) and then has its calls answered by h
+// with the caller in the context (PeerFrom). A failing connection never
+// affects another.
+func Serve(ctx context.Context, ln *net.UnixListener, local Hello, h jsonrpc.Handler, opts *ServeOptions) error {
+	var o ServeOptions
+	if opts != nil {
+		o = *opts
+	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	if o.MaxConns <= 0 {
+		o.MaxConns = DefaultMaxConns
+	}
+	stop := context.AfterFunc(ctx, func() { ln.Close() })
+	defer stop()
+	slots := make(chan struct{}, o.MaxConns)
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	for {
+		c, err := ln.AcceptUnix()
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil
+			}
+			if errors.Is(err, net.ErrClosed) {
+				return err
+			}
+			// EMFILE and friends: back off instead of spinning.
+			o.Logger.Warn("accept failed", "err", err)
+			select {
+			case <-time.After(50 * time.Millisecond):
+			case <-ctx.Done():
+				return nil
+			}
+			continue
+		}
+		select {
+		case slots <- struct{}{}:
+		default:
+			o.Logger.Warn("connection refused: too many connections", "limit", o.MaxConns)
+			c.Close()
+			continue
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer func() { <-slots }()
+			serveConn(ctx, c, local, h, &o)
+		}()
+	}
+}
+
+// serveConn runs one connection to its end.
+func serveConn(ctx context.Context, c *net.UnixConn, local Hello, h jsonrpc.Handler, o *ServeOptions) {
+	defer c.Close()
+	cred, err := checkPeer(c)
+	if err != nil {
+		o.Logger.Warn("connection refused", "err", err)
+		if o.OnReject != nil {
+			o.OnReject(err)
+		}
+		return
+	}
+	st := &connState{c: c, cred: cred}
+	st.setReadDeadline(time.Now().Add(HelloTimeout))
+	stop := context.AfterFunc(ctx, st.shutdown)
+	defer stop()
+
+	conn := jsonrpc.NewConn(
+		jsonrpc.NewLengthReader(c, jsonrpc.MaxFrameSize),
+		jsonrpc.NewLengthWriter(deadlineWriter{c}, jsonrpc.MaxFrameSize),
+		st.handler(local, h),
+		&jsonrpc.ConnOptions{
+			DrainTimeout:  goneDrain,
+			OnDecodeError: func(err error) { o.Logger.Debug("undecodable frame", "err", err) },
+		})
+	if err := conn.Run(ctx); err != nil && ctx.Err() == nil && !st.stopped() {
+		var tooLarge *jsonrpc.FrameTooLargeError
+		if errors.As(err, &tooLarge) || !errors.Is(err, net.ErrClosed) {
+			o.Logger.Warn("connection ended", "err", err)
+			if o.OnReject != nil {
+				o.OnReject(err)
+			}
+		}
+	}
+}
+
+// connState is one connection's hello state and deadline control.
+type connState struct {
+	c    *net.UnixConn
+	cred Cred
+
+	mu sync.Mutex // guards the fields below
+	// peer is set once the hello succeeded; nil before.
+	peer *Peer
+	// down is set when the server stops; the read deadline then stays in
+	// the past.
+	down bool
+}
+
+func (st *connState) setReadDeadline(t time.Time) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if !st.down {
+		st.c.SetReadDeadline(t)
+	}
+}
+
+func (st *connState) shutdown() {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	st.down = true
+	st.c.SetReadDeadline(time.Now())
+}
+
+func (st *connState) stopped() bool {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	return st.down
+}
+
+func (st *connState) handler(local Hello, h jsonrpc.Handler) jsonrpc.Handler {
+	return jsonrpc.HandlerFunc(func(ctx context.Context, req *jsonrpc.Request) (json.RawMessage, error) {
+		if req.Method == MethodHello {
+			if !req.IsCall() {
+				return nil, nil
+			}
+			return st.hello(local, req.Params)
+		}
+		st.mu.Lock()
+		p := st.peer
+		st.mu.Unlock()
+		if p == nil {
+			if !req.IsCall() {
+				return nil, nil // notifications before hello are dropped
+			}
+			return nil, jsonrpc.NewError(CodeHelloRequired, ErrHelloRequired.Error())
+		}
+		return h.Handle(context.WithValue(ctx, peerKey{}, *p), req)
+	})
+}
+
+func (st *connState) hello(local Hello, params json.RawMessage) (json.RawMessage, error) {
+	peer, err := decodeHello(params)
+	if err != nil {
+		return nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, err.Error())
+	}
+	v, err := Negotiate(local.Protocol, peer.Protocol)
+	if err != nil {
+		return nil, versionRefusal(local, err)
+	}
+	st.mu.Lock()
+	st.peer = &Peer{Hello: peer, Version: v, Cred: st.cred}
+	st.mu.Unlock()
+	// Calls may wait long (a command running for minutes): after the hello
+	// the connection has no read deadline, only the caller's patience.
+	st.setReadDeadline(time.Time{})
+	b, err := json.Marshal(local)
+	if err != nil {
+		return nil, fmt.Errorf("wire: encode hello: %w", err)
+	}
+	return b, nil
+}
+
+// deadlineWriter bounds each write, so a peer that stops reading cannot
+// hold a handler forever.
+type deadlineWriter struct{ c *net.UnixConn }
+
+func (w deadlineWriter) Write(p []byte) (int, error) {
+	w.c.SetWriteDeadline(time.Now().Add(WriteTimeout))
+	return w.c.Write(p)
+}

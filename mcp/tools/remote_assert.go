@@ -1,0 +1,10 @@
+package tools
+
+import "winx/guardian/remote"
+
+// A session served by a guardian process is a drop-in shell for the tools:
+// the same interfaces, the same sentinel errors as the embedded session.
+var (
+	_ terminal    = (*remote.RemoteShell)(nil)
+	_ ShellHealth = (*remote.RemoteShell)(nil)
+)
