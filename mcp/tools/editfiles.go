@@ -180,11 +180,12 @@ func (t *editTool) apply(ctx context.Context, principal string, in *editInput) *
 			return t.failure(in, err)
 		}
 	}
+	syntax := syntaxBaseline(plan) // before Commit: which targets parse cleanly now
 	res, err := eng.Commit(ctx, plan)
 	if err != nil {
 		return t.failure(in, err)
 	}
-	return t.success(ctx, in, sess, res, wait)
+	return syntax.annotate(t.success(ctx, in, sess, res, wait), res, in)
 }
 
 // edits lowers the input into engine edits, checking the shape rules the

@@ -1,5 +1,0 @@
-//go:build cgo
-
-package codemap
-
-import _ "github.com/smacker/go-tree-sitter"
