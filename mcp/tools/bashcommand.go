@@ -102,6 +102,8 @@ var actionTypes = []string{"command", "status_check", "send_text", "send_special
 type bashTool struct {
 	sessions     *Sessions
 	keepTailPipe bool // WINX_KEEP_TAIL_PIPE=1, read once at start
+
+	artifacts tempArtifacts // temporary-artifact limits (tempartifacts.go)
 }
 
 func addBashCommand(reg *mcp.Registry, opts Options) {
@@ -188,6 +190,9 @@ func (t *bashTool) handle(ctx context.Context, req *mcp.ToolRequest) (*mcp.CallT
 	term, ok := sess.Shell().(terminal)
 	if !ok {
 		return bashFailure(errors.New("tools: this session's runtime cannot run commands")), nil
+	}
+	if res := t.artifacts.check(t.sessions, sess, act, in.ThreadID, in.WorkspaceRoot); res != nil {
+		return res, nil
 	}
 	r := bashRun{term: term, act: act, wait: wait, threadID: in.ThreadID, root: in.WorkspaceRoot, keepTailPipe: t.keepTailPipe,
 		req: req, policy: in.WaitPolicy}

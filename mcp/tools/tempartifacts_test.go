@@ -1,0 +1,329 @@
+package tools
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"winx/codemap/shellcmd"
+	"winx/guardian/artifacts"
+)
+
+// tempDir is the session's WINX_TEMP_DIR, computed rather than asked for so
+// no command runs (and no scan is cached) before a test sets the stage.
+func (e *bashEnv) tempDir() string { return TempArtifactDir(e.root, sessionKey("p", e.root)) }
+
+func sparseFile(t *testing.T, path string, size int64) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Truncate(path, size); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func fileExists(path string) bool {
+	_, err := os.Lstat(path)
+	return err == nil
+}
+
+func TestTempArtifactBudgetBlocksUntilCleanup(t *testing.T) {
+	e := newBashEnv(t, "")
+	tmp := e.tempDir()
+	sparseFile(t, filepath.Join(tmp, "big"), artifacts.MaxSessionBytes+(6<<20))
+	marker := filepath.Join(e.root, "marker")
+
+	for _, bg := range []bool{false, true} {
+		r, _ := e.bash(map[string]any{"type": "command", "command": "touch marker", "is_background": bg}, 10)
+		if r.Structured.Status != "denied" || r.Structured.ErrorCode != codeTemporaryArtifactPolicy || !r.IsError {
+			t.Fatalf("background %v: over budget = %s/%s (%s), want denied/%s", bg, r.Structured.Status, r.Structured.ErrorCode, r.Structured.Message, codeTemporaryArtifactPolicy)
+		}
+		for _, want := range []string{"70.0 MiB", "64.0 MiB", "128 files", "32.0 MiB", "256.0 MiB", tmp} {
+			if !strings.Contains(r.Structured.Message, want) {
+				t.Errorf("message lacks %q: %s", want, r.Structured.Message)
+			}
+		}
+		if fileExists(marker) {
+			t.Fatalf("the refused command ran")
+		}
+	}
+	r, _ := e.bash(cmd("touch marker"), 10)
+	na := r.Structured.NextAction
+	if na == nil || na.Tool != BashCommandTool {
+		t.Fatalf("nextAction = %+v", na)
+	}
+	act, _ := na.Arguments["action_json"].(map[string]any)
+	cleanup, _ := act["command"].(string)
+	if cleanup != `rm -rf -- "$WINX_TEMP_DIR"/'big'` {
+		t.Errorf("nextAction command = %q", cleanup)
+	}
+
+	// Looking around and cleaning up are allowed while over budget.
+	r, _ = e.bash(cmd(`ls -la "$WINX_TEMP_DIR" >/dev/null 2>&1 && du -s "$WINX_TEMP_DIR"`), 10)
+	if r.Structured.Status != "completed" {
+		t.Errorf("ls/du while over budget = %s (%s)", r.Structured.Status, r.Structured.Message)
+	}
+	r, _ = e.bash(cmd(cleanup), 10)
+	if r.Structured.Status != "completed" || fileExists(filepath.Join(tmp, "big")) {
+		t.Fatalf("cleanup %q = %s (%s)", cleanup, r.Structured.Status, r.Structured.Message)
+	}
+	r, _ = e.bash(cmd("touch marker"), 10)
+	if r.Structured.Status != "completed" || !fileExists(marker) {
+		t.Errorf("after cleanup = %s (%s), marker exists %v", r.Structured.Status, r.Structured.Message, fileExists(marker))
+	}
+}
+
+func TestTempArtifactLimitsEnforced(t *testing.T) {
+	tests := []struct {
+		name    string
+		setup   func(t *testing.T, root, tmp string)
+		blocked bool
+		want    string // in the message when blocked
+	}{
+		{"within budget", func(t *testing.T, root, tmp string) {
+			sparseFile(t, filepath.Join(tmp, "f"), 10<<20)
+		}, false, ""},
+		{"too many files", func(t *testing.T, root, tmp string) {
+			for i := range artifacts.MaxSessionFiles + 1 {
+				sparseFile(t, filepath.Join(tmp, "h", fmt.Sprint(i)), 1)
+			}
+		}, true, "129 files"},
+		{"helper over its limit", func(t *testing.T, root, tmp string) {
+			sparseFile(t, filepath.Join(tmp, "agent", "out"), artifacts.MaxHelperBytes+(1<<20))
+		}, true, "helper directory " + "%TMP%/agent holds 33.0 MiB"},
+		{"workspace over, session empty", func(t *testing.T, root, tmp string) {
+			sparseFile(t, filepath.Join(artifacts.SessionDir(root, "00000000000000aa"), "f"), 300<<20)
+		}, false, ""},
+		{"workspace over, session holds artifacts", func(t *testing.T, root, tmp string) {
+			sparseFile(t, filepath.Join(artifacts.SessionDir(root, "00000000000000aa"), "f"), 300<<20)
+			sparseFile(t, filepath.Join(tmp, "mine"), 1)
+		}, true, "over the 256.0 MiB workspace limit"},
+		{"symlinked .winx/tmp", func(t *testing.T, root, tmp string) {
+			os.Mkdir(filepath.Join(root, ".winx"), 0o700)
+			if err := os.Symlink(t.TempDir(), filepath.Join(root, ".winx", "tmp")); err != nil {
+				t.Fatal(err)
+			}
+		}, true, "could not be measured"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e := newBashEnv(t, "")
+			tmp := e.tempDir()
+			tt.setup(t, e.root, tmp)
+			r, _ := e.bash(cmd("touch marker"), 10)
+			ran := fileExists(filepath.Join(e.root, "marker"))
+			if tt.blocked {
+				if r.Structured.ErrorCode != codeTemporaryArtifactPolicy || ran {
+					t.Fatalf("= %s/%s (%s), ran %v; want blocked", r.Structured.Status, r.Structured.ErrorCode, r.Structured.Message, ran)
+				}
+				if want := strings.ReplaceAll(tt.want, "%TMP%", tmp); !strings.Contains(r.Structured.Message, want) {
+					t.Errorf("message lacks %q: %s", want, r.Structured.Message)
+				}
+				return
+			}
+			if r.Structured.Status != "completed" || !ran {
+				t.Errorf("= %s/%s (%s), ran %v; want the command run", r.Structured.Status, r.Structured.ErrorCode, r.Structured.Message, ran)
+			}
+		})
+	}
+}
+
+// TestTempArtifactReclaimBeforeBlocking: a stale session of no live thread
+// is reclaimed when the workspace is over the mark, so the command runs; a
+// recent one would not be.
+func TestTempArtifactReclaimBeforeBlocking(t *testing.T) {
+	e := newBashEnv(t, "")
+	sparseFile(t, filepath.Join(e.tempDir(), "mine"), 1)
+	stale := artifacts.SessionDir(e.root, "00000000000000aa")
+	sparseFile(t, filepath.Join(stale, "f"), 300<<20)
+	old := time.Now().Add(-artifacts.StaleAfter - time.Hour)
+	for _, p := range []string{filepath.Join(stale, "f"), stale} {
+		if err := os.Chtimes(p, old, old); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r, _ := e.bash(cmd("touch marker"), 10)
+	if r.Structured.Status != "completed" || fileExists(stale) {
+		t.Errorf("= %s (%s); stale session still there: %v", r.Structured.Status, r.Structured.Message, fileExists(stale))
+	}
+	if !fileExists(e.tempDir()) {
+		t.Errorf("the live session's directory was reclaimed")
+	}
+}
+
+func TestTempArtifactStaticWrites(t *testing.T) {
+	e := newBashEnv(t, "")
+	other := artifacts.SessionDir(e.root, "0000000000000000")
+	if err := os.MkdirAll(other, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	sparseFile(t, filepath.Join(other, "keep"), 1)
+	own := e.tempDir()
+	rel, _ := filepath.Rel(e.root, own)
+	tests := []struct {
+		cmd     string
+		denied  bool
+		created string // a path the command creates when it runs
+	}{
+		{"echo x > .winx/tmp/session-0000000000000000/f", true, filepath.Join(other, "f")},
+		{"touch .winx-state", true, filepath.Join(e.root, ".winx-state")},
+		{"mkdir -p .winx-cache/x", true, filepath.Join(e.root, ".winx-cache")},
+		{"cp /dev/null " + other + "/g", true, filepath.Join(other, "g")},
+		{"cd .winx/tmp && touch session-0000000000000000/h", true, filepath.Join(other, "h")},
+		{"rm -rf .winx/tmp/*", true, ""},
+		{"rm -rf .winx", true, ""},
+		{"mkdir -p " + rel + " && echo x > " + rel + "/own", false, filepath.Join(own, "own")},
+		{`mkdir -p "$WINX_TEMP_DIR/helper" && echo x > "$WINX_TEMP_DIR/helper/f"`, false, filepath.Join(own, "helper", "f")},
+		{"echo x > notes.winx-x", false, filepath.Join(e.root, "notes.winx-x")},
+	}
+	for _, tt := range tests {
+		r, _ := e.bash(cmd(tt.cmd), 10)
+		denied := r.Structured.ErrorCode == codeTemporaryArtifactPolicy
+		if denied != tt.denied {
+			t.Errorf("%q: denied %v (%s %s), want %v", tt.cmd, denied, r.Structured.Status, r.Structured.Message, tt.denied)
+		}
+		if tt.created != "" && fileExists(tt.created) == tt.denied {
+			t.Errorf("%q: %s exists %v after denied=%v", tt.cmd, tt.created, fileExists(tt.created), denied)
+		}
+	}
+	if !fileExists(filepath.Join(other, "keep")) {
+		t.Errorf("another session's file was removed")
+	}
+}
+
+// TestTempArtifactScanReuse checks the scan cache on a fake clock: a scan
+// below the warning level is reused within artifactScanReuse, a later one
+// or one near a limit is taken again.
+func TestTempArtifactScanReuse(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		root := t.TempDir()
+		reg := NewSessions(func(context.Context, string, []string) (Shell, error) {
+			panic("no shell in this test")
+		}, nil)
+		const id = "0123456789abcdef"
+		var g tempArtifacts
+		u, err := g.usage(reg, root, id)
+		if err != nil || u.Bytes != 0 {
+			t.Fatalf("usage = %+v, %v", u, err)
+		}
+		sparseFile(t, filepath.Join(artifacts.SessionDir(root, id), "f"), 60<<20) // 94% of the session budget
+		if u, _ = g.usage(reg, root, id); u.Bytes != 0 {
+			t.Errorf("usage within %v = %d bytes, want the reused scan (0)", artifactScanReuse, u.Bytes)
+		}
+		time.Sleep(artifactScanReuse)
+		if u, _ = g.usage(reg, root, id); u.Bytes != 60<<20 {
+			t.Errorf("usage after %v = %d, want a new scan", artifactScanReuse, u.Bytes)
+		}
+		// Near a limit nothing is reused.
+		if err := os.Remove(filepath.Join(artifacts.SessionDir(root, id), "f")); err != nil {
+			t.Fatal(err)
+		}
+		if u, _ = g.usage(reg, root, id); u.Bytes != 0 {
+			t.Errorf("usage near a limit = %d bytes, want a new scan (0)", u.Bytes)
+		}
+		time.Sleep(10 * artifactScanReuse)
+		g.usage(reg, root+"/other", id)
+		g.mu.Lock()
+		n := len(g.scans)
+		g.mu.Unlock()
+		if n != 1 {
+			t.Errorf("cache holds %d workspaces, want old ones dropped", n)
+		}
+	})
+}
+
+func TestIsCleanupCommand(t *testing.T) {
+	c := func(args ...string) shellcmd.Command { return shellcmd.Command{Args: args} }
+	tests := []struct {
+		name string
+		cmds []shellcmd.Command
+		want bool
+	}{
+		{"rm", []shellcmd.Command{c("rm", "-rf", "x")}, true},
+		{"cd and ls", []shellcmd.Command{c("cd", "x"), c("ls", "-la")}, true},
+		{"find -delete", []shellcmd.Command{c("find", ".", "-name", "*.o", "-delete")}, true},
+		{"find -exec", []shellcmd.Command{c("find", ".", "-exec", "sh", "-c", "x", ";")}, false},
+		{"find -fprint", []shellcmd.Command{c("find", ".", "-fprint", "out")}, false},
+		{"du to /dev/null", []shellcmd.Command{{Args: []string{"du"}, Redirects: []shellcmd.Redirect{{Op: ">", Target: "/dev/null"}, {Op: "2>&", Target: "1"}, {Op: "<", Target: "in"}}}}, true},
+		{"dynamic name", []shellcmd.Command{{Args: []string{"rm"}, Dynamic: true}}, false},
+		{"ls into a file", []shellcmd.Command{{Args: []string{"ls"}, Redirects: []shellcmd.Redirect{{Op: ">", Target: "list"}}}}, false},
+		{"assignment", []shellcmd.Command{{Args: []string{"rm", "x"}, Assignments: []string{"LD_PRELOAD=x"}}}, false},
+		{"other command", []shellcmd.Command{c("rm", "x"), c("make")}, false},
+		{"path to rm", []shellcmd.Command{c("/tmp/rm", "x")}, false},
+		{"empty", nil, false},
+	}
+	for _, tt := range tests {
+		if got := isCleanupCommand(tt.cmds); got != tt.want {
+			t.Errorf("isCleanupCommand(%s) = %v, want %v", tt.name, got, tt.want)
+		}
+	}
+}
+
+func TestForbiddenArtifactWrite(t *testing.T) {
+	root := t.TempDir()
+	const own = "0123456789abcdef"
+	ownDir := artifacts.SessionDir(root, own)
+	c := func(args ...string) shellcmd.Command { return shellcmd.Command{Args: args} }
+	dyn := func(name, arg string) shellcmd.Command {
+		return shellcmd.Command{Args: []string{name, arg}, ArgDynamic: []bool{false, true}}
+	}
+	redirect := func(op, target string) shellcmd.Command {
+		return shellcmd.Command{Args: []string{"echo"}, Redirects: []shellcmd.Redirect{{Op: op, Target: target}}}
+	}
+	tests := []struct {
+		name string
+		cmds []shellcmd.Command
+		cwd  string
+		want bool
+	}{
+		{"redirect to other", []shellcmd.Command{redirect(">", ".winx/tmp/session-00000000000000aa/f")}, root, true},
+		{"append to other", []shellcmd.Command{redirect(">>", root+"/.winx/tmp/session-00000000000000aa/f")}, root, true},
+		{"fd redirect", []shellcmd.Command{redirect("2>", ".winx-log")}, root, true},
+		{"dup is not a write", []shellcmd.Command{redirect(">&", "2")}, root, false},
+		{"input is not a write", []shellcmd.Command{redirect("<", ".winx-x")}, root, false},
+		{"dynamic redirect skipped", []shellcmd.Command{{Args: []string{"echo"}, Redirects: []shellcmd.Redirect{{Op: ">", Target: "$X/.winx-a", Dynamic: true}}}}, root, false},
+		{"own dir", []shellcmd.Command{redirect(">", ownDir+"/f")}, root, false},
+		{"relative to the root from a subdirectory", []shellcmd.Command{c("touch", ".winx-x")}, filepath.Join(root, "sub"), true},
+		{"dotdot out of own", []shellcmd.Command{c("touch", ownDir+"/../session-00000000000000aa/f")}, root, true},
+		{"cp destination", []shellcmd.Command{c("cp", "-r", "src", ".winx/tmp/session-00000000000000aa")}, root, true},
+		{"cp source only", []shellcmd.Command{c("cp", ".winx/tmp/session-00000000000000aa/f", "here")}, root, false},
+		{"cp -t", []shellcmd.Command{c("cp", "-t", ".winx/tmp/session-00000000000000aa", "a", "b")}, root, true},
+		{"mv source", []shellcmd.Command{c("mv", ".winx/tmp/session-00000000000000aa/f", "here")}, root, true},
+		{"ln destination", []shellcmd.Command{c("ln", "-s", "/etc/passwd", ".winx-link")}, root, true},
+		{"rsync destination", []shellcmd.Command{c("rsync", "-a", "-e", "ssh", "src/", ".winx/tmp/session-00000000000000aa/")}, root, true},
+		{"dd of", []shellcmd.Command{c("dd", "if=/dev/zero", "of=.winx/tmp/session-00000000000000aa/z")}, root, true},
+		{"tee", []shellcmd.Command{c("tee", "-a", ".winx-out")}, root, true},
+		{"truncate size value", []shellcmd.Command{c("truncate", "-s", ".winx-x", "ok")}, root, false},
+		{"sudo wrapper", []shellcmd.Command{c("sudo", "-n", "touch", ".winx-x"), c("touch", ".winx-x")}, root, true},
+		{"known variable", []shellcmd.Command{dyn("touch", "$WINX_TEMP_DIR/../session-00000000000000aa/f")}, root, true},
+		{"known braced variable", []shellcmd.Command{dyn("rm", "${WINX_WORKSPACE_ROOT}/.winx")}, root, true},
+		{"own dir by variable", []shellcmd.Command{dyn("touch", "$WINX_TEMP_DIR/f")}, root, false},
+		{"unknown variable", []shellcmd.Command{dyn("touch", "$HOME/.winx-x")}, root, false},
+		{"command substitution", []shellcmd.Command{dyn("touch", "$(echo .winx-x)")}, root, false},
+		{"tilde", []shellcmd.Command{dyn("touch", "~/.winx-x")}, root, false},
+		{"rm .winx/tmp", []shellcmd.Command{c("rm", "-rf", ".winx/tmp")}, root, true},
+		{"rm the root", []shellcmd.Command{c("rm", "-rf", root)}, root, true},
+		{"mkdir .winx/tmp", []shellcmd.Command{c("mkdir", "-p", ".winx/tmp")}, root, false},
+		{"glob over sessions", []shellcmd.Command{c("rm", "-rf", ".winx/tmp/session-*")}, root, true},
+		{"glob in own dir", []shellcmd.Command{c("rm", "-rf", ownDir+"/*")}, root, false},
+		{"cd then write", []shellcmd.Command{c("cd", ".winx/tmp"), c("touch", "session-00000000000000aa/x")}, root, true},
+		{"outside the workspace", []shellcmd.Command{c("touch", "/elsewhere/.winx-x")}, root, false},
+		{"reserved name deeper down", []shellcmd.Command{c("touch", "sub/.winx-x")}, root, false},
+		{"read-only command", []shellcmd.Command{c("cat", ".winx/tmp/session-00000000000000aa/f")}, root, false},
+	}
+	for _, tt := range tests {
+		got := forbiddenArtifactWrite(tt.cmds, root, tt.cwd, ownDir)
+		if (got != nil) != tt.want {
+			t.Errorf("%s: forbiddenArtifactWrite = %+v, want refused %v", tt.name, got, tt.want)
+		}
+	}
+}
