@@ -89,6 +89,7 @@ func NewRegistry(opts Options) *mcp.Registry {
 		addReadFiles(reg, opts)
 		addEditAliases(reg, addEditFiles(reg, opts))
 		addContextSave(reg, opts)
+		addReadImage(reg, opts)
 		addHandoverPrompt(reg)
 	}
 	reg.AddResource(mcp.Resource{

@@ -1,0 +1,312 @@
+package tools
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"slices"
+	"sync"
+
+	"winx/auth"
+	"winx/evidence"
+	evimage "winx/evidence/image"
+	"winx/mcp"
+)
+
+// ReadImageTool is the image reading tool's name.
+const ReadImageTool = "ReadImage"
+
+// ReadImage cache bounds.
+const (
+	// imageCacheEntries is how many images one thread remembers having
+	// shown, least recently used first out.
+	imageCacheEntries = 32
+	// imageCacheThreads bounds how many threads have a cache at all; the
+	// least recently used thread's cache is dropped first.
+	imageCacheThreads = 256
+	// maxImageDecodes bounds how many images are decoded at once: one
+	// decode may hold up to evimage.MaxDecodeBytes.
+	maxImageDecodes = 2
+)
+
+// Error codes of ReadImage, named in its description.
+const (
+	codeUnsupportedImage  = "unsupported_image"
+	codeImageTooLarge     = "image_too_large"
+	codeImageNeedsConvert = "image_needs_conversion"
+	codeImageDecodeFailed = "image_decode_failed"
+)
+
+type readImageTool struct {
+	sessions   *Sessions
+	allowPaths []string
+	cache      imageCache
+	decodes    chan struct{} // a slot per running decode, maxImageDecodes
+}
+
+type readImageInput struct {
+	FilePath      string `json:"file_path"`
+	Force         bool   `json:"force"`
+	ThreadID      string `json:"thread_id"`
+	WorkspaceRoot string `json:"workspace_root"`
+}
+
+// imageData is the data of a ReadImage answer.
+type imageData struct {
+	Path           string `json:"path"`
+	MIMEType       string `json:"mime_type"`
+	Width          int    `json:"width"`
+	Height         int    `json:"height"`
+	SourceWidth    int    `json:"source_width"`
+	SourceHeight   int    `json:"source_height"`
+	SourceBytes    int64  `json:"source_bytes"`
+	DeliveredBytes int    `json:"delivered_bytes"`
+	Resized        bool   `json:"resized"`
+	Revision       string `json:"revision"`
+	// Unchanged is true when no image was sent because this thread was
+	// already shown this revision.
+	Unchanged bool `json:"unchanged,omitempty"`
+}
+
+func addReadImage(reg *mcp.Registry, opts Options) {
+	t := &readImageTool{sessions: opts.Sessions, allowPaths: opts.AllowPaths, decodes: make(chan struct{}, maxImageDecodes)}
+	reg.AddTool(mcp.Tool{
+		Name:         ReadImageTool,
+		Title:        "Read an image",
+		Description:  readImageDescription,
+		InputSchema:  readImageSchema,
+		OutputSchema: mcp.EnvelopeOutputSchema,
+		Annotations: &mcp.ToolAnnotations{
+			Title:         "Read an image",
+			ReadOnlyHint:  mcp.Bool(true),
+			OpenWorldHint: mcp.Bool(false),
+		},
+	}, t.handle)
+}
+
+const readImageDescription = `Show an image file of the workspace (JPEG, PNG, GIF or WebP, recognised by its bytes, not its name) as an image block. Sources may be up to 50 MiB; an image over 2 MiB or 2560 px on its long edge is scaled down and re-encoded as JPEG (only the first frame of an animated GIF). A WebP over those limits cannot be re-encoded here: convert it first (for example with a shell tool). Asking again for an image this thread was already shown, unchanged, returns a short reference instead of the bytes; pass force=true to send it again.
+Error codes: unsupported_image (not a JPEG, PNG, GIF or WebP), image_too_large (source over 50 MiB, or dimensions over the decoding bounds), image_needs_conversion (WebP over the delivery limits), image_decode_failed (corrupt image data), file_not_found, file_operation_denied.
+Call Initialize first and pass its thread_id and workspace_root.`
+
+var readImageSchema = json.RawMessage(`{
+  "type": "object",
+  "properties": {
+    "file_path": {"type": "string", "minLength": 1, "description": "Absolute path, or a path relative to the workspace"},
+    "force": {"type": "boolean", "description": "Send the image even if this thread was already shown it unchanged"},
+    "thread_id": {"type": "string", "minLength": 1},
+    "workspace_root": {"type": "string", "minLength": 1}
+  },
+  "required": ["file_path", "thread_id", "workspace_root"],
+  "additionalProperties": false
+}`)
+
+func (t *readImageTool) handle(ctx context.Context, req *mcp.ToolRequest) (*mcp.CallToolResult, error) {
+	var in readImageInput
+	if err := decodeArguments(req.Arguments, &in); err != nil {
+		return toolFailure(ReadImageTool, err), nil
+	}
+	if in.FilePath == "" {
+		return toolFailure(ReadImageTool, &InputError{Msg: "file_path is required"}), nil
+	}
+	if in.WorkspaceRoot == "" {
+		return toolFailure(ReadImageTool, ErrWorkspaceBindingRequired), nil
+	}
+	sess, err := t.sessions.Lookup(req.Caller().Principal, in.ThreadID, in.WorkspaceRoot)
+	if err != nil {
+		return toolFailure(ReadImageTool, err), nil
+	}
+	policy, err := auth.NewPathPolicy(sess.Root, t.allowPaths)
+	if err != nil {
+		return toolFailure(ReadImageTool, err), nil
+	}
+	canonical, err := policy.Resolve(in.FilePath)
+	if err != nil {
+		return imageFailure(in.FilePath, err), nil
+	}
+	snap, err := evidence.ReadSnapshot(canonical, evimage.MaxSourceBytes)
+	if err != nil {
+		return imageFailure(in.FilePath, err), nil
+	}
+	// A path that resolved inside the roots must still be inside after the
+	// read's own resolution (a swap between the two is denied).
+	if snap.Path != canonical {
+		if err := policy.Recheck(snap.Path); err != nil {
+			return imageFailure(in.FilePath, err), nil
+		}
+	}
+	thread := sess.Key + "\x00" + threadIDOrDefault(in.ThreadID, sess.ExternalID)
+	if !in.Force {
+		if seen, ok := t.cache.lookup(thread, snap.Path, snap.Revision); ok {
+			return unchangedImage(seen), nil
+		}
+	}
+	select {
+	case t.decodes <- struct{}{}:
+	case <-ctx.Done():
+		return toolFailure(ReadImageTool, ctx.Err()), nil
+	}
+	d, err := evimage.Prepare(snap.Bytes, nil)
+	<-t.decodes
+	if err != nil {
+		return imageFailure(in.FilePath, err), nil
+	}
+	data := imageData{
+		Path: snap.Path, MIMEType: d.MIMEType(), Width: d.Width, Height: d.Height,
+		SourceWidth: d.Source.Width, SourceHeight: d.Source.Height, SourceBytes: d.Source.Size,
+		DeliveredBytes: len(d.Data), Resized: d.Resized, Revision: string(snap.Revision),
+	}
+	t.cache.remember(thread, data)
+	env := mcp.Envelope{Status: mcp.StatusCompleted, Tool: ReadImageTool, Data: data,
+		Message: fmt.Sprintf("Image %s, %dx%d %s.", snap.Path, d.Width, d.Height, d.MIMEType())}
+	return env.Result(deliveredText(data, d), &mcp.ImageContent{
+		Data:     base64.StdEncoding.EncodeToString(d.Data),
+		MIMEType: d.MIMEType(),
+	}), nil
+}
+
+func deliveredText(data imageData, d *evimage.Delivery) string {
+	s := fmt.Sprintf("Image %s: %dx%d %s, %d bytes; revision %s", data.Path, data.Width, data.Height, data.MIMEType,
+		data.DeliveredBytes, data.Revision)
+	switch {
+	case d.Resized:
+		s += fmt.Sprintf("\nScaled down from %dx%d %s (%d bytes) and re-encoded as JPEG at quality %d.",
+			data.SourceWidth, data.SourceHeight, d.Source.Format.MIMEType(), data.SourceBytes, d.Quality)
+	case d.Reencoded:
+		s += fmt.Sprintf("\nRe-encoded from %s (%d bytes) as JPEG at quality %d to fit the size limit.",
+			d.Source.Format.MIMEType(), data.SourceBytes, d.Quality)
+	}
+	if d.Reencoded && d.Source.Format == evimage.GIF {
+		s += " Only the first frame of the GIF is shown."
+	}
+	return s
+}
+
+// unchangedImage is the compact answer for an image this thread was shown
+// at the same revision: no bytes, only what identifies it.
+func unchangedImage(seen imageData) *mcp.CallToolResult {
+	seen.Unchanged, seen.DeliveredBytes = true, 0
+	text := fmt.Sprintf("Image %s is unchanged since it was last shown (revision %s, %dx%d %s); no image sent. Pass force=true to send it again.",
+		seen.Path, seen.Revision, seen.Width, seen.Height, seen.MIMEType)
+	env := mcp.Envelope{Status: mcp.StatusCompleted, Tool: ReadImageTool, Data: seen,
+		Message: "The image is unchanged since it was last shown."}
+	return env.Result(text)
+}
+
+// imageFailure classifies a failure by type, never by text.
+func imageFailure(path string, err error) *mcp.CallToolResult {
+	env := mcp.Envelope{Tool: ReadImageTool, Status: mcp.StatusInvalidInput, Retryable: true}
+	var ie *evimage.Error
+	errors.As(err, &ie)
+	switch {
+	case errors.Is(err, auth.ErrPathDenied):
+		env.Status, env.ErrorCode = mcp.StatusDenied, codeFileOperationDenied
+		env.Message = fmt.Sprintf("%s is outside the workspace and the allowed paths.", path)
+	case errors.Is(err, auth.ErrPathInvalid):
+		env.ErrorCode, env.Message = codeInvalidToolInput, err.Error()
+	case errors.Is(err, fs.ErrNotExist):
+		env.Status, env.ErrorCode = mcp.StatusNotFound, codeFileNotFound
+		env.Message = fmt.Sprintf("%s: no such file.", path)
+	case errors.Is(err, fs.ErrPermission):
+		env.Status, env.ErrorCode = mcp.StatusDenied, codeFileOperationDenied
+		env.Message = fmt.Sprintf("%s: permission denied.", path)
+	case errors.Is(err, evidence.ErrNotRegular):
+		env.ErrorCode, env.Message = codeInvalidToolInput, fmt.Sprintf("%s is not a regular file.", path)
+	case errors.Is(err, evidence.ErrTooLarge), errors.Is(err, evimage.ErrSourceTooLarge):
+		env.ErrorCode = codeImageTooLarge
+		env.Message = fmt.Sprintf("%s is larger than %d MiB, the largest image this server reads; shrink it first.",
+			path, evimage.MaxSourceBytes>>20)
+	case errors.Is(err, evimage.ErrUnsupported):
+		env.ErrorCode = codeUnsupportedImage
+		env.Message = fmt.Sprintf("%s is not a JPEG, PNG, GIF or WebP image (judged by its bytes, not its name).", path)
+	case errors.Is(err, evimage.ErrDimensionsTooLarge) && ie != nil:
+		env.ErrorCode = codeImageTooLarge
+		env.Message = fmt.Sprintf("%s claims %dx%d pixels, over this server's decoding bounds (%s; at most %d px per side and %d Mpx); it was not decoded. Shrink it first (for example with a shell tool).",
+			path, ie.Width, ie.Height, ie.Detail, evimage.MaxSide, evimage.MaxPixels/1_000_000)
+	case errors.Is(err, evimage.ErrWebPReencode) && ie != nil:
+		env.ErrorCode = codeImageNeedsConvert
+		env.Message = fmt.Sprintf("%s is a %dx%d WebP of %d bytes, over the delivery limits (%d MiB, %d px), and WebP cannot be re-encoded by this server; convert it to PNG or JPEG first (for example with a shell tool) and read that.",
+			path, ie.Width, ie.Height, ie.Size, evimage.MaxDeliveredBytes>>20, evimage.MaxLongEdge)
+	case errors.Is(err, evimage.ErrDecode):
+		env.ErrorCode = codeImageDecodeFailed
+		env.Message = fmt.Sprintf("%s could not be decoded: %v.", path, err)
+	default:
+		env.Status, env.ErrorCode = mcp.StatusFailed, codeExecutionFailed
+		env.Message = fmt.Sprintf("%s could not be read as an image.", path)
+	}
+	return env.Result(env.Message)
+}
+
+// imageCache remembers, per thread of a session, which revision of which
+// image was last shown, so an unchanged repeat can answer with a reference.
+// It is keyed by session Key and thread rather than session alone because
+// several conversations may share one workspace session, and a reference
+// means something only to the conversation that saw the image.
+type imageCache struct {
+	mu      sync.Mutex // guards the fields below
+	tick    uint64
+	threads map[string]*threadImages
+}
+
+type threadImages struct {
+	used uint64
+	// shown is ordered least recently used first; at most
+	// imageCacheEntries long, one entry per canonical path.
+	shown []imageData
+}
+
+func (c *imageCache) lookup(thread, path string, rev evidence.Revision) (imageData, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	ti := c.threads[thread]
+	if ti == nil {
+		return imageData{}, false
+	}
+	i := slices.IndexFunc(ti.shown, func(d imageData) bool { return d.Path == path })
+	if i < 0 || ti.shown[i].Revision != string(rev) {
+		return imageData{}, false
+	}
+	c.tick++
+	ti.used = c.tick
+	d := ti.shown[i]
+	ti.shown = append(slices.Delete(ti.shown, i, i+1), d)
+	return d, true
+}
+
+func (c *imageCache) remember(thread string, d imageData) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.threads == nil {
+		c.threads = make(map[string]*threadImages)
+	}
+	c.tick++
+	ti := c.threads[thread]
+	if ti == nil {
+		if len(c.threads) >= imageCacheThreads {
+			c.evictThreadLocked()
+		}
+		ti = &threadImages{}
+		c.threads[thread] = ti
+	}
+	ti.used = c.tick
+	ti.shown = slices.DeleteFunc(ti.shown, func(e imageData) bool { return e.Path == d.Path })
+	if len(ti.shown) >= imageCacheEntries {
+		ti.shown = slices.Delete(ti.shown, 0, len(ti.shown)-imageCacheEntries+1)
+	}
+	ti.shown = append(ti.shown, d)
+}
+
+// evictThreadLocked drops the least recently used thread's cache.
+func (c *imageCache) evictThreadLocked() {
+	var oldest string
+	var used uint64
+	found := false
+	for k, ti := range c.threads {
+		if !found || ti.used < used {
+			oldest, used, found = k, ti.used, true
+		}
+	}
+	delete(c.threads, oldest)
+}
