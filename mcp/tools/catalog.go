@@ -90,6 +90,7 @@ func NewRegistry(opts Options) *mcp.Registry {
 		addEditAliases(reg, addEditFiles(reg, opts))
 		addContextSave(reg, opts)
 		addReadImage(reg, opts)
+		addCodeMap(reg, opts)
 		addHandoverPrompt(reg)
 	}
 	reg.AddResource(mcp.Resource{

@@ -114,7 +114,7 @@ func TestInitializeListed(t *testing.T) {
 	for _, tool := range list.Tools {
 		names = append(names, tool.Name)
 	}
-	if want := []string{InitializeTool, BashCommandTool, ReadFilesTool, EditFilesTool, ContextSaveTool, ReadImageTool}; strings.Join(names, ",") != strings.Join(want, ",") {
+	if want := []string{InitializeTool, BashCommandTool, ReadFilesTool, EditFilesTool, ContextSaveTool, ReadImageTool, CodeMapTool}; strings.Join(names, ",") != strings.Join(want, ",") {
 		t.Fatalf("tools/list = %v, want %v in that order", names, want)
 	}
 	for _, tool := range list.Tools {

@@ -1,0 +1,637 @@
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+
+	"winx/auth"
+	"winx/codemap"
+	"winx/evidence"
+	"winx/evidence/redact"
+	"winx/mcp"
+)
+
+// CodeMapTool is the code navigation tool's name.
+const CodeMapTool = "CodeMap"
+
+// CodeMap operations.
+const (
+	opOutline    = "outline"
+	opReferences = "references"
+)
+
+// Error codes of CodeMap.
+const (
+	codeNavigationUnavailable = "navigation_unavailable"
+	codeUnsupportedLanguage   = "unsupported_language"
+	codeTooManyFiles          = "too_many_files"
+)
+
+// CodeMap bounds.
+const (
+	// maxCodeMapIndexes bounds the repository indexes kept (one per root);
+	// the least recently used is dropped beyond it.
+	maxCodeMapIndexes = 4
+	// maxCodeMapSessions bounds the sessions whose recent files are kept.
+	maxCodeMapSessions = 256
+	// maxRecentFiles bounds one session's recently outlined files.
+	maxRecentFiles = 32
+	// maxMapChains bounds one session's remembered map rankings.
+	maxMapChains = 8
+	// maxOutlineSymbols bounds the symbols of a file outline.
+	maxOutlineSymbols = 2000
+	// maxMapFilesPerPage bounds max_results for a directory outline.
+	maxMapFilesPerPage = 500
+)
+
+// codeMapTool keeps one codemap.Index per repository root, shared by every
+// session and call, and per session the files it outlined recently.
+//
+// Priority of a repository map: the files this session outlined with
+// CodeMap (most recent first), then every file the session's read ledger
+// knows (what ReadFiles showed and EditFiles wrote). The ledger cannot list
+// its paths, so the map asks it about each walked file instead. A map's
+// ranking inputs are frozen at its first page and reused for the pages its
+// cursor continues, so reading files between pages does not reshuffle them.
+type codeMapTool struct {
+	sessions   *Sessions
+	allowPaths []string
+	redactor   *redact.Redactor
+
+	mu      sync.Mutex
+	clock   uint64                  // guarded by mu; ticks per use, for LRU
+	indexes map[string]*indexSlot   // guarded by mu; by canonical root
+	memory  map[string]*codeMapSess // guarded by mu; by Session.Key
+}
+
+type indexSlot struct {
+	ix   *codemap.Index
+	used uint64
+}
+
+// codeMapSess is one session's navigation memory. Guarded by codeMapTool.mu.
+type codeMapSess struct {
+	used   uint64
+	recent []string             // canonical paths, most recent first
+	chains map[string]*mapChain // by chainKey
+	order  []string             // chain keys, oldest first
+}
+
+// mapChain is the frozen ranking input of one map and its cursor pages.
+type mapChain struct {
+	priority []string
+	touched  map[string]bool // relative paths the ledger knew at page one
+}
+
+type codeMapInput struct {
+	Operation     string `json:"operation"`
+	Path          string `json:"path"`
+	Name          string `json:"name"`
+	Query         string `json:"query"`
+	MaxResults    int    `json:"max_results"`
+	Cursor        string `json:"cursor"`
+	ThreadID      string `json:"thread_id"`
+	WorkspaceRoot string `json:"workspace_root"`
+}
+
+// codeMapSymbol is a symbol in CodeMap's data.
+type codeMapSymbol struct {
+	Name      string `json:"name"`
+	Kind      string `json:"kind"`
+	Line      int    `json:"line"`
+	EndLine   int    `json:"end_line,omitempty"`
+	Container string `json:"container,omitempty"`
+}
+
+type codeMapFile struct {
+	Path     string          `json:"path"`
+	Language string          `json:"language"`
+	Reason   string          `json:"reason,omitempty"`
+	Symbols  []codeMapSymbol `json:"symbols"`
+	Omitted  int             `json:"omitted_symbols,omitempty"`
+}
+
+type codeMapHit struct {
+	Path       string `json:"path"`
+	Line       int    `json:"line"`
+	Column     int    `json:"column"`
+	Definition bool   `json:"definition"`
+	Text       string `json:"text"`
+}
+
+type codeMapData struct {
+	Operation string `json:"operation"`
+	// Root is the repository root the paths are relative to.
+	Root string `json:"root,omitempty"`
+	Path string `json:"path"`
+	// A file outline.
+	Language  string          `json:"language,omitempty"`
+	Symbols   []codeMapSymbol `json:"symbols,omitempty"`
+	Truncated bool            `json:"truncated,omitempty"`
+	// A repository map.
+	Files      []codeMapFile `json:"files,omitempty"`
+	Tokens     int           `json:"tokens,omitempty"`
+	Budget     int           `json:"budget,omitempty"`
+	Candidates int           `json:"candidate_files,omitempty"`
+	// References.
+	Name        string       `json:"name,omitempty"`
+	Hits        []codeMapHit `json:"hits,omitempty"`
+	Total       int          `json:"total,omitempty"`
+	Definitions int          `json:"definitions,omitempty"`
+
+	NextCursor string `json:"next_cursor,omitempty"`
+}
+
+func addCodeMap(reg *mcp.Registry, opts Options) {
+	t := &codeMapTool{
+		sessions:   opts.Sessions,
+		allowPaths: opts.AllowPaths,
+		redactor:   opts.redactor(),
+		indexes:    map[string]*indexSlot{},
+		memory:     map[string]*codeMapSess{},
+	}
+	reg.AddTool(mcp.Tool{
+		Name:         CodeMapTool,
+		Title:        "Code map",
+		Description:  codeMapDescription,
+		InputSchema:  codeMapSchema,
+		OutputSchema: mcp.EnvelopeOutputSchema,
+		Annotations: &mcp.ToolAnnotations{
+			Title:         "Code map",
+			ReadOnlyHint:  mcp.Bool(true),
+			OpenWorldHint: mcp.Bool(false),
+		},
+	}, t.handle)
+}
+
+const codeMapDescription = `Navigate code with tree-sitter. operation "outline" on a file lists its definitions (name, kind, line); on a directory (or with no path, the workspace) it gives a ranked, token-budgeted map of symbols across the repository that respects .gitignore: files you read or outlined first, then files and symbols matching "query", then the rest by structure. operation "references" finds where "name" is defined and used (definitions first; identifiers only, never inside strings or comments). Pass next_cursor back as "cursor" for the next page. Call Initialize first and pass its thread_id and workspace_root.`
+
+var codeMapSchema = json.RawMessage(`{
+  "type": "object",
+  "properties": {
+    "operation": {"type": "string", "enum": ["outline", "references"], "description": "outline (default) or references"},
+    "path": {"type": "string", "description": "File or directory, absolute or relative to the workspace; empty means the workspace"},
+    "name": {"type": "string", "description": "Identifier to find (references)"},
+    "query": {"type": "string", "description": "Words that rank matching files and symbols first (directory outline)"},
+    "max_results": {"type": "integer", "minimum": 0, "maximum": 1000, "description": "Hits per page for references (default 100); files per page for a directory outline (default: as many as the token budget allows)"},
+    "cursor": {"type": "string", "description": "next_cursor of the previous page of the same call"},
+    "thread_id": {"type": "string", "minLength": 1},
+    "workspace_root": {"type": "string", "minLength": 1}
+  },
+  "required": ["thread_id", "workspace_root"],
+  "additionalProperties": false
+}`)
+
+func (t *codeMapTool) handle(ctx context.Context, req *mcp.ToolRequest) (*mcp.CallToolResult, error) {
+	var in codeMapInput
+	if err := decodeArguments(req.Arguments, &in); err != nil {
+		return toolFailure(CodeMapTool, err), nil
+	}
+	if in.Operation == "" {
+		in.Operation = opOutline
+	}
+	switch {
+	case in.Operation != opOutline && in.Operation != opReferences:
+		return toolFailure(CodeMapTool, &InputError{Msg: fmt.Sprintf("operation must be %q or %q", opOutline, opReferences)}), nil
+	case in.Operation == opReferences && in.Name == "":
+		return toolFailure(CodeMapTool, &InputError{Msg: "name is required for references"}), nil
+	case in.MaxResults < 0 || in.MaxResults > codemap.MaxReferences:
+		return toolFailure(CodeMapTool, &InputError{Msg: fmt.Sprintf("max_results must be 0 to %d", codemap.MaxReferences)}), nil
+	}
+	if in.WorkspaceRoot == "" {
+		return toolFailure(CodeMapTool, ErrWorkspaceBindingRequired), nil
+	}
+	sess, err := t.sessions.Lookup(req.Caller().Principal, in.ThreadID, in.WorkspaceRoot)
+	if err != nil {
+		return toolFailure(CodeMapTool, err), nil
+	}
+	if !codemap.Available() {
+		return t.fail(codeMapError{status: mcp.StatusFailed, code: codeNavigationUnavailable, retryable: false,
+			msg: "Code navigation is unavailable in this build of Winx (built without cgo); use ReadFiles and BashCommand (grep) instead."}), nil
+	}
+	policy, err := auth.NewPathPolicy(sess.Root, t.allowPaths)
+	if err != nil {
+		return toolFailure(CodeMapTool, err), nil
+	}
+	target := in.Path
+	if target == "" {
+		target = sess.Root
+	}
+	canonical, err := policy.Resolve(target)
+	if err != nil {
+		return t.fail(codeMapPathFailure(in.Path, err)), nil
+	}
+	info, err := os.Stat(canonical)
+	if err != nil {
+		return t.fail(codeMapPathFailure(in.Path, err)), nil
+	}
+	if in.Operation == opOutline && !info.IsDir() {
+		return t.outlineFile(sess, &in, canonical, policy), nil
+	}
+	root := repoRootFor(canonical, info.IsDir(), sess.Root, policy)
+	ix, err := t.index(root)
+	if err != nil {
+		return t.fail(codeMapPathFailure(in.Path, err)), nil
+	}
+	rel, ok := ix.Rel(canonical)
+	if !ok {
+		// Unreachable: root is canonical and an ancestor of canonical.
+		return t.fail(codeMapPathFailure(in.Path, &auth.PathError{Path: in.Path, Reason: "outside the repository", Err: auth.ErrPathDenied})), nil
+	}
+	if in.Operation == opReferences {
+		return t.references(ctx, ix, &in, rel), nil
+	}
+	return t.repoMap(ctx, sess, ix, &in, rel), nil
+}
+
+// repoRootFor picks the root an index is built for: the workspace when
+// the target lies in it; otherwise the nearest ancestor of the target that
+// holds a .git entry, not above the policy root that allows the target;
+// otherwise the target's own directory.
+func repoRootFor(canonical string, isDir bool, workspace string, policy *auth.PathPolicy) string {
+	dir := canonical
+	if !isDir {
+		dir = filepath.Dir(canonical)
+	}
+	if codeMapWithin(workspace, canonical) {
+		return workspace
+	}
+	limit := ""
+	for _, r := range policy.Roots() {
+		if codeMapWithin(r, canonical) && len(r) > len(limit) {
+			limit = r
+		}
+	}
+	for d := dir; limit != "" && codeMapWithin(limit, d); d = filepath.Dir(d) {
+		if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
+			return d
+		}
+		if d == limit || d == filepath.Dir(d) {
+			break
+		}
+	}
+	return dir
+}
+
+// codeMapWithin reports whether path is root or below it (both clean, absolute).
+func codeMapWithin(root, path string) bool {
+	if root == string(filepath.Separator) {
+		return true
+	}
+	return path == root || strings.HasPrefix(path, root+string(filepath.Separator))
+}
+
+// index returns the shared index of root, creating it on first use.
+func (t *codeMapTool) index(root string) (*codemap.Index, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.clock++
+	if s, ok := t.indexes[root]; ok {
+		s.used = t.clock
+		return s.ix, nil
+	}
+	ix, err := codemap.NewIndex(root, nil)
+	if err != nil {
+		return nil, err
+	}
+	if len(t.indexes) >= maxCodeMapIndexes {
+		oldest := ""
+		for k, s := range t.indexes {
+			if oldest == "" || s.used < t.indexes[oldest].used {
+				oldest = k
+			}
+		}
+		delete(t.indexes, oldest)
+	}
+	t.indexes[root] = &indexSlot{ix: ix, used: t.clock}
+	return ix, nil
+}
+
+// sessionLocked returns the navigation memory of a session. t.mu is held.
+func (t *codeMapTool) sessionLocked(key string) *codeMapSess {
+	t.clock++
+	s, ok := t.memory[key]
+	if !ok {
+		if len(t.memory) >= maxCodeMapSessions {
+			oldest := ""
+			for k, c := range t.memory {
+				if oldest == "" || c.used < t.memory[oldest].used {
+					oldest = k
+				}
+			}
+			delete(t.memory, oldest)
+		}
+		s = &codeMapSess{chains: map[string]*mapChain{}}
+		t.memory[key] = s
+	}
+	s.used = t.clock
+	return s
+}
+
+// noteRecent records that the session outlined path.
+func (t *codeMapTool) noteRecent(sess *Session, path string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	s := t.sessionLocked(sess.Key)
+	recent := []string{path}
+	for _, p := range s.recent {
+		if p != path && len(recent) < maxRecentFiles {
+			recent = append(recent, p)
+		}
+	}
+	s.recent = recent
+}
+
+// recent returns the session's recently outlined files, newest first.
+func (t *codeMapTool) recent(sess *Session) []string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return append([]string(nil), t.sessionLocked(sess.Key).recent...)
+}
+
+// loadChain returns the remembered ranking input of a map, nil if none.
+func (t *codeMapTool) loadChain(sess *Session, key string) *mapChain {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.sessionLocked(sess.Key).chains[key]
+}
+
+// storeChain remembers a map's ranking input for its cursor pages. A
+// stored chain is never modified again.
+func (t *codeMapTool) storeChain(sess *Session, key string, c *mapChain) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	s := t.sessionLocked(sess.Key)
+	if _, ok := s.chains[key]; !ok {
+		s.order = append(s.order, key)
+	}
+	s.chains[key] = c
+	for len(s.order) > maxMapChains {
+		delete(s.chains, s.order[0])
+		s.order = s.order[1:]
+	}
+}
+
+// outlineFile answers an outline of one file.
+func (t *codeMapTool) outlineFile(sess *Session, in *codeMapInput, canonical string, policy *auth.PathPolicy) *mcp.CallToolResult {
+	if _, ok := codemap.LanguageOf(canonical); !ok {
+		return t.unsupported(in, canonical)
+	}
+	snap, err := evidence.ReadSnapshot(canonical, codemap.MaxSourceBytes)
+	if err != nil {
+		return t.fail(codeMapPathFailure(in.Path, err))
+	}
+	if snap.Path != canonical {
+		if err := policy.Recheck(snap.Path); err != nil {
+			return t.fail(codeMapPathFailure(in.Path, err))
+		}
+	}
+	syms, err := codemap.Outline(snap.Path, snap.Bytes)
+	var ue *codemap.UnsupportedError
+	switch {
+	case errors.As(err, &ue):
+		return t.unsupported(in, canonical)
+	case err != nil:
+		return t.fail(codeMapFailure(err))
+	}
+	t.noteRecent(sess, snap.Path)
+	lang, _ := codemap.LanguageOf(snap.Path)
+	data := codeMapData{Operation: opOutline, Path: snap.Path, Language: lang}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s (%s, revision %s)\n", snap.Path, lang, snap.Revision)
+	for i, s := range syms {
+		line := codeMapSymbolLine(s)
+		if i >= maxOutlineSymbols || codemap.EstimateTokens(b.String()+line) > codemap.MaxMapTokens {
+			data.Truncated = true
+			fmt.Fprintf(&b, "[%d more symbols not shown]\n", len(syms)-i)
+			break
+		}
+		b.WriteString(line)
+		data.Symbols = append(data.Symbols, t.symbol(s))
+	}
+	if len(syms) == 0 {
+		b.WriteString("(no definitions)\n")
+	}
+	env := mcp.Envelope{Status: mcp.StatusCompleted, Tool: CodeMapTool, Data: data,
+		Message: fmt.Sprintf("Outlined %d definitions of %s.", len(data.Symbols), filepath.Base(snap.Path))}
+	return env.Result(t.redact(strings.TrimRight(b.String(), "\n")))
+}
+
+func codeMapSymbolLine(s codemap.Symbol) string {
+	name := s.Name
+	if s.Container != "" {
+		name = s.Container + "." + s.Name
+	}
+	return "  " + strconv.Itoa(s.Line) + " " + s.Kind + " " + name + "\n"
+}
+
+func (t *codeMapTool) symbol(s codemap.Symbol) codeMapSymbol {
+	return codeMapSymbol{Name: t.redact(s.Name), Kind: s.Kind, Line: s.Line, EndLine: s.EndLine, Container: t.redact(s.Container)}
+}
+
+// unsupported answers a file codemap cannot parse, with a ReadFiles call
+// for it ready to send.
+func (t *codeMapTool) unsupported(in *codeMapInput, canonical string) *mcp.CallToolResult {
+	env := mcp.Envelope{
+		Status: mcp.StatusInvalidInput, Tool: CodeMapTool, ErrorCode: codeUnsupportedLanguage, Retryable: true,
+		Message: fmt.Sprintf("CodeMap does not parse the language of %s; read it with ReadFiles instead.", filepath.Base(canonical)),
+		NextAction: &mcp.NextAction{
+			Tool:        ReadFilesTool,
+			Instruction: "Read the file with ReadFiles; CodeMap has no grammar for its language.",
+			Arguments:   map[string]any{"file_paths": []string{canonical}, "thread_id": in.ThreadID, "workspace_root": in.WorkspaceRoot},
+		},
+		Data: codeMapData{Operation: in.Operation, Path: canonical},
+	}
+	return env.Result(env.Message)
+}
+
+// repoMap answers an outline of a directory.
+func (t *codeMapTool) repoMap(ctx context.Context, sess *Session, ix *codemap.Index, in *codeMapInput, rel string) *mcp.CallToolResult {
+	if in.MaxResults > maxMapFilesPerPage {
+		return toolFailure(CodeMapTool, &InputError{Msg: fmt.Sprintf("max_results for a directory outline must be 0 to %d", maxMapFilesPerPage)})
+	}
+	key := strings.Join([]string{ix.Root(), rel, in.Query, strconv.Itoa(in.MaxResults)}, "\x00")
+	var c *mapChain
+	if in.Cursor != "" {
+		c = t.loadChain(sess, key)
+	}
+	fresh := c == nil
+	if fresh {
+		c = &mapChain{priority: t.recent(sess), touched: map[string]bool{}}
+	}
+	ledger := sess.Ledger
+	touched := func(rel string) bool {
+		if !fresh {
+			return c.touched[rel]
+		}
+		_, known, _ := ledger.Missing(filepath.Join(ix.Root(), filepath.FromSlash(rel)), "", evidence.Range{})
+		if known {
+			c.touched[rel] = true
+		}
+		return known
+	}
+	m, err := ix.RepoMap(ctx, codemap.MapRequest{Dir: rel, Query: in.Query, Priority: c.priority, Touched: touched,
+		MaxFiles: in.MaxResults, Cursor: in.Cursor})
+	if err != nil {
+		return t.fail(codeMapFailure(err))
+	}
+	if fresh {
+		t.storeChain(sess, key, c)
+	}
+	data := codeMapData{Operation: opOutline, Root: ix.Root(), Path: rel, Tokens: m.Tokens, Budget: m.Budget,
+		Candidates: m.Candidates, NextCursor: m.NextCursor, Files: make([]codeMapFile, 0, len(m.Files))}
+	for _, f := range m.Files {
+		cf := codeMapFile{Path: f.Path, Language: f.Lang, Reason: f.Reason, Omitted: f.Omitted, Symbols: make([]codeMapSymbol, 0, len(f.Symbols))}
+		for _, s := range f.Symbols {
+			cf.Symbols = append(cf.Symbols, t.symbol(s))
+		}
+		data.Files = append(data.Files, cf)
+	}
+	shown := rel
+	if shown == "" {
+		shown = "."
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "Repository map of %s under %s (files %d-%d, %d of %d tokens)\n", shown, ix.Root(), m.Offset+1, m.Offset+len(m.Files), m.Tokens, m.Budget)
+	b.WriteString(m.Text)
+	env := mcp.Envelope{Status: mcp.StatusCompleted, Tool: CodeMapTool, Data: data}
+	switch {
+	case len(m.Files) == 0:
+		env.Message = fmt.Sprintf("No source files with definitions under %s (of %d source files walked).", shown, m.Candidates)
+		b.Reset()
+		b.WriteString(env.Message)
+	case m.NextCursor != "":
+		env.Message = fmt.Sprintf("Mapped %d files under %s; more files follow with next_cursor.", len(m.Files), shown)
+		env.NextAction = t.continuation(in, m.NextCursor)
+		fmt.Fprintf(&b, "[more: call CodeMap again with cursor %q]\n", m.NextCursor)
+	default:
+		env.Message = fmt.Sprintf("Mapped %d files under %s; this is the last page.", len(m.Files), shown)
+	}
+	return env.Result(t.redact(strings.TrimRight(b.String(), "\n")))
+}
+
+// continuation is the call that fetches the next page.
+func (t *codeMapTool) continuation(in *codeMapInput, cursor string) *mcp.NextAction {
+	args := map[string]any{"operation": in.Operation, "cursor": cursor, "thread_id": in.ThreadID, "workspace_root": in.WorkspaceRoot}
+	for k, v := range map[string]string{"path": in.Path, "name": in.Name, "query": in.Query} {
+		if v != "" {
+			args[k] = v
+		}
+	}
+	if in.MaxResults > 0 {
+		args["max_results"] = in.MaxResults
+	}
+	return &mcp.NextAction{Tool: CodeMapTool, Instruction: "Call CodeMap again with this cursor for the next page, if you need it.", Arguments: args}
+}
+
+// references answers a references search.
+func (t *codeMapTool) references(ctx context.Context, ix *codemap.Index, in *codeMapInput, rel string) *mcp.CallToolResult {
+	r, err := ix.References(ctx, codemap.ReferencesRequest{Dir: rel, Name: in.Name, MaxResults: in.MaxResults, Cursor: in.Cursor})
+	if err != nil {
+		return t.fail(codeMapFailure(err))
+	}
+	data := codeMapData{Operation: opReferences, Root: ix.Root(), Path: rel, Name: in.Name, Total: r.Total,
+		Definitions: r.Definitions, Truncated: r.Truncated, NextCursor: r.NextCursor, Hits: make([]codeMapHit, 0, len(r.Hits))}
+	var b strings.Builder
+	fmt.Fprintf(&b, "References to %s under %s: %d (%d definitions)", in.Name, ix.Root(), r.Total, r.Definitions)
+	if len(r.Hits) > 0 {
+		fmt.Fprintf(&b, "; showing %d-%d", r.Offset+1, r.Offset+len(r.Hits))
+	}
+	b.WriteString("\n")
+	for _, h := range r.Hits {
+		text := t.redact(h.Text)
+		data.Hits = append(data.Hits, codeMapHit{Path: h.Path, Line: h.Line, Column: h.Column, Definition: h.Definition, Text: text})
+		mark := "use"
+		if h.Definition {
+			mark = "def"
+		}
+		fmt.Fprintf(&b, "%s:%d:%d %s  %s\n", h.Path, h.Line, h.Column, mark, text)
+	}
+	env := mcp.Envelope{Status: mcp.StatusCompleted, Tool: CodeMapTool, Data: data,
+		Message: fmt.Sprintf("Found %d references to %s (%d definitions).", r.Total, in.Name, r.Definitions)}
+	if r.Total == 0 {
+		env.Message = fmt.Sprintf("No identifier named %s under %s (searched %d source files).", in.Name, ix.Root(), r.Files)
+	}
+	if r.Truncated {
+		env.Message += fmt.Sprintf(" Counting stopped at %d; narrow the path.", codemap.MaxReferenceHits)
+	}
+	if r.NextCursor != "" {
+		env.NextAction = t.continuation(in, r.NextCursor)
+		fmt.Fprintf(&b, "[more: call CodeMap again with cursor %q]\n", r.NextCursor)
+	}
+	return env.Result(t.redact(strings.TrimRight(b.String(), "\n")))
+}
+
+func (t *codeMapTool) redact(s string) string {
+	out, _ := t.redactor.String(s)
+	return out
+}
+
+// codeMapError is a failure already classified for the envelope.
+type codeMapError struct {
+	status    mcp.Status
+	code      string
+	msg       string
+	retryable bool
+}
+
+func (t *codeMapTool) fail(e codeMapError) *mcp.CallToolResult {
+	env := mcp.Envelope{Status: e.status, Tool: CodeMapTool, ErrorCode: e.code, Retryable: e.retryable, Message: t.redact(e.msg)}
+	return env.Result(env.Message)
+}
+
+// codeMapPathFailure classifies a path that could not be used, by type.
+func codeMapPathFailure(given string, err error) codeMapError {
+	if given == "" {
+		given = "the workspace"
+	}
+	switch {
+	case errors.Is(err, auth.ErrPathDenied):
+		return codeMapError{mcp.StatusDenied, codeFileOperationDenied, "The path is outside the workspace and the allowed paths.", true}
+	case errors.Is(err, auth.ErrPathInvalid):
+		return codeMapError{mcp.StatusInvalidInput, codeInvalidToolInput, err.Error(), true}
+	case errors.Is(err, fs.ErrNotExist):
+		return codeMapError{mcp.StatusNotFound, codeFileNotFound, fmt.Sprintf("No such file or directory: %s.", given), true}
+	case errors.Is(err, fs.ErrPermission):
+		return codeMapError{mcp.StatusDenied, codeFileOperationDenied, fmt.Sprintf("Permission denied: %s.", given), true}
+	case errors.Is(err, evidence.ErrNotRegular):
+		return codeMapError{mcp.StatusInvalidInput, codeInvalidToolInput, fmt.Sprintf("%s is not a regular file.", given), true}
+	case errors.Is(err, evidence.ErrTooLarge):
+		return codeMapError{mcp.StatusInvalidInput, codeFileTooLarge, fmt.Sprintf("%s is larger than the %d bytes CodeMap parses; read parts of it with ReadFiles.", given, codemap.MaxSourceBytes), true}
+	}
+	return codeMapFailure(err)
+}
+
+// codeMapFailure classifies an error of package codemap, by type.
+func codeMapFailure(err error) codeMapError {
+	var re *codemap.RequestError
+	var ce *codemap.CursorError
+	var we *codemap.WalkLimitError
+	var te *codemap.TooLargeError
+	switch {
+	case errors.Is(err, codemap.ErrUnavailable):
+		return codeMapError{mcp.StatusFailed, codeNavigationUnavailable, "Code navigation is unavailable in this build of Winx (built without cgo).", false}
+	case errors.As(err, &re):
+		return codeMapError{mcp.StatusInvalidInput, codeInvalidToolInput, fmt.Sprintf("Invalid input: %s %s.", re.Field, re.Reason), true}
+	case errors.As(err, &ce):
+		return codeMapError{mcp.StatusInvalidInput, codeInvalidToolInput, fmt.Sprintf("The cursor cannot be used: %s.", ce.Reason), true}
+	case errors.As(err, &we):
+		return codeMapError{mcp.StatusInvalidInput, codeTooManyFiles, fmt.Sprintf("More than %d files to look at; pass a narrower path.", we.Limit), true}
+	case errors.As(err, &te):
+		return codeMapError{mcp.StatusInvalidInput, codeFileTooLarge, fmt.Sprintf("The file is larger than the %d bytes CodeMap parses; read parts of it with ReadFiles.", codemap.MaxSourceBytes), true}
+	case errors.Is(err, fs.ErrNotExist):
+		return codeMapError{mcp.StatusNotFound, codeFileNotFound, "No such file or directory.", true}
+	case errors.Is(err, fs.ErrPermission):
+		return codeMapError{mcp.StatusDenied, codeFileOperationDenied, "Permission denied.", true}
+	}
+	env := errorEnvelope(CodeMapTool, err)
+	return codeMapError{env.Status, env.ErrorCode, env.Message, env.Retryable}
+}
