@@ -191,6 +191,9 @@ func (t *bashTool) handle(ctx context.Context, req *mcp.ToolRequest) (*mcp.CallT
 	if !ok {
 		return bashFailure(errors.New("tools: this session's runtime cannot run commands")), nil
 	}
+	if res := bashGate(sess, term, act); res != nil { // the session mode (modepolicy.go)
+		return res, nil
+	}
 	if res := t.artifacts.check(t.sessions, sess, act, in.ThreadID, in.WorkspaceRoot); res != nil {
 		return res, nil
 	}

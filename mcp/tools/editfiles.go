@@ -168,8 +168,8 @@ func (t *editTool) apply(ctx context.Context, principal string, in *editInput) *
 		return toolFailure(EditFilesTool, err)
 	}
 	mode := sess.Mode()
-	if mode.Name == ModeArchitect {
-		return t.failure(in, &ModeError{Mode: mode.Name})
+	if res := t.editGate(sess, in); res != nil { // architect, verify_command (modepolicy.go)
+		return res
 	}
 	plan, err := eng.Plan(edits)
 	if err != nil {

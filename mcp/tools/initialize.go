@@ -8,8 +8,8 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"path/filepath"
 	"strings"
+	"winx/auth"
 	"winx/evidence/redact"
 
 	"winx/mcp"
@@ -304,23 +304,20 @@ func (in *initializeInput) mode(root string) (Mode, error) {
 }
 
 func codeWriterMode(cfg *codeWriterConfig, root string) (Mode, error) {
-	m := Mode{Name: ModeCodeWriter}
+	var c auth.CodeWriterConfig
 	var err error
-	if m.AllGlobs, m.AllowedGlobs, err = allOrList("code_writer_config.allowed_globs", cfg.AllowedGlobs); err != nil {
+	if c.AllGlobs, c.AllowedGlobs, err = allOrList("code_writer_config.allowed_globs", cfg.AllowedGlobs); err != nil {
 		return Mode{}, err
 	}
-	if m.AllCommands, m.AllowedCommands, err = allOrList("code_writer_config.allowed_commands", cfg.AllowedCommands); err != nil {
+	if c.AllCommands, c.AllowedCommands, err = allOrList("code_writer_config.allowed_commands", cfg.AllowedCommands); err != nil {
 		return Mode{}, err
 	}
-	for i, g := range m.AllowedGlobs {
-		if !filepath.IsAbs(g) {
-			m.AllowedGlobs[i] = filepath.Join(root, g)
-		}
+	m, err := auth.ParseMode(ModeCodeWriter, &c, root)
+	var ce *auth.ModeConfigError
+	if errors.As(err, &ce) {
+		return Mode{}, &InputError{Msg: ce.Msg}
 	}
-	if err := m.Validate(); err != nil {
-		return Mode{}, &InputError{Msg: strings.TrimPrefix(err.Error(), ErrInvalidMode.Error()+": ")}
-	}
-	return m, nil
+	return Mode(m), err
 }
 
 // allOrList decodes "all" or a list of strings.

@@ -1,14 +1,43 @@
 package tools
 
 import (
+	"errors"
 	"fmt"
-	"path/filepath"
 	"strings"
+
+	"winx/auth"
+	"winx/codemap/shellcmd"
+	"winx/mcp"
 )
 
-// Write policy of session modes: wcgw writes anywhere the path policy
-// allows, architect writes nothing, code_writer writes only paths matching
-// its allowed globs. Command policy per mode comes with command parsing.
+// Mode enforcement for the tools: the glue between the shell parser
+// (codemap/shellcmd) and the decisions of auth.Mode.
+//
+// Where it applies:
+//   - BashCommand "command", foreground or background: every simple command
+//     of the line, before anything is sent to the shell.
+//   - BashCommand "send_text" and "send_ascii" to the session's shell (not
+//     to a background command): outside wcgw the text may land at the
+//     prompt and run, so it is checked as a command line, even when a
+//     program is reading input (a reply to a prompt is then checked as a
+//     command too). Input to a background command goes to that program,
+//     which was itself checked when it started. send_specials carries no
+//     words and is not checked.
+//   - EditFiles: architect writes nothing; code_writer writes only its
+//     globs; verify_command is checked like a command, before any file is
+//     written.
+//
+// A line that cannot be parsed is denied: the policy never allows what it
+// could not read.
+//
+// What this does not cover: the names checked are the names typed, so an
+// alias or shell function with an allowed name (from the user's rc file, or
+// defined while the session was wcgw) runs whatever it holds; and lines
+// are read with bash's grammar, so zsh-only syntax may be misread (most of
+// it fails to parse and is denied).
+
+// codeCommandNotAllowed is the errorCode of a denied command.
+const codeCommandNotAllowed = "command_not_allowed"
 
 // ModeError is a write the session's mode forbids.
 type ModeError struct {
@@ -17,59 +46,177 @@ type ModeError struct {
 }
 
 func (e *ModeError) Error() string {
-	if e.Path == "" {
+	switch {
+	case e.Path == "":
 		return fmt.Sprintf("tools: mode %s does not allow file changes", e.Mode)
+	case e.Mode == ModeCodeWriter:
+		return fmt.Sprintf("tools: mode %s does not allow writing %s (outside its allowed_globs)", e.Mode, e.Path)
 	}
-	return fmt.Sprintf("tools: mode %s does not allow writing %s (outside its allowed_globs)", e.Mode, e.Path)
+	return fmt.Sprintf("tools: mode %s does not allow writing %s (it changes no files)", e.Mode, e.Path)
 }
+
+// CommandParseError is a command line the policy could not read, so it
+// was denied.
+type CommandParseError struct {
+	Mode string
+	Err  *shellcmd.ParseError
+}
+
+func (e *CommandParseError) Error() string {
+	return fmt.Sprintf("tools: mode %s denies a command that could not be parsed: %v", e.Mode, e.Err)
+}
+func (e *CommandParseError) Unwrap() error { return e.Err }
+
+// Validate reports a mode that is unknown or a code_writer mode whose
+// configuration is malformed. It wraps ErrInvalidMode.
+func (m Mode) Validate() error {
+	err := auth.Mode(m).Validate()
+	if err == nil {
+		return nil
+	}
+	var ce *auth.ModeConfigError
+	if errors.As(err, &ce) {
+		return fmt.Errorf("%w: %s", ErrInvalidMode, ce.Msg)
+	}
+	return fmt.Errorf("%w: %v", ErrInvalidMode, err)
+}
+
+func (m Mode) clone() Mode { return Mode(auth.Mode(m).Clone()) }
 
 // allowsWrite reports whether the mode lets a file at the canonical path
-// be changed.
+// be changed; it returns nil or a *ModeError.
 func (m Mode) allowsWrite(path string) error {
-	switch m.Name {
-	case "", ModeWCGW:
+	var we *auth.WriteDeniedError
+	if err := auth.Mode(m).AllowsWrite(path); errors.As(err, &we) {
+		return &ModeError{Mode: we.Mode, Path: we.Path}
+	}
+	return nil
+}
+
+// checkCommandLine decides a whole command line in mode m; cwd is the
+// shell's directory. It returns nil, a *auth.CommandDeniedError naming
+// the first denied simple command, or a *CommandParseError. wcgw allows
+// without parsing.
+func (m Mode) checkCommandLine(line, cwd string) error {
+	if m.Name == "" || m.Name == ModeWCGW {
 		return nil
-	case ModeArchitect:
-		return &ModeError{Mode: m.Name}
-	case ModeCodeWriter:
-		if m.AllGlobs {
-			return nil
-		}
-		for _, g := range m.AllowedGlobs {
-			if globMatch(g, path) {
-				return nil
-			}
-		}
-		return &ModeError{Mode: m.Name, Path: path}
 	}
-	return &ModeError{Mode: m.Name}
+	cmds, err := shellcmd.Parse(line)
+	if err != nil {
+		var pe *shellcmd.ParseError
+		if !errors.As(err, &pe) {
+			pe = &shellcmd.ParseError{Msg: err.Error()}
+		}
+		return &CommandParseError{Mode: m.Name, Err: pe}
+	}
+	for _, c := range cmds {
+		if err := auth.Mode(m).AllowsInvocation(invocation(c), cwd); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
-// globMatch is filepath.Match extended with "**" as any number of whole
-// path segments (so "src/**/*.go" matches "src/a.go" and "src/x/y/a.go").
-func globMatch(pattern, path string) bool {
-	ps := strings.Split(filepath.Clean(pattern), "/")
-	ns := strings.Split(filepath.Clean(path), "/")
-	return matchSegments(ps, ns)
+// invocation converts a parsed command for auth, which takes plain words.
+func invocation(c shellcmd.Command) auth.Invocation {
+	inv := auth.Invocation{Args: c.Args, ArgDynamic: c.ArgDynamic, Assignments: c.Assignments}
+	if len(c.Args) > 0 && c.Dynamic && (len(inv.ArgDynamic) == 0 || !inv.ArgDynamic[0]) {
+		inv.ArgDynamic = append([]bool{true}, inv.ArgDynamic[min(1, len(inv.ArgDynamic)):]...)
+	}
+	for _, r := range c.Redirects {
+		inv.Redirects = append(inv.Redirects, auth.Redirection{Op: r.Op, Target: r.Target, Dynamic: r.Dynamic})
+	}
+	return inv
 }
 
-func matchSegments(ps, ns []string) bool {
-	for len(ps) > 0 {
-		if ps[0] == "**" {
-			for skip := 0; skip <= len(ns); skip++ {
-				if matchSegments(ps[1:], ns[skip:]) {
-					return true
-				}
-			}
-			return false
-		}
-		if len(ns) == 0 {
-			return false
-		}
-		if ok, err := filepath.Match(ps[0], ns[0]); err != nil || !ok {
-			return false
-		}
-		ps, ns = ps[1:], ns[1:]
-	}
-	return len(ns) == 0
+// commandDenial is the data of a denied command.
+type commandDenial struct {
+	Mode       string `json:"mode"`
+	Command    string `json:"denied_command,omitempty"`
+	Reason     string `json:"reason"`
+	ParseError string `json:"parse_error,omitempty"`
 }
+
+// commandDenied answers a command the mode denied. nothing says what did
+// not happen ("Nothing ran.", "Nothing was written.").
+func commandDenied(tool string, err error, nothing string) *mcp.CallToolResult {
+	env := mcp.Envelope{Status: mcp.StatusDenied, Tool: tool, ErrorCode: codeCommandNotAllowed}
+	var ce *auth.CommandDeniedError
+	var pe *CommandParseError
+	switch {
+	case errors.As(err, &ce):
+		env.Message = fmt.Sprintf("Mode %s does not allow the command %q: %s. %s", ce.Mode, ce.Command, ce.Reason, nothing)
+		env.Data = commandDenial{Mode: ce.Mode, Command: ce.Command, Reason: ce.Reason}
+	case errors.As(err, &pe):
+		env.Message = fmt.Sprintf("The command could not be parsed (%s at byte %d), so mode %s denies it. %s",
+			pe.Err.Msg, pe.Err.Offset, pe.Mode, nothing)
+		env.Data = commandDenial{Mode: pe.Mode, Reason: "could not be parsed", ParseError: pe.Err.Error()}
+	default:
+		return toolFailure(tool, err)
+	}
+	env.Message += " If the user wants it run, they can change the mode (Initialize user_asked_mode_change)."
+	return env.Result(env.Message)
+}
+
+// bashGate checks a BashCommand action against the session's mode before
+// anything reaches the shell; nil lets the action run.
+func bashGate(sess *Session, term terminal, act *action) *mcp.CallToolResult {
+	m := sess.Mode()
+	if m.Name == "" || m.Name == ModeWCGW {
+		return nil
+	}
+	var line string
+	switch {
+	case act.Type == "command" && act.Command != nil:
+		line = *act.Command
+	case act.Type == "send_text" && act.SendText != nil && act.BgCommandID == "":
+		line = *act.SendText
+	case act.Type == "send_ascii" && act.BgCommandID == "":
+		b := make([]byte, 0, len(act.SendASCII))
+		for _, v := range act.SendASCII {
+			if v >= 0x20 && v < 0x7f || v >= 0x80 && v <= 0xff {
+				b = append(b, byte(v))
+			}
+		}
+		line = string(b)
+	default:
+		return nil
+	}
+	if strings.TrimSpace(line) == "" {
+		return nil
+	}
+	if err := m.checkCommandLine(line, term.Cwd()); err != nil {
+		return commandDenied(BashCommandTool, err, "Nothing ran.")
+	}
+	return nil
+}
+
+// editGate checks an EditFiles call against the session's mode before
+// anything is planned or written: architect changes no files, and
+// verify_command must be a command the mode runs. nil lets the call go on;
+// code_writer's globs are checked per planned file.
+func (t *editTool) editGate(sess *Session, in *editInput) *mcp.CallToolResult {
+	m := sess.Mode()
+	if m.Name == ModeArchitect {
+		path := ""
+		if len(in.Files) > 0 {
+			path = in.Files[0].FilePath
+		}
+		return t.failure(in, &ModeError{Mode: m.Name, Path: path})
+	}
+	if in.VerifyCommand == "" {
+		return nil
+	}
+	cwd := sess.Root
+	if sh := sess.Shell(); sh != nil {
+		cwd = sh.Cwd()
+	}
+	if err := m.checkCommandLine(in.VerifyCommand, cwd); err != nil {
+		return commandDenied(EditFilesTool, fmt.Errorf("verify_command: %w", err), "Nothing was written.")
+	}
+	return nil
+}
+
+// globMatch is auth.GlobMatch: filepath.Match with "**" for any number of
+// whole path segments.
+func globMatch(pattern, path string) bool { return auth.GlobMatch(pattern, path) }

@@ -3,12 +3,11 @@ package tools
 import (
 	"context"
 	"errors"
-	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 	"sync"
 	"time"
+	"winx/auth"
 	"winx/evidence"
 )
 
@@ -38,59 +37,17 @@ type ShellFactory func(ctx context.Context, dir string, env []string) (Shell, er
 const ResetInterval = 5 * time.Minute
 
 // Modes of a session (TOOLS.md, "Modes"). Initialize records them; the
-// tools that run commands and write files enforce them.
+// tools that run commands and write files enforce them (modepolicy.go).
 const (
-	ModeWCGW       = "wcgw"
-	ModeArchitect  = "architect"
-	ModeCodeWriter = "code_writer"
+	ModeWCGW       = auth.ModeWCGW
+	ModeArchitect  = auth.ModeArchitect
+	ModeCodeWriter = auth.ModeCodeWriter
 )
 
-// Mode is a session's mode and, for code_writer, what it may touch.
-// The zero Mode (Name "") means "keep the current mode" to Attach.
-type Mode struct {
-	Name string
-	// AllGlobs allows writes anywhere; otherwise AllowedGlobs are absolute
-	// patterns (filepath.Match syntax) a written path must match.
-	AllGlobs     bool
-	AllowedGlobs []string
-	// AllCommands allows every command; otherwise AllowedCommands are the
-	// command names that may run.
-	AllCommands     bool
-	AllowedCommands []string
-}
-
-// Validate reports a mode that is unknown, or a code_writer mode whose
-// globs are not absolute patterns or whose commands are empty. It wraps
-// ErrInvalidMode.
-func (m Mode) Validate() error {
-	switch m.Name {
-	case ModeWCGW, ModeArchitect:
-		return nil
-	case ModeCodeWriter:
-	default:
-		return fmt.Errorf("%w: unknown mode %q (want %s, %s or %s)", ErrInvalidMode, m.Name, ModeWCGW, ModeArchitect, ModeCodeWriter)
-	}
-	for _, g := range m.AllowedGlobs {
-		if !filepath.IsAbs(g) {
-			return fmt.Errorf("%w: code_writer glob %q is not absolute", ErrInvalidMode, g)
-		}
-		if _, err := filepath.Match(g, ""); err != nil {
-			return fmt.Errorf("%w: code_writer glob %q: %v", ErrInvalidMode, g, err)
-		}
-	}
-	for _, c := range m.AllowedCommands {
-		if c == "" {
-			return fmt.Errorf("%w: code_writer allowed_commands holds an empty command", ErrInvalidMode)
-		}
-	}
-	return nil
-}
-
-func (m Mode) clone() Mode {
-	m.AllowedGlobs = slices.Clone(m.AllowedGlobs)
-	m.AllowedCommands = slices.Clone(m.AllowedCommands)
-	return m
-}
+// Mode is a session's mode and, for code_writer, what it may touch; the
+// policy is auth.Mode's. The zero Mode (Name "") means "keep the current
+// mode" to Attach.
+type Mode auth.Mode
 
 // Session is one logical session: a principal's workspace and its shell.
 // The exported fields are set at creation and never change.
