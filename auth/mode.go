@@ -14,8 +14,13 @@ package auth
 // Outside wcgw a command whose name is only known at run time ($cmd,
 // $(...), a glob) is denied, and so are assignments to variables that make
 // the shell or a program run something else (PATH, PROMPT_COMMAND, LD_*,
-// GIT_*, ...). This package decides on plain words; splitting a command line
-// into commands belongs to the caller (codemap/shellcmd).
+// GIT_*, ...). So is every place where bash evaluates a variable's value as
+// code: arithmetic (a value "a[$(cmd)]" runs cmd when read as a number),
+// indirect expansion ${!x}, prompt expansion ${x@P}, subscripted names.
+// Values can come from anywhere (a file, an earlier command), so these are
+// refused where they are read, in both modes. This package decides on plain
+// words; splitting a command line into commands belongs to the caller
+// (codemap/shellcmd).
 
 import (
 	"errors"
@@ -284,7 +289,8 @@ func (e *CommandDeniedError) Error() string {
 type Redirection struct {
 	Op      string
 	Target  string
-	Dynamic bool // the target is only known at run time
+	Dynamic bool   // the target is only known at run time
+	Body    string // an unquoted heredoc's body, whose expansions run
 }
 
 // Invocation is one simple command in plain words.
@@ -326,6 +332,9 @@ func (m Mode) AllowsInvocation(inv Invocation, cwd string) error {
 	if m.Name != ModeArchitect && m.Name != ModeCodeWriter {
 		return deny("unknown mode")
 	}
+	if reason := evaluations(inv); reason != "" {
+		return deny(reason)
+	}
 	for _, a := range inv.Assignments {
 		if reason := m.assignment(a); reason != "" {
 			return deny(reason)
@@ -344,14 +353,27 @@ func (m Mode) AllowsInvocation(inv Invocation, cwd string) error {
 	return nil
 }
 
-// implicitCommands run in code_writer without being listed: shell syntax
-// and builtins that neither write nor start a program.
-var implicitCommands = []string{"[[", "((", "cd", "true", "false", ":"}
+// implicitCommands run in code_writer without being listed: builtins that
+// neither write nor start a program.
+var implicitCommands = []string{"cd", "true", "false", ":"}
 
 // command decides the name and arguments; "" allows.
 func (m Mode) command(inv Invocation) string {
 	if inv.dynamic(0) {
 		return "the command name is only known at run time"
+	}
+	switch inv.Args[0] {
+	case "((", "let":
+		return "arithmetic evaluation can run commands held in variables"
+	case "for", "select", "case":
+		// The words of the compound command (codemap/shellcmd); their
+		// expansions were checked with every word.
+		return ""
+	case "[[":
+		return condCheck(inv.Args[1:])
+	}
+	if reason := variableNames(inv.Args); reason != "" {
+		return reason
 	}
 	if m.Name == ModeArchitect {
 		return readOnly(inv)
@@ -414,12 +436,19 @@ func (m Mode) assignment(a string) string {
 	if i := strings.IndexAny(a, "=[+"); i >= 0 {
 		name = a[:i]
 	}
+	if strings.HasPrefix(a[len(name):], "[") {
+		return "an array subscript is evaluated as arithmetic"
+	}
+	value := a[strings.IndexByte(a, '=')+1:]
+	if strings.HasPrefix(value, "(") && strings.Contains(value, "[") {
+		return "an array subscript is evaluated as arithmetic"
+	}
 	if m.Name == ModeArchitect {
 		if !slices.Contains(architectVariables, name) && !strings.HasPrefix(name, "LC_") {
 			return "architect assigns only locale and display variables (" + name + ")"
 		}
-		if evaluatesArithmetic(a) {
-			return "arithmetic expansion can run commands held in variables"
+		if strings.Trim(value, plainValueBytes) != "" {
+			return "architect assigns only plain values (letters, digits and " + plainValueBytes[62:] + ")"
 		}
 		return ""
 	}
@@ -433,6 +462,10 @@ func (m Mode) assignment(a string) string {
 	}
 	return ""
 }
+
+// plainValueBytes are the bytes of a value architect may assign: enough for
+// locales ("en_US.UTF-8@euro"), zones ("Europe/Paris", "UTC+1") and sizes.
+const plainValueBytes = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-+:/@,"
 
 // discardTargets are the redirection targets that write no file.
 var discardTargets = []string{"/dev/null", "/dev/stdout", "/dev/stderr"}
@@ -463,6 +496,11 @@ func (m Mode) redirect(r Redirection, cwd string) string {
 		return ""
 	}
 	path := r.Target
+	if slices.Contains(strings.Split(path, "/"), "..") {
+		// The kernel resolves "link/.." through the link; a lexical clean
+		// would check another file than the one written.
+		return "the redirection target " + r.Target + " holds \"..\""
+	}
 	if !filepath.IsAbs(path) {
 		if !filepath.IsAbs(cwd) {
 			return "the shell's directory is unknown, so " + r.Target + " cannot be checked"
@@ -517,4 +555,100 @@ func isDigits(s string) bool {
 		}
 	}
 	return true
+}
+
+// evaluations returns why a word of inv makes bash evaluate a value as
+// code, or "". Bash reads a variable's value as an arithmetic expression in
+// $(( )), $[ ], array subscripts and ${x:offset}, and in an expression an
+// array subscript can hold a command substitution ("a[$(cmd)]"). Indirect
+// expansion ${!x} and prompt expansion ${x@P} do the same with names and
+// prompts. The words are checked as the parser reports them, with
+// expansions as source text; heredoc bodies are checked too.
+func evaluations(inv Invocation) string {
+	words := slices.Concat(inv.Args, inv.Assignments)
+	for _, r := range inv.Redirects {
+		words = append(words, r.Target, r.Body)
+	}
+	for _, w := range words {
+		if reason := evaluation(w); reason != "" {
+			return reason
+		}
+	}
+	return ""
+}
+
+// evaluation checks one word for evaluations.
+func evaluation(s string) string {
+	// Bash joins lines before it expands: "${x@\<newline>P}" is "${x@P}".
+	s = strings.ReplaceAll(s, "\\\n", "")
+	if strings.Contains(s, "$((") || strings.Contains(s, "$[") {
+		return "arithmetic expansion can run commands held in variables"
+	}
+	for rest := s; ; {
+		i := strings.Index(rest, "${")
+		if i < 0 {
+			return ""
+		}
+		rest = rest[i+2:]
+		body := rest
+		if end := strings.IndexByte(rest, '}'); end >= 0 {
+			body = rest[:end]
+		}
+		switch {
+		case strings.HasPrefix(body, "!"):
+			return "indirect expansion ${!...} can evaluate subscripts held in variables"
+		case strings.Contains(body, "@P"):
+			return "prompt expansion ${...@P} runs command substitutions held in variables"
+		case subscripted(body):
+			return "an array subscript is evaluated as arithmetic"
+		}
+		if j := strings.IndexByte(body, ':'); j >= 0 && (j+1 >= len(body) || !strings.ContainsRune("-=?+", rune(body[j+1]))) {
+			return "a substring offset is evaluated as arithmetic"
+		}
+	}
+}
+
+// subscripted reports a "[" in a ${ } body other than the "[@]" and "[*]"
+// that list an array's elements.
+func subscripted(body string) bool {
+	body = strings.ReplaceAll(strings.ReplaceAll(body, "[@]", ""), "[*]", "")
+	return strings.Contains(body, "[")
+}
+
+// variableNames refuses the builtins that take variable names when a name
+// has a subscript, which bash evaluates as arithmetic ("unset 'a[x]'",
+// "read 'a[x]'", "printf -v 'a[x]'", "test -v 'a[x]'"), and the
+// declarations that make later assignments arithmetic (-i) or references
+// (-n).
+func variableNames(args []string) string {
+	switch args[0] {
+	case "declare", "typeset", "local", "export", "readonly":
+		for _, a := range args[1:] {
+			if len(a) > 1 && (a[0] == '-' || a[0] == '+') && strings.ContainsAny(a[1:], "in") {
+				return args[0] + " " + a + " makes assignments evaluate"
+			}
+			if strings.Contains(a, "[") {
+				return "an array subscript is evaluated as arithmetic"
+			}
+		}
+	case "unset", "read", "mapfile", "readarray", "getopts", "wait":
+		for _, a := range args[1:] {
+			if strings.Contains(a, "[") {
+				return "an array subscript is evaluated as arithmetic"
+			}
+		}
+	case "printf":
+		for i, a := range args[1:] {
+			if strings.HasPrefix(a, "-v") && (strings.Contains(a, "[") || i+2 < len(args) && strings.Contains(args[i+2], "[")) {
+				return "an array subscript is evaluated as arithmetic"
+			}
+		}
+	case "test", "[":
+		for i, a := range args[1:] {
+			if a == "-v" && i+2 < len(args) && strings.Contains(args[i+2], "[") {
+				return "the subscript of -v " + args[i+2] + " is evaluated as arithmetic"
+			}
+		}
+	}
+	return ""
 }

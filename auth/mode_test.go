@@ -324,3 +324,71 @@ func TestReadmeListsReadOnlyCommands(t *testing.T) {
 		}
 	}
 }
+
+// TestEvaluationsRefused covers the words where bash evaluates a value as
+// code, in both restricted modes: a value "a[$(cmd)]" runs cmd there.
+func TestEvaluationsRefused(t *testing.T) {
+	cw := Mode{Name: ModeCodeWriter, AllCommands: true, AllGlobs: true}
+	for _, m := range []Mode{{Name: ModeArchitect}, cw} {
+		for _, in := range []Invocation{
+			inv("echo", "${!x}"),
+			inv("echo", "${x@P}"),
+			inv("echo", "${x:1}"),
+			inv("echo", "${a[i]}"),
+			inv("echo", "$((x))"),
+			inv("echo", "$[x]"),
+			inv("((", "x", "))"),
+			inv("let", "x"),
+			inv("[[", "x", "-eq", "1", "]]"),
+			inv("[[", "-v", "a[x]", "]]"),
+			inv("test", "-v", "a[x]"),
+			inv("unset", "a[x]"),
+			inv("read", "a[x]"),
+			inv("printf", "-v", "a[x]", "1"),
+			inv("declare", "-i", "n=x"),
+			inv("local", "-n", "r=a"),
+			inv("a[x]=1"),
+			inv("a=([x]=1)"),
+			{Args: []string{"cat"}, ArgDynamic: []bool{false}, Redirects: []Redirection{{Op: "<<", Target: "EOF", Body: "$((x))\n"}}},
+			{Args: []string{"cat"}, ArgDynamic: []bool{false}, Redirects: []Redirection{{Op: "<<<", Target: "${!x}", Dynamic: true}}},
+		} {
+			if err := m.AllowsInvocation(in, "/w"); err == nil {
+				t.Errorf("%s %q allowed, want denied", m.Name, in.String())
+			}
+		}
+	}
+	for _, in := range []Invocation{inv("echo", "${x:-y}", "${#x}", "${a[@]}", "${a[*]}"), inv("[[", "-v", "x", "]]")} {
+		if err := cw.AllowsInvocation(in, "/w"); err != nil {
+			t.Errorf("code_writer %q = %v, want allowed", in.String(), err)
+		}
+	}
+}
+
+func TestArchitectAssignsPlainValues(t *testing.T) {
+	m := Mode{Name: ModeArchitect}
+	for words, ok := range map[string]bool{"LANG=en_US.UTF-8": true, "TZ=Europe/Paris": true, "LANG=a[x]": false, "TZ=$(id)": false, "LANG[1]=C": false} {
+		if err := m.AllowsInvocation(inv(words), "/w"); (err == nil) != ok {
+			t.Errorf("architect %q = %v, want ok=%v", words, err, ok)
+		}
+	}
+}
+
+func TestLongOption(t *testing.T) {
+	for _, tc := range []struct {
+		arg, full string
+		want      bool
+	}{
+		{"--in-place", "--in-place", true},
+		{"--in", "--in-place", true},
+		{"--in-place=.bak", "--in-place", true},
+		{"--out=x", "--output", true},
+		{"--", "--output", false},
+		{"--oneline", "--output", false},
+		{"--output-indicator-new=+", "--output", false},
+		{"-o", "--output", false},
+	} {
+		if got := longOption(tc.arg, tc.full); got != tc.want {
+			t.Errorf("longOption(%q, %q) = %v, want %v", tc.arg, tc.full, got, tc.want)
+		}
+	}
+}

@@ -1,6 +1,7 @@
 package auth
 
 import (
+	"fmt"
 	"slices"
 	"sort"
 	"strings"
@@ -26,11 +27,11 @@ var readOnlyCommands = map[string]argCheck{
 	"od": nil, "strings": nil, "stat": nil, "du": nil, "df": nil, "pwd": nil, "cd": nil,
 	"realpath": nil, "readlink": nil, "basename": nil, "dirname": nil,
 	"grep": nil, "egrep": nil, "fgrep": nil, "rg": refuse("--pre"),
-	"find": findCheck, "tree": refuseShortLetter('o', "--output"), "file": refuse("-C", "--compile"),
+	"find": findCheck, "tree": refuseShortLetters("oR", "--output"), "file": refuse("-C", "--compile"),
 	// Text filters.
 	"cut": nil, "tr": nil, "paste": nil, "join": nil, "comm": nil, "fold": nil, "column": nil,
 	"diff": nil, "cmp": nil, "jq": nil,
-	"sort": refuseShortLetter('o', "--output", "--compress-program"),
+	"sort": refuseShortLetters("o", "--output", "--compress-program"),
 	"uniq": uniqCheck, "sed": sedCheck, "tee": teeCheck,
 	"md5sum": nil, "sha1sum": nil, "sha224sum": nil, "sha256sum": nil, "sha384sum": nil, "sha512sum": nil,
 	"b2sum": nil, "cksum": nil,
@@ -61,9 +62,6 @@ func readOnly(inv Invocation) string {
 		return "not on architect's read-only command list"
 	}
 	for i, a := range inv.Args {
-		if evaluatesArithmetic(a) {
-			return "arithmetic expansion can run commands held in variables"
-		}
 		if check != nil && i > 0 && inv.dynamic(i) {
 			return "argument " + a + " is only known at run time, so its options cannot be checked"
 		}
@@ -74,36 +72,17 @@ func readOnly(inv Invocation) string {
 	return check(inv.Args[1:])
 }
 
-// evaluatesArithmetic reports a word holding arithmetic evaluation: $((
-// )), $[ ], array subscripts and substring offsets of ${ }. Bash evaluates
-// variable values there as expressions, and an expression can hold a
-// command substitution.
-func evaluatesArithmetic(s string) bool {
-	if strings.Contains(s, "$((") || strings.Contains(s, "$[") {
-		return true
-	}
-	for rest := s; ; {
-		i := strings.Index(rest, "${")
-		if i < 0 {
-			return false
-		}
-		rest = rest[i+2:]
-		end := strings.IndexByte(rest, '}')
-		body := rest
-		if end >= 0 {
-			body = rest[:end]
-		}
-		if strings.Contains(body, "[") {
-			return true
-		}
-		if j := strings.IndexByte(body, ':'); j >= 0 && (j+1 >= len(body) || !strings.ContainsRune("-=?+", rune(body[j+1]))) {
-			return true
-		}
-	}
+// longOption reports whether a names the long option full: exactly, with
+// "=value", or abbreviated, since getopt_long and git accept any
+// unambiguous prefix ("--in" is sed's --in-place). Any prefix counts here,
+// ambiguous or not.
+func longOption(a, full string) bool {
+	name, _, _ := strings.Cut(a, "=")
+	return len(name) > 2 && strings.HasPrefix(name, "--") && strings.HasPrefix(full, name)
 }
 
 // refuse refuses the options given, alone or with an attached value
-// ("--pre", "--pre=x", "-Cx").
+// ("--pre", "--pre=x", "--pr", "-Cx").
 func refuse(opts ...string) argCheck {
 	return func(args []string) string {
 		for _, a := range args {
@@ -111,7 +90,7 @@ func refuse(opts ...string) argCheck {
 				return ""
 			}
 			for _, o := range opts {
-				if a == o || (strings.HasPrefix(o, "--") && strings.HasPrefix(a, o+"=")) ||
+				if (strings.HasPrefix(o, "--") && longOption(a, o)) ||
 					(!strings.HasPrefix(o, "--") && len(o) == 2 && strings.HasPrefix(a, o)) {
 					return "option " + o + " writes or runs a program"
 				}
@@ -121,19 +100,21 @@ func refuse(opts ...string) argCheck {
 	}
 }
 
-// refuseShortLetter refuses a short option letter anywhere in a group of
+// refuseShortLetters refuses short option letters anywhere in a group of
 // short options, and the long options given.
-func refuseShortLetter(letter byte, long ...string) argCheck {
+func refuseShortLetters(letters string, long ...string) argCheck {
 	return func(args []string) string {
 		for _, a := range args {
 			if a == "--" {
 				return ""
 			}
-			if len(a) > 1 && a[0] == '-' && a[1] != '-' && strings.IndexByte(a, letter) > 0 {
-				return "option -" + string(letter) + " writes a file"
+			if len(a) > 1 && a[0] == '-' && a[1] != '-' {
+				if i := strings.IndexAny(a[1:], letters); i >= 0 {
+					return "option -" + a[1+i:2+i] + " writes a file or runs a program"
+				}
 			}
 			for _, o := range long {
-				if a == o || strings.HasPrefix(a, o+"=") {
+				if longOption(a, o) {
 					return "option " + o + " writes or runs a program"
 				}
 			}
@@ -159,6 +140,9 @@ func uniqCheck(args []string) string {
 	for i := 0; i < len(args); i++ {
 		a := args[i]
 		switch {
+		case a == "--":
+			operands += len(args) - i - 1
+			i = len(args)
 		case a == "-f" || a == "-s" || a == "-w":
 			i++
 		case len(a) > 1 && a[0] == '-':
@@ -182,16 +166,16 @@ func sedCheck(args []string) string {
 	for i := 0; i < len(args); i++ {
 		a := args[i]
 		switch {
-		case a == "-e" || a == "--expression":
+		case a == "-e" || (longOption(a, "--expression") && !strings.Contains(a, "=")):
 			if i+1 < len(args) {
 				scripts = append(scripts, args[i+1])
 			}
 			explicit = true
 			i++
-		case strings.HasPrefix(a, "--expression="):
-			scripts = append(scripts, strings.TrimPrefix(a, "--expression="))
+		case longOption(a, "--expression"):
+			scripts = append(scripts, a[strings.IndexByte(a, '=')+1:])
 			explicit = true
-		case a == "-i" || strings.HasPrefix(a, "--in-place") || a == "-f" || strings.HasPrefix(a, "--file"):
+		case a == "-i" || longOption(a, "--in-place") || a == "-f" || longOption(a, "--file"):
 			return "sed " + a + " writes or reads a script file"
 		case strings.HasPrefix(a, "--"):
 		case len(a) > 1 && a[0] == '-':
@@ -235,8 +219,13 @@ func sedCheck(args []string) string {
 
 // teeCheck allows tee only into the discard targets.
 func teeCheck(args []string) string {
+	options := true
 	for _, a := range args {
-		if len(a) > 1 && a[0] == '-' {
+		if options && a == "--" {
+			options = false
+			continue
+		}
+		if options && len(a) > 1 && a[0] == '-' {
 			continue
 		}
 		if !slices.Contains(discardTargets, a) {
@@ -247,12 +236,17 @@ func teeCheck(args []string) string {
 }
 
 // condCheck refuses arithmetic comparisons in [[ ]]: bash evaluates their
-// operands as expressions, which can run commands held in variables.
+// operands as expressions, which can run commands held in variables. So
+// does the subscript of -v a[i].
 func condCheck(args []string) string {
-	for _, a := range args {
+	for i, a := range args {
 		switch a {
 		case "-eq", "-ne", "-lt", "-le", "-gt", "-ge":
 			return "[[ " + a + " ]] evaluates its operands as arithmetic"
+		case "-v":
+			if i+1 < len(args) && strings.Contains(args[i+1], "[") {
+				return "the subscript of -v " + args[i+1] + " is evaluated as arithmetic"
+			}
 		}
 	}
 	return ""
@@ -260,7 +254,7 @@ func condCheck(args []string) string {
 
 func dateCheck(args []string) string {
 	for _, a := range args {
-		if a == "-s" || strings.HasPrefix(a, "--set") || (len(a) > 1 && a[0] == '-' && a[1] != '-' && strings.IndexByte(a, 's') > 0) {
+		if a == "-s" || longOption(a, "--set") || (len(a) > 1 && a[0] == '-' && a[1] != '-' && strings.IndexByte(a, 's') > 0) {
 			return "date " + a + " sets the clock"
 		}
 		if a != "" && a[0] != '-' && a[0] != '+' {
@@ -272,7 +266,7 @@ func dateCheck(args []string) string {
 
 func hostnameCheck(args []string) string {
 	for _, a := range args {
-		if a == "" || a[0] != '-' || a == "-F" || strings.HasPrefix(a, "--file") {
+		if a == "" || a[0] != '-' || strings.HasPrefix(a, "-F") || longOption(a, "--file") {
 			return "hostname " + a + " sets the host name"
 		}
 	}
@@ -358,8 +352,7 @@ func gitCheck(args []string) string {
 	}
 	sub, rest := args[i], args[i+1:]
 	for _, a := range rest {
-		if a == "--output" || strings.HasPrefix(a, "--output=") || a == "-O" || strings.HasPrefix(a, "--open-files-in-pager") ||
-			(strings.HasPrefix(a, "-O") && sub == "grep") {
+		if longOption(a, "--output") || longOption(a, "--open-files-in-pager") || strings.HasPrefix(a, "-O") {
 			return "git " + sub + " " + a + " writes a file or runs a program"
 		}
 	}
@@ -388,22 +381,64 @@ func gitCheck(args []string) string {
 			return ""
 		}
 	case "config":
-		for _, a := range rest {
-			switch {
-			case a == "-e" || a == "--edit" || a == "--add" || strings.HasPrefix(a, "--unset") || a == "--replace-all" ||
-				a == "--rename-section" || a == "--remove-section":
-				return "git config " + a + " writes the configuration"
-			}
-		}
-		for _, a := range rest {
-			switch a {
-			case "--get", "--get-all", "--get-regexp", "--get-urlmatch", "--list", "-l":
-				return ""
-			}
-		}
-		return "git config is allowed only with --get, --get-all, --get-regexp or --list"
+		return gitConfigCheck(rest)
 	}
 	return "git " + sub + " is not one of architect's read-only git commands"
+}
+
+// gitConfigReads are git config's reading actions and how many operands
+// each takes at most (--get name [value-pattern]).
+var gitConfigReads = map[string]int{"--get": 2, "--get-all": 2, "--get-regexp": 2, "--get-urlmatch": 2, "--list": 0, "-l": 0}
+
+// gitConfigFlags and gitConfigValued are the other options allowed, the
+// latter with a value ("--file x" or "--file=x").
+var (
+	gitConfigFlags = []string{"--global", "--system", "--local", "--worktree", "--show-origin", "--show-scope",
+		"--name-only", "--null", "-z", "--bool", "--int", "--bool-or-int", "--path", "--expiry-date", "--includes",
+		"--no-includes"}
+	gitConfigValued = []string{"--file", "-f", "--blob", "--type", "--default"}
+)
+
+// gitConfigCheck allows git config only with one reading action and no
+// more operands than it reads. git config stops reading options at the
+// first operand: in "git config user.name x --get" the "--get" is a value
+// and the command writes, so options are only looked for before it.
+func gitConfigCheck(args []string) string {
+	action := ""
+	i := 0
+	for ; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			i++
+			break
+		}
+		if len(a) < 2 || a[0] != '-' {
+			break
+		}
+		name, _, hasValue := strings.Cut(a, "=")
+		_, read := gitConfigReads[a]
+		switch {
+		case read:
+			if action != "" {
+				return "git config takes one action"
+			}
+			action = a
+		case slices.Contains(gitConfigFlags, a):
+		case slices.Contains(gitConfigValued, name):
+			if !hasValue {
+				i++
+			}
+		default:
+			return "git config " + a + " is not one of its reading options"
+		}
+	}
+	if action == "" {
+		return "git config is allowed only with --get, --get-all, --get-regexp, --get-urlmatch or --list"
+	}
+	if operands := len(args) - i; operands > gitConfigReads[action] {
+		return "git config " + action + " with " + fmt.Sprint(operands) + " operands"
+	}
+	return ""
 }
 
 // gitListing allows "git branch" and "git tag" in their listing forms:
@@ -428,6 +463,16 @@ func gitListing(sub string, args, flags, valued []string) string {
 	return ""
 }
 
+// goFlag returns the name and attached value of a go command flag, which
+// may start with "-" or "--" ("" when a is not a flag).
+func goFlag(a string) (name, value string) {
+	if !strings.HasPrefix(a, "-") || a == "-" || a == "--" {
+		return "", ""
+	}
+	name, value, _ = strings.Cut(strings.TrimPrefix(a[1:], "-"), "=")
+	return name, value
+}
+
 func goCheck(args []string) string {
 	if len(args) == 0 {
 		return ""
@@ -438,15 +483,18 @@ func goCheck(args []string) string {
 		return ""
 	case "env":
 		for _, a := range rest {
-			if a == "-w" || a == "-u" {
+			if name, _ := goFlag(a); name == "w" || name == "u" {
 				return "go env " + a + " writes the configuration"
 			}
 		}
 		return ""
 	case "list":
-		for _, a := range rest {
-			if strings.HasPrefix(a, "-toolexec") || strings.HasPrefix(a, "-exec") || strings.HasPrefix(a, "-modfile") ||
-				a == "-mod=mod" || strings.HasPrefix(a, "--") {
+		for i, a := range rest {
+			name, value := goFlag(a)
+			if name == "mod" && value == "" && i+1 < len(rest) {
+				value = rest[i+1]
+			}
+			if name == "toolexec" || name == "exec" || name == "modfile" || (name == "mod" && value == "mod") {
 				return "go list " + a + " runs a program or changes go.mod"
 			}
 		}

@@ -317,7 +317,18 @@ func parseIgnoreLine(line, base string) (ignoreRule, bool) {
 			return ignoreRule{}, false
 		}
 	}
-	r.segments = strings.Split(line, "/")
+	for _, seg := range strings.Split(line, "/") {
+		// "**/**" is "**"; collapsing bounds the stars by the other
+		// segments.
+		if seg == "**" && len(r.segments) > 0 && r.segments[len(r.segments)-1] == "**" {
+			continue
+		}
+		r.segments = append(r.segments, seg)
+	}
+	if len(r.segments) > 2*MaxWalkDepth+3 {
+		// More named segments than a walked path has: it never matches.
+		return ignoreRule{}, false
+	}
 	// A leading "**/" matches in every directory: the same as unanchored
 	// when nothing else follows.
 	if r.anchored && len(r.segments) == 2 && r.segments[0] == "**" {
@@ -360,27 +371,48 @@ func (r *ignoreRule) matches(rel string, isDir bool) bool {
 
 // matchSegments matches pattern segments against path segments, "**"
 // standing for zero or more whole segments (one or more when it ends the
-// pattern: "dir/**" matches what is inside dir, not dir).
+// pattern: "dir/**" matches what is inside dir, not dir). With more than
+// one "**" the tries are memoized, so "**/a/**/a/**/b" stays linear in
+// pattern times path length instead of exponential.
 func matchSegments(pat, name []string) bool {
-	for len(pat) > 0 {
-		if pat[0] == "**" {
-			rest := pat[1:]
-			if len(rest) == 0 {
-				return len(name) > 0
-			}
-			for i := 0; i <= len(name); i++ {
-				if matchSegments(rest, name[i:]) {
-					return true
-				}
-			}
-			return false
+	stars := 0
+	for _, p := range pat {
+		if p == "**" {
+			stars++
 		}
-		if len(name) == 0 || !globMatch(pat[0], name[0]) {
-			return false
-		}
-		pat, name = pat[1:], name[1:]
 	}
-	return len(name) == 0
+	var memo []uint8 // by i*(len(name)+1)+j: 0 unknown, 1 no, 2 yes
+	if stars > 1 {
+		memo = make([]uint8, (len(pat)+1)*(len(name)+1))
+	}
+	var match func(i, j int) bool
+	match = func(i, j int) bool {
+		k := i*(len(name)+1) + j
+		if memo != nil && memo[k] != 0 {
+			return memo[k] == 2
+		}
+		var ok bool
+		switch {
+		case i == len(pat):
+			ok = j == len(name)
+		case pat[i] == "**" && i == len(pat)-1:
+			ok = j < len(name)
+		case pat[i] == "**":
+			for s := j; s <= len(name) && !ok; s++ {
+				ok = match(i+1, s)
+			}
+		default:
+			ok = j < len(name) && globMatch(pat[i], name[j]) && match(i+1, j+1)
+		}
+		if memo != nil {
+			memo[k] = 1
+			if ok {
+				memo[k] = 2
+			}
+		}
+		return ok
+	}
+	return match(0, 0)
 }
 
 // globMatch matches one path segment against a pattern of "*", "?",

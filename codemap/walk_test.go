@@ -255,3 +255,25 @@ func TestContainsWord(t *testing.T) {
 		}
 	}
 }
+
+// TestIgnoreManyDoubleStars matches patterns whose "**" segments once made
+// matching exponential in the path depth (a hostile .gitignore could stall
+// every walk): it must answer at once, and still answer right.
+func TestIgnoreManyDoubleStars(t *testing.T) {
+	deep := strings.Split(strings.Repeat("a/", 100)+"c", "/")
+	r, ok := parseIgnoreLine(strings.Repeat("**/a/", 20)+"b", "")
+	if !ok || matchSegments(r.segments, deep) {
+		t.Errorf("%d-star pattern matched a path without b", 20)
+	}
+	r, _ = parseIgnoreLine(strings.Repeat("**/a/", 20)+"c", "")
+	if !matchSegments(r.segments, deep) {
+		t.Errorf("%d-star pattern did not match", 20)
+	}
+	r, _ = parseIgnoreLine("**/**/**/x/**/**", "")
+	if got := strings.Join(r.segments, "/"); got != "**/x/**" {
+		t.Errorf("segments = %q, want consecutive stars collapsed to **/x/**", got)
+	}
+	if _, ok := parseIgnoreLine(strings.Repeat("a/", 2*MaxWalkDepth+4), ""); ok {
+		t.Error("a pattern deeper than any walked path was kept")
+	}
+}

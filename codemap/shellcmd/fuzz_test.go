@@ -19,6 +19,7 @@ func FuzzParse(f *testing.F) {
 		"sudo -u r env A=1 nice -n 5 timeout 3 xargs -I{} sh -c 'rm {}'", "find . -exec rm {} +",
 		"watch -x ls", "eval 'eval ls'", "su -c 'x'", "exec {fd}>f 2>&1 &>>g <<<s", "ls |& cat &",
 		"ls &&", "ls 'a", "$(", "`", "${", "<<", "((", "[[", "'", "\"", "\\", "$'\\", "a=(", "f()",
+		"echo \"$\\\n(x)\"", "cat <<E\nE\\\nx\nE", "for i in ${!x}; do :; done", "'[[' x", "case $y in $z) ;; esac",
 	} {
 		f.Add(s)
 	}

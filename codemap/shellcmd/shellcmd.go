@@ -24,6 +24,7 @@ package shellcmd
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -50,6 +51,12 @@ type Redirect struct {
 	// Dynamic reports that the target holds an expansion, a glob or a
 	// tilde, so the file it names is only known at run time.
 	Dynamic bool
+	// Body is the body of a heredoc whose delimiter is unquoted, as
+	// written: its expansions are evaluated (their commands are reported
+	// on their own). It is "" for a quoted delimiter, whose body is data.
+	Body string
+
+	heredoc int // 1 + index of the body in output.bodies; 0 if no heredoc
 }
 
 // Command is one simple command.
@@ -111,12 +118,23 @@ func Parse(line string) (cmds []Command, err error) {
 		}
 	}()
 	parseString(line, 0, 0, out)
+	for _, c := range out.cmds {
+		for i := range c.Redirects {
+			if r := &c.Redirects[i]; r.heredoc > 0 {
+				r.Body = out.bodies[r.heredoc-1]
+				r.heredoc = 0
+			}
+		}
+	}
 	return out.cmds, nil
 }
 
 // output collects the commands of one Parse call, across nested parsers.
 type output struct {
 	cmds []Command
+	// bodies are the unquoted heredoc bodies, in the order of their
+	// redirections; heredoc bodies are read after their command is added.
+	bodies []string
 }
 
 // parseString parses src as a complete command line; base is its offset
@@ -147,6 +165,7 @@ type parser struct {
 }
 
 type heredoc struct {
+	id     int // Redirect.heredoc
 	delim  string
 	quoted bool // a quoted delimiter makes the body literal
 	strip  bool // <<- strips leading tabs
@@ -218,7 +237,7 @@ func (p *parser) skipBlanks() {
 		case c == ' ' || c == '\t':
 			p.pos++
 		case c == '\\' && p.pos+1 < len(p.src) && p.src[p.pos+1] == '\n':
-			p.pos += 2
+			p.continuation()
 		case c == '#':
 			for p.pos < len(p.src) && p.src[p.pos] != '\n' {
 				p.pos++
@@ -228,6 +247,22 @@ func (p *parser) skipBlanks() {
 		}
 	}
 }
+
+// continuation consumes a backslash-newline at pos. Bash removes the pair
+// before it reads tokens, so text on both sides joins ("$(\<newline>(x))"
+// is "$((x))"); this parser reads it as a blank, which agrees with bash only
+// when a blank, a newline or the end of the string is on one side. The
+// other case is an error, never a different reading.
+func (p *parser) continuation() {
+	before := p.pos == 0 || isBlank(p.src[p.pos-1])
+	after := p.pos+2 >= len(p.src) || isBlank(p.src[p.pos+2])
+	if !before && !after {
+		p.fail(p.pos, "a line continuation joins two tokens")
+	}
+	p.pos += 2
+}
+
+func isBlank(c byte) bool { return c == ' ' || c == '\t' || c == '\n' }
 
 // skipNewlines skips blanks and newlines, reading pending heredoc bodies
 // at each newline.
@@ -298,6 +333,10 @@ var reserved = map[string]bool{
 	"until": true, "for": true, "select": true, "function": true, "in": true,
 	"{": true, "}": true, "!": true, "[[": true, "]]": true,
 }
+
+// syntaxNames are the Args[0] of the commands that report shell syntax
+// rather than a program.
+var syntaxNames = map[string]bool{"[[": true, "((": true, "for": true, "select": true, "case": true}
 
 // atReserved returns the reserved word at pos, if the text there is one
 // followed by a delimiter.
@@ -490,7 +529,7 @@ func (p *parser) command() {
 		})
 	case "for", "select":
 		p.pos += len(r)
-		p.nested(p.forBody)
+		p.nested(func() { p.forBody(r) })
 	case "case":
 		p.pos += 4
 		p.nested(p.caseBody)
@@ -553,14 +592,19 @@ func (p *parser) doBody() {
 	p.expectReserved("done")
 }
 
-func (p *parser) forBody() {
+// forBody parses the rest of "for" or "select" (kind). The arithmetic of
+// "for ((...))" is reported like "(( ))"; a word list that holds an
+// expansion is reported as Args kind, name, "in", words, since expansions
+// can evaluate arithmetic.
+func (p *parser) forBody(kind string) {
 	p.skipBlanks()
-	if strings.HasPrefix(p.src[p.pos:], "((") {
+	if kind == "for" && strings.HasPrefix(p.src[p.pos:], "((") {
 		start := p.pos
 		p.pos += 2
 		if !p.arith() {
 			p.fail(start, "unterminated \"for ((\"")
 		}
+		p.add(Command{Args: []string{"((", p.src[start+2 : p.pos-2], "))"}, ArgDynamic: []bool{false, true, false}})
 		p.skipBlanks()
 		if p.atOp() == ";" {
 			p.pos++
@@ -575,6 +619,7 @@ func (p *parser) forBody() {
 	p.skipNewlines()
 	if p.atReserved() == "in" {
 		p.pos += 2
+		words := []word{{val: kind}, name, {val: "in"}}
 		for {
 			p.skipBlanks()
 			if p.eof() {
@@ -590,8 +635,9 @@ func (p *parser) forBody() {
 			} else if op != "" {
 				p.fail(p.pos, "unexpected "+p.describe()+" in a for list")
 			}
-			p.scanWord()
+			words = append(words, p.scanWord())
 		}
+		p.addSyntaxWords(words)
 	} else if p.atOp() == ";" {
 		p.pos++
 	}
@@ -603,13 +649,14 @@ func (p *parser) caseBody() {
 	if p.eof() || p.atOp() != "" {
 		p.fail(p.pos, "case without a word")
 	}
-	p.scanWord()
+	words := []word{{val: "case"}, p.scanWord(), {val: "in"}}
 	p.skipNewlines()
 	p.expectReserved("in")
 	for {
 		p.skipNewlines()
 		if p.atReserved() == "esac" {
 			p.pos += 4
+			p.addSyntaxWords(words)
 			return
 		}
 		if p.eof() {
@@ -623,7 +670,7 @@ func (p *parser) caseBody() {
 			if p.eof() || p.atOp() != "" {
 				p.fail(p.pos, "case pattern expected, found "+p.describe())
 			}
-			p.scanWord()
+			words = append(words, p.scanWord())
 			p.skipBlanks()
 			if p.atOp() == "|" {
 				p.pos++
@@ -647,6 +694,20 @@ func (p *parser) caseBody() {
 			p.pos += len(op)
 		}
 	}
+}
+
+// addSyntaxWords reports the words of a for, select or case when one holds
+// an expansion.
+func (p *parser) addSyntaxWords(words []word) {
+	if !slices.ContainsFunc(words, func(w word) bool { return w.dyn }) {
+		return
+	}
+	c := Command{}
+	for _, w := range words {
+		c.Args = append(c.Args, w.val)
+		c.ArgDynamic = append(c.ArgDynamic, w.dyn)
+	}
+	p.add(c)
 }
 
 // functionBody parses the compound command of a function definition.
@@ -798,6 +859,11 @@ func (p *parser) add(c Command) {
 func (p *parser) emit(c Command, words []word, depth int) {
 	if depth > MaxDepth {
 		p.fail(p.pos, fmt.Sprintf("nesting deeper than %d", MaxDepth))
+	}
+	if len(words) > 0 && (words[0].quoted || depth > p.depth) && syntaxNames[words[0].val] {
+		// A program named "[[" or "for" would read as the shell syntax
+		// this package reports under that name.
+		p.fail(p.pos, fmt.Sprintf("%q names a program, not shell syntax", words[0].val))
 	}
 	for _, w := range words {
 		c.Args = append(c.Args, w.val)

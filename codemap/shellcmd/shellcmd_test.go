@@ -128,10 +128,13 @@ func TestParse(t *testing.T) {
 			[]string{"test -f x", "rm x", "ls", ":", "echo no"}},
 		{"while", "while read l; do rm \"$l\"; done < list", []string{"read l", "rm $l", " ; <list"}},
 		{"until", "until false; do break; done", []string{"false", "break"}},
-		{"for", "for f in *.go $(rm y); do echo $f; done", []string{"rm y", "echo $f"}},
+		{"for", "for f in *.go $(rm y); do echo $f; done", []string{"rm y", "for f in *.go $(rm y)", "echo $f"}},
 		{"for without in", "for f; do echo $f; done", []string{"echo $f"}},
-		{"arithmetic for", "for ((i=0; i<$(rm n); i++)); do echo $i; done", []string{"rm n", "echo $i"}},
-		{"case", "case $x in a) rm a;; b|c) ls;& (d) pwd;;& *) ;; esac", []string{"rm a", "ls", "pwd"}},
+		{"arithmetic for", "for ((i=0; i<$(rm n); i++)); do echo $i; done", []string{"rm n", "(( i=0; i<$(rm n); i++ ))", "echo $i"}},
+		{"case", "case $x in a) rm a;; b|c) ls;& (d) pwd;;& *) ;; esac", []string{"rm a", "ls", "pwd", "case $x in a b c d *"}},
+		{"static for list is not reported", "for f in a b; do ls; done", []string{"ls"}},
+		{"select list", "select x in ${!v}; do ls; done", []string{"select x in ${!v}", "ls"}},
+		{"static case is not reported", "case a in b) ls;; esac", []string{"ls"}},
 		{"case last item", "case x in x) rm x\nesac", []string{"rm x"}},
 		{"case in substitution", "echo $(case x in x) rm x;; esac)", []string{"rm x", "echo $(case x in x) rm x;; esac)"}},
 		{"function", "f() { rm x; }", []string{"rm x"}},
@@ -227,6 +230,20 @@ func TestParseErrors(t *testing.T) {
 		"ls !(x)",
 		"then ls",
 		"done",
+		// Line continuations that bash joins into other tokens.
+		"echo \"A $\\\n(touch p)\"",
+		"echo $\\\n{!x}",
+		"ls > $\\\nx",
+		"echo $(\\\n(x))",
+		"(\\\n(x))",
+		"ls >\\\n| f",
+		"cat <<EOF\nEO\\\nF\nrm x\nEOF",
+		"cat <<EOF\n$\\\n(rm x)\nEOF",
+		// Programs named like the syntax reported under that name.
+		"'[[' x ]]",
+		"\\for x",
+		"command '((' 1 '))'",
+		"nice case x",
 	}
 	for _, line := range tests {
 		cmds, err := Parse(line)
@@ -234,6 +251,23 @@ func TestParseErrors(t *testing.T) {
 		if !errors.As(err, &pe) || cmds != nil {
 			t.Errorf("Parse(%q) = %q, %v; want no commands and a *ParseError", line, renderAll(cmds), err)
 		}
+	}
+}
+
+func TestHeredocBody(t *testing.T) {
+	cmds, err := Parse("cat <<A <<'B' <<-C; ls\n${!x}\nA\n$(q)\nB\n\t$((y))\n\tC")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var bodies []string
+	for _, r := range cmds[0].Redirects {
+		bodies = append(bodies, r.Body)
+	}
+	if want := []string{"${!x}\n", "", "\t$((y))\n"}; !slices.Equal(bodies, want) {
+		t.Errorf("heredoc bodies = %q, want %q", bodies, want)
+	}
+	if cmds, err := Parse("cat <<EOF\n$(rm x)\nEOF"); err != nil || len(cmds) != 2 || cmds[1].Args[0] != "rm" {
+		t.Errorf("expansions of a heredoc body = %q, %v; want rm reported", renderAll(cmds), err)
 	}
 }
 

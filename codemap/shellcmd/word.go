@@ -57,8 +57,11 @@ func (p *parser) redirect() Redirect {
 	w := p.scanWord()
 	r := Redirect{Op: prefix + op, Target: w.val, Dynamic: w.dyn}
 	if op == "<<" || op == "<<-" {
-		// The delimiter is taken literally after quote removal.
-		p.pending = append(p.pending, heredoc{delim: w.val, quoted: w.quoted, strip: op == "<<-"})
+		// The delimiter is taken literally after quote removal. The body
+		// is read at the next newline; Parse copies it into the Redirect.
+		p.out.bodies = append(p.out.bodies, "")
+		r.heredoc = len(p.out.bodies)
+		p.pending = append(p.pending, heredoc{delim: w.val, quoted: w.quoted, strip: op == "<<-", id: r.heredoc})
 		r.Dynamic = false
 	}
 	return r
@@ -82,6 +85,12 @@ func (p *parser) heredocBody(h heredoc) {
 		if i := strings.IndexByte(line, '\n'); i >= 0 {
 			line, next = line[:i], p.pos+i+1
 		}
+		if !h.quoted && oddTrailingBackslashes(line) {
+			// Bash joins this line with the next one, in the body and in
+			// the delimiter line: the heredoc could end elsewhere than this
+			// reader would think.
+			p.fail(p.pos, "a line continuation in a heredoc body")
+		}
 		check := line
 		if h.strip {
 			check = strings.TrimLeft(line, "\t")
@@ -89,12 +98,19 @@ func (p *parser) heredocBody(h heredoc) {
 		if check == h.delim {
 			if !h.quoted {
 				p.heredocExpansions(p.src[start:p.pos], start)
+				p.out.bodies[h.id-1] = p.src[start:p.pos]
 			}
 			p.pos = next
 			return
 		}
 		p.pos = next
 	}
+}
+
+// oddTrailingBackslashes reports a line ending in an unescaped backslash.
+func oddTrailingBackslashes(line string) bool {
+	n := len(line) - len(strings.TrimRight(line, "\\"))
+	return n%2 == 1
 }
 
 // heredocExpansions reads the expansions of an unquoted heredoc body.
@@ -311,6 +327,11 @@ func (p *parser) dollar(b *strings.Builder, w *word, inDQ bool) {
 		b.WriteByte('$')
 		p.pos++
 		return
+	}
+	if strings.HasPrefix(s, "$\\\n") {
+		// Bash joins "$" with what follows the continuation ("$(", "${",
+		// "$'", "$name"); reading "$" alone would miss that expansion.
+		p.fail(p.pos, "a line continuation after \"$\"")
 	}
 	switch n := s[1]; {
 	case n == '\'' && !inDQ:

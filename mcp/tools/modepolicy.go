@@ -3,6 +3,8 @@ package tools
 import (
 	"errors"
 	"fmt"
+	"slices"
+	"strconv"
 	"strings"
 
 	"winx/auth"
@@ -20,9 +22,17 @@ import (
 //     to a background command): outside wcgw the text may land at the
 //     prompt and run, so it is checked as a command line, even when a
 //     program is reading input (a reply to a prompt is then checked as a
-//     command too). Input to a background command goes to that program,
-//     which was itself checked when it started. send_specials carries no
-//     words and is not checked.
+//     command too). At the prompt, readline edits the line with control
+//     keys (Ctrl-A, Ctrl-P, Tab, ...) and a line without its end waits
+//     there for the next command to join it, so typed text must be whole
+//     lines of printable ASCII; control keys go alone and only those that
+//     signal (Ctrl-C, Ctrl-D, Ctrl-Z, Ctrl-\). send_specials may not
+//     send Key-up or Key-down, which recall earlier commands. Input to a
+//     background command goes to that program, which was itself checked
+//     when it started.
+//   - Every checked line: a "!" that interactive bash would read as a
+//     history expansion ("!!", "!-2", "!rm", "!?x?") is denied, since it
+//     pastes earlier commands into the line after this check.
 //   - EditFiles: architect writes nothing; code_writer writes only its
 //     globs; verify_command is checked like a command, before any file is
 //     written.
@@ -101,6 +111,10 @@ func (m Mode) checkCommandLine(line, cwd string) error {
 	if m.Name == "" || m.Name == ModeWCGW {
 		return nil
 	}
+	if i := historyExpansion(line); i >= 0 {
+		return &auth.CommandDeniedError{Mode: m.Name, Command: line,
+			Reason: fmt.Sprintf("%q at byte %d is a history expansion in an interactive shell, which would run earlier command text (write \\! or leave it out)", line[i:i+2], i)}
+	}
 	cmds, err := shellcmd.Parse(line)
 	if err != nil {
 		var pe *shellcmd.ParseError
@@ -108,6 +122,13 @@ func (m Mode) checkCommandLine(line, cwd string) error {
 			pe = &shellcmd.ParseError{Msg: err.Error()}
 		}
 		return &CommandParseError{Mode: m.Name, Err: pe}
+	}
+	for _, c := range cmds {
+		if len(c.Args) > 0 && slices.Contains([]string{"cd", "pushd", "popd"}, c.Args[0]) {
+			// Relative redirection targets after a cd name another
+			// directory than the shell's; leave them unresolved (denied).
+			cwd = ""
+		}
 	}
 	for _, c := range cmds {
 		if err := auth.Mode(m).AllowsInvocation(invocation(c), cwd); err != nil {
@@ -124,9 +145,52 @@ func invocation(c shellcmd.Command) auth.Invocation {
 		inv.ArgDynamic = append([]bool{true}, inv.ArgDynamic[min(1, len(inv.ArgDynamic)):]...)
 	}
 	for _, r := range c.Redirects {
-		inv.Redirects = append(inv.Redirects, auth.Redirection{Op: r.Op, Target: r.Target, Dynamic: r.Dynamic})
+		inv.Redirects = append(inv.Redirects, auth.Redirection{Op: r.Op, Target: r.Target, Dynamic: r.Dynamic, Body: r.Body})
 	}
 	return inv
+}
+
+// historyExpansion returns the offset of the first "!" that interactive
+// bash could read as a history expansion, or -1. It errs on the side of
+// finding one: quotes are not followed (history expansion happens inside
+// double quotes, and readline's quoting rules differ from the parser's),
+// so only a "!" before a blank, "=", "(" or the end, after "$", or escaped
+// by a backslash is let through.
+func historyExpansion(line string) int {
+	for i := 0; i+1 < len(line); i++ {
+		if line[i] != '!' || strings.IndexByte(" \t\r\n=(", line[i+1]) >= 0 || (i > 0 && line[i-1] == '$') {
+			continue
+		}
+		backslashes := 0
+		for j := i - 1; j >= 0 && line[j] == '\\'; j-- {
+			backslashes++
+		}
+		if backslashes%2 == 0 {
+			return i
+		}
+	}
+	return -1
+}
+
+// signalKeys are the control bytes typed input may send outside wcgw, on
+// their own: Ctrl-C, Ctrl-D, Ctrl-Z and Ctrl-\.
+const signalKeys = "\x03\x04\x1a\x1c"
+
+// typedInputProblem returns why text typed into the shell's foreground is
+// refused outside wcgw, or "".
+func typedInputProblem(text string) string {
+	if strings.Trim(text, signalKeys) == "" {
+		return ""
+	}
+	for i := 0; i < len(text); i++ {
+		if c := text[i]; (c < 0x20 || c >= 0x7f) && c != '\n' && c != '\r' {
+			return fmt.Sprintf("byte 0x%02x could edit or recall a command line at the prompt; outside wcgw typed text is printable ASCII and control keys go alone", c)
+		}
+	}
+	if c := text[len(text)-1]; c != '\n' && c != '\r' {
+		return "typed text must end with a line end (submit); an unfinished line would wait at the prompt and join the next command"
+	}
+	return ""
 }
 
 // commandDenial is the data of a denied command.
@@ -166,21 +230,38 @@ func bashGate(sess *Session, term terminal, act *action) *mcp.CallToolResult {
 		return nil
 	}
 	var line string
+	typed := false
 	switch {
 	case act.Type == "command" && act.Command != nil:
 		line = *act.Command
 	case act.Type == "send_text" && act.SendText != nil && act.BgCommandID == "":
-		line = *act.SendText
+		line, typed = *act.SendText, true
+		if act.Submit {
+			line += "\r"
+		}
 	case act.Type == "send_ascii" && act.BgCommandID == "":
 		b := make([]byte, 0, len(act.SendASCII))
 		for _, v := range act.SendASCII {
-			if v >= 0x20 && v < 0x7f || v >= 0x80 && v <= 0xff {
-				b = append(b, byte(v))
+			b = append(b, byte(min(max(v, 0), 0xff)))
+		}
+		line, typed = string(b), true
+	case act.Type == "send_specials" && act.BgCommandID == "":
+		for _, k := range act.SendSpecials {
+			if k == "Key-up" || k == "Key-down" {
+				return commandDenied(BashCommandTool, &auth.CommandDeniedError{Mode: m.Name, Command: k,
+					Reason: "at the prompt it recalls an earlier command"}, "Nothing was sent.")
 			}
 		}
-		line = string(b)
+		return nil
 	default:
 		return nil
+	}
+	if typed {
+		if reason := typedInputProblem(line); reason != "" {
+			return commandDenied(BashCommandTool, &auth.CommandDeniedError{Mode: m.Name, Command: strconv.Quote(line), Reason: reason}, "Nothing was sent.")
+		}
+		// The terminal turns CR into a line end, as readline does.
+		line = strings.ReplaceAll(strings.Trim(line, signalKeys), "\r", "\n")
 	}
 	if strings.TrimSpace(line) == "" {
 		return nil

@@ -3,6 +3,7 @@ package tools
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -245,5 +246,159 @@ func TestCodeWriterModeCommands(t *testing.T) {
 		"verify_command": "ls src"})
 	if r.Structured.Status != "completed" || d.VerifyExit == nil || *d.VerifyExit != 0 {
 		t.Errorf("allowed verify_command = %+v", r.Structured)
+	}
+}
+
+// TestModeCheckCommandLineEvasions holds lines that once passed the policy
+// while bash would run or write something the mode forbids: line
+// continuations that join tokens, values evaluated as code, history
+// expansion, abbreviated long options, writes after cd or through "..".
+func TestModeCheckCommandLineEvasions(t *testing.T) {
+	root := t.TempDir()
+	root, _ = filepath.EvalSymlinks(root)
+	outside := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(root, "src"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(outside, filepath.Join(root, "src", "link")); err != nil {
+		t.Fatal(err)
+	}
+	architect := Mode{Name: ModeArchitect}
+	cw := Mode{Name: ModeCodeWriter, AllowedCommands: []string{"ls", "git status", "echo", "cat"}, AllowedGlobs: []string{root + "/src/**"}}
+	denied := []struct {
+		mode Mode
+		line string
+	}{
+		// Line continuations bash joins into an expansion or a heredoc end.
+		{architect, "echo \"$\\\n(touch p)\""},
+		{architect, "cat <<EOF\nEO\\\nF\ntouch p\nEOF"},
+		{architect, "cat <<EOF\n$\\\n(touch p)\nEOF"},
+		{cw, "ls > $\\\nx"},
+		{cw, "echo $(\\\n(x))"},
+		// Values evaluated as code: x='a[$(cmd)]' runs cmd when read.
+		{architect, "LANG='a[$(touch p)]'"},
+		{architect, "for ((i=LANG; 0; )); do :; done"},
+		{architect, "for i in $((LANG)); do :; done"},
+		{architect, "case x in $((LANG))) ;; esac"},
+		{architect, "echo ${!LANG}"},
+		{architect, "echo ${TZ@P}"},
+		{architect, "echo ${x@\\\nP}"},
+		{architect, "[ -v 'a[COLUMNS]' ]"},
+		{architect, "test -v a[x]"},
+		{architect, "cat <<EOF\n${!LANG}\nEOF"},
+		{architect, "cat <<EOF\n$((LANG))\nEOF"},
+		{architect, "cat <<< ${!LANG}"},
+		{architect, "LANG[x]=1"},
+		{cw, "x='a[$(touch p)]'; (( x ))"},
+		{cw, "[[ x -eq 1 ]]"},
+		{cw, "[[ -v a[x] ]]"},
+		{cw, "a[x]=1"},
+		{cw, "a=([x]=1)"},
+		{cw, "ls ${a[x]}"},
+		{cw, "ls $((x))"},
+		{cw, "echo ${!x}"},
+		{cw, "cat <<EOF\n${x@P}\nEOF"},
+		{cw, "let x"},
+		{cw, "'[[' x ]]"},
+		// History expansion pastes earlier command text after the check.
+		{architect, "ls !!:s/'//:s/'//"},
+		{cw, "ls !-2"},
+		{cw, "echo \"!?rm?\""},
+		// Long options abbreviated (getopt_long, git) and "--".
+		{architect, "sed --in 1d f"},
+		{architect, "sed --exp='1w out' f"},
+		{architect, "sort --out=x f"},
+		{architect, "sort --compress-prog=sh f"},
+		{architect, "date --se=2020-01-01"},
+		{architect, "hostname --fi=x"},
+		{architect, "git grep --open=vi x"},
+		{architect, "ls | tee -- -p"},
+		{architect, "uniq -- in -x"},
+		{architect, "tree -R -H . -L 1"},
+		{architect, "go env -w=true GOFLAGS=-x"},
+		{architect, "go env --w GOFLAGS=-x"},
+		{architect, "go list -mod mod ./..."},
+		// git config stops at its first operand: these set values.
+		{architect, "git config user.name x --get"},
+		{architect, "git config user.email x --list"},
+		{architect, "git config --get user.name x y"},
+		// Writes after cd or through a symbolic link's "..".
+		{cw, "cd " + outside + " && ls > src/x"},
+		{cw, "ls > src/link/../x"},
+	}
+	for _, tc := range denied {
+		err := tc.mode.checkCommandLine(tc.line, root)
+		var ce *auth.CommandDeniedError
+		var pe *CommandParseError
+		if !errors.As(err, &ce) && !errors.As(err, &pe) {
+			t.Errorf("%s: checkCommandLine(%q) = %v, want denied", tc.mode.Name, tc.line, err)
+		}
+	}
+	allowed := []struct {
+		mode Mode
+		line string
+	}{
+		{architect, "[[ ! -f x ]] && echo \"$a\" != b"},
+		{architect, "echo $! \\!x"},
+		{architect, "LC_ALL=C.UTF-8 sort f"},
+		{architect, "for f in *.go; do echo \"$f\"; done"},
+		{architect, "case $x in a) ls;; esac"},
+		{architect, "echo ${x:-y} ${#x} ${a[@]}"},
+		{architect, "cat <<EOF\n$x\nEOF"},
+		{architect, "ls \\\n  -la"},
+		{architect, "git config --global --get user.name"},
+		{architect, "git log --oneline --output-indicator-new=+"},
+		{architect, "go list -mod=readonly -json ./..."},
+		{cw, "ls > src/x"},
+		{cw, "echo \"${files[@]}\""},
+	}
+	for _, tc := range allowed {
+		if err := tc.mode.checkCommandLine(tc.line, root); err != nil {
+			t.Errorf("%s: checkCommandLine(%q) = %v, want allowed", tc.mode.Name, tc.line, err)
+		}
+	}
+}
+
+func TestTypedInputProblem(t *testing.T) {
+	tests := []struct {
+		text string
+		ok   bool
+	}{
+		{"ls\r", true},
+		{"ls\nls -la\n", true},
+		{"\x03", true},
+		{"\x04", true},
+		{"ls -rf y\x01rm \r", false}, // Ctrl-A: "rm " lands before "ls"
+		{"\x10\r", false},            // Ctrl-P recalls the previous line
+		{"ls x\trm\r", false},        // Tab completes at the prompt
+		{"\x1b[A\r", false},          // Key-up
+		{"caf\xc3\xa9\r", false},
+		{"ls", false}, // waits at the prompt for the next command
+		{"ls\x03", false},
+	}
+	for _, tc := range tests {
+		if got := typedInputProblem(tc.text); (got == "") != tc.ok {
+			t.Errorf("typedInputProblem(%q) = %q, want ok=%v", tc.text, got, tc.ok)
+		}
+	}
+}
+
+// TestModeTypedInputGate sends input that readline would turn into another
+// command than the one checked; outside wcgw it is refused before anything
+// reaches the terminal.
+func TestModeTypedInputGate(t *testing.T) {
+	e := newBashEnv(t, "")
+	e.setMode(t, ModeArchitect, nil)
+	for _, a := range []map[string]any{
+		{"type": "send_text", "send_text": "ls x\rrm -rf y", "submit": true},
+		{"type": "send_text", "send_text": "ls -rf y\x01rm ", "submit": true},
+		{"type": "send_text", "send_text": "ls"},
+		{"type": "send_ascii", "send_ascii": []int{'l', 's', ' ', 'x', 13, 'r', 'm', ' ', 'y', 13}},
+		{"type": "send_ascii", "send_ascii": []int{'l', 's', 1, 'r', 'm', 13}},
+		{"type": "send_specials", "send_specials": []string{"Enter", "Key-up", "Enter"}},
+		{"type": "send_text", "send_text": "ls !-1", "submit": true},
+	} {
+		r, _ := e.bash(a, 5)
+		wantDenied(t, r, fmt.Sprint(a), "")
 	}
 }
