@@ -19,7 +19,12 @@ import (
 )
 
 func TestSandboxArgv(t *testing.T) {
-	home := t.TempDir()
+	// HOME must lie outside /tmp, which every policy grants.
+	home, err := os.MkdirTemp("/var/tmp", "winx-argv-home-")
+	if err != nil {
+		t.Skip("no /var/tmp for a home directory outside /tmp:", err)
+	}
+	t.Cleanup(func() { os.RemoveAll(home) })
 	ws := t.TempDir()
 	self := func() (string, error) { return "/opt/winx", nil }
 	probeOK := func() (int, error) { return 7, nil }
@@ -53,6 +58,13 @@ func TestSandboxArgv(t *testing.T) {
 		t.Errorf("sandbox with a relative RW path = %v, want ErrInvalidPolicy", err)
 	}
 
+	// On, with HOME under /tmp, which the policy makes writable: the home
+	// directory could not be hidden, so start-up stops.
+	_, err = sandboxArgv(env(map[string]string{sandbox.EnvEnable: "1", "HOME": t.TempDir()}), probeOK, self, logger)
+	if !errors.Is(err, sandbox.ErrInvalidPolicy) {
+		t.Errorf("sandbox with HOME under /tmp = %v, want ErrInvalidPolicy", err)
+	}
+
 	// On: every argv goes through the launcher with the shell's workspace.
 	wrap, err = sandboxArgv(env(map[string]string{sandbox.EnvEnable: "1", "HOME": home}), probeOK, self, logger)
 	if err != nil || wrap == nil {
@@ -66,6 +78,11 @@ func TestSandboxArgv(t *testing.T) {
 	}
 	if _, err := wrap(filepath.Join(ws, "missing"), []string{"/bin/bash"}); err == nil {
 		t.Errorf("wrap(missing workspace) succeeded, want an error")
+	}
+	// A shell whose workspace is the home directory itself is not started:
+	// the workspace grant would expose all of it.
+	if _, err := wrap(home, []string{"/bin/bash"}); !errors.Is(err, sandbox.ErrInvalidPolicy) {
+		t.Errorf("wrap(HOME as workspace) = %v, want ErrInvalidPolicy", err)
 	}
 }
 

@@ -32,20 +32,25 @@ func webpConfig(b []byte) (w, h int, err error) {
 	if riff < 4 || riff+8 > int64(len(b)) {
 		return bad("RIFF size %d does not fit the %d-byte file", riff, len(b))
 	}
-	chunks, err := webpChunks(b[webpHeaderLen : 8+riff])
-	if err != nil {
-		return 0, 0, err
-	}
-	if len(chunks) == 0 {
+	// Chunks are walked one at a time, never collected: a file of tiny
+	// chunks would otherwise cost far more memory than its own size.
+	it := webpChunkIter{b: b[webpHeaderLen : 8+riff]}
+	first, ok := it.next()
+	if !ok {
+		if it.err != nil {
+			return 0, 0, it.err
+		}
 		return bad("no chunks")
 	}
-	first := chunks[0]
 	switch first.fourCC {
-	case "VP8 ", "VP8L":
-		return webpBitstreamSize(first)
-	case "VP8X":
+	case fccVP8, fccVP8L:
+		if w, h, err = webpBitstreamSize(first); err != nil {
+			return 0, 0, err
+		}
+		return w, h, it.rest()
+	case fccVP8X:
 	default:
-		return bad("first chunk %q is not VP8, VP8L or VP8X", first.fourCC)
+		return bad("first chunk %q is not VP8, VP8L or VP8X", first.fourCC[:])
 	}
 	p := first.payload
 	if len(p) < 10 {
@@ -54,11 +59,12 @@ func webpConfig(b []byte) (w, h int, err error) {
 	w = int(uint32(p[4])|uint32(p[5])<<8|uint32(p[6])<<16) + 1
 	h = int(uint32(p[7])|uint32(p[8])<<8|uint32(p[9])<<16) + 1
 	animated := p[0]&vp8xFlagAnim != 0
-	for _, c := range chunks[1:] {
+	found := false
+	for c, ok := it.next(); ok && !found; c, ok = it.next() {
 		switch {
-		case animated && c.fourCC == "ANMF":
-			return w, h, nil
-		case !animated && (c.fourCC == "VP8 " || c.fourCC == "VP8L"):
+		case animated && c.fourCC == fccANMF:
+			found = true
+		case !animated && (c.fourCC == fccVP8 || c.fourCC == fccVP8L):
 			iw, ih, err := webpBitstreamSize(c)
 			if err != nil {
 				return 0, 0, err
@@ -66,34 +72,69 @@ func webpConfig(b []byte) (w, h int, err error) {
 			if iw != w || ih != h {
 				return bad("image %dx%d does not match the %dx%d canvas", iw, ih, w, h)
 			}
-			return w, h, nil
+			found = true
 		}
 	}
-	return bad("VP8X without image data")
+	if err := it.rest(); err != nil {
+		return 0, 0, err
+	}
+	if !found {
+		return bad("VP8X without image data")
+	}
+	return w, h, nil
 }
 
+// fourCC is a chunk type. An array, not a string, so that walking a
+// million chunks allocates nothing.
+type fourCC [4]byte
+
+var (
+	fccVP8  = fourCC{'V', 'P', '8', ' '}
+	fccVP8L = fourCC{'V', 'P', '8', 'L'}
+	fccVP8X = fourCC{'V', 'P', '8', 'X'}
+	fccANMF = fourCC{'A', 'N', 'M', 'F'}
+)
+
 type webpChunk struct {
-	fourCC  string
+	fourCC  fourCC
 	payload []byte
 }
 
-// webpChunks splits a RIFF payload into its chunks; each chunk's payload is
-// padded to an even length, and the padding of the last one may be missing.
-func webpChunks(b []byte) ([]webpChunk, error) {
-	var out []webpChunk
-	for len(b) > 0 {
-		if len(b) < webpChunkHeader {
-			return nil, fmt.Errorf("webp: truncated chunk header")
-		}
-		size := int64(binary.LittleEndian.Uint32(b[4:8]))
-		if size > int64(len(b)-webpChunkHeader) {
-			return nil, fmt.Errorf("webp: chunk %q of %d bytes overruns the file", b[0:4], size)
-		}
-		out = append(out, webpChunk{fourCC: string(b[0:4]), payload: b[webpChunkHeader : webpChunkHeader+size]})
-		next := webpChunkHeader + size + size&1
-		b = b[min(next, int64(len(b))):]
+// webpChunkIter walks the chunks of a RIFF payload; each chunk's payload
+// is padded to an even length, and the padding of the last one may be
+// missing. After next returns false, err says why if the payload was
+// malformed.
+type webpChunkIter struct {
+	b   []byte // the chunks not walked yet
+	err error
+}
+
+// rest walks the remaining chunks and returns the error of the first
+// malformed one: a WebP is passed through whole, so all of it is checked.
+func (it *webpChunkIter) rest() error {
+	for _, ok := it.next(); ok; _, ok = it.next() {
 	}
-	return out, nil
+	return it.err
+}
+
+func (it *webpChunkIter) next() (webpChunk, bool) {
+	b := it.b
+	if len(b) == 0 || it.err != nil {
+		return webpChunk{}, false
+	}
+	if len(b) < webpChunkHeader {
+		it.err = fmt.Errorf("webp: truncated chunk header")
+		return webpChunk{}, false
+	}
+	size := int64(binary.LittleEndian.Uint32(b[4:8]))
+	if size > int64(len(b)-webpChunkHeader) {
+		it.err = fmt.Errorf("webp: chunk %q of %d bytes overruns the file", b[0:4], size)
+		return webpChunk{}, false
+	}
+	c := webpChunk{fourCC: fourCC(b[0:4]), payload: b[webpChunkHeader : webpChunkHeader+size]}
+	next := webpChunkHeader + size + size&1
+	it.b = b[min(next, int64(len(b))):]
+	return c, true
 }
 
 // webpBitstreamSize reads the size from a "VP8 " key frame header or a
@@ -101,7 +142,7 @@ func webpChunks(b []byte) ([]webpChunk, error) {
 func webpBitstreamSize(c webpChunk) (w, h int, err error) {
 	p := c.payload
 	switch c.fourCC {
-	case "VP8 ":
+	case fccVP8:
 		// 3-byte frame tag (bit 0 clear on a key frame), start code
 		// 9d 01 2a, then 14-bit width and height with 2-bit scales.
 		if len(p) < 10 || p[0]&1 != 0 || p[3] != 0x9d || p[4] != 0x01 || p[5] != 0x2a {
@@ -109,7 +150,7 @@ func webpBitstreamSize(c webpChunk) (w, h int, err error) {
 		}
 		w = int(binary.LittleEndian.Uint16(p[6:8]) & 0x3fff)
 		h = int(binary.LittleEndian.Uint16(p[8:10]) & 0x3fff)
-	case "VP8L":
+	case fccVP8L:
 		// Signature byte, then 14 bits width-1, 14 bits height-1, one
 		// alpha hint bit and a 3-bit version that must be 0.
 		if len(p) < 5 || p[0] != vp8lSignature {

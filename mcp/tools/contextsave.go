@@ -48,6 +48,10 @@ const (
 	MaxContextScan = 50000
 	// MaxContextDiffBytes bounds each git diff kept.
 	MaxContextDiffBytes = 64 << 10
+	// MaxContextListedOmissions bounds the files listed as left out; the
+	// rest are only counted, so a broad glob over a large tree cannot make
+	// the saved file or the answer grow with the tree.
+	MaxContextListedOmissions = 100
 	// MaxSavedContextBytes bounds a saved context file read back; what
 	// ContextSave writes stays well below it.
 	MaxSavedContextBytes = 2 << 20
@@ -55,6 +59,10 @@ const (
 	contextWalkTimeout = 10 * time.Second
 	// bytesPerToken is the token estimate's divisor.
 	bytesPerToken = 4
+	// savedFileOverhead is what one saved file adds besides its content and
+	// its name (heading, size, fences), charged to the total cap so that
+	// many empty files cannot grow the saved file without bound.
+	savedFileOverhead = 32
 )
 
 // codeStateDirUnavailable: the server has no state directory to save into.
@@ -112,9 +120,12 @@ type contextSaveData struct {
 	FilesIncluded  []string      `json:"files_included"`
 	FilesTruncated []string      `json:"files_truncated,omitempty"`
 	FilesOmitted   []omittedFile `json:"files_omitted,omitempty"`
-	UnmatchedGlobs []string      `json:"unmatched_globs,omitempty"`
-	ScanTruncated  bool          `json:"scan_truncated,omitempty"`
-	OpenedWith     string        `json:"opened_with,omitempty"`
+	// FilesOmittedMore counts the files left out past the first
+	// MaxContextListedOmissions, which are not listed.
+	FilesOmittedMore int      `json:"files_omitted_more,omitempty"`
+	UnmatchedGlobs   []string `json:"unmatched_globs,omitempty"`
+	ScanTruncated    bool     `json:"scan_truncated,omitempty"`
+	OpenedWith       string   `json:"opened_with,omitempty"`
 }
 
 // contextSaver serves ContextSave.
@@ -417,7 +428,7 @@ func (t *contextSaver) collect(ctx context.Context, policy *auth.PathPolicy, roo
 	for _, g := range globs {
 		plan, err := planGlob(policy, root, g)
 		if err != nil {
-			data.FilesOmitted = append(data.FilesOmitted, omittedFile{Path: g, Reason: pathReason(err)})
+			data.omit(g, pathReason(err))
 			continue
 		}
 		matched := false
@@ -425,22 +436,23 @@ func (t *contextSaver) collect(ctx context.Context, policy *auth.PathPolicy, roo
 			matched = true
 			canon, err := policy.Resolve(p)
 			if err != nil {
-				data.FilesOmitted = append(data.FilesOmitted, omittedFile{Path: show(p), Reason: pathReason(err)})
+				data.omit(show(p), pathReason(err))
 				return
 			}
 			if seen[canon] {
 				return
 			}
 			seen[canon] = true
-			f, reason := t.readFile(canon, show(p))
-			if reason == "" && used+tokensOf(len(f.text)) > t.tokens {
+			f, reason := t.readFile(policy, canon, show(p))
+			cost := tokensOf(len(f.text) + len(f.show) + savedFileOverhead)
+			if reason == "" && used+cost > t.tokens {
 				reason = fmt.Sprintf("over the total cap of %d tokens", t.tokens)
 			}
 			if reason != "" {
-				data.FilesOmitted = append(data.FilesOmitted, omittedFile{Path: show(p), Reason: reason})
+				data.omit(show(p), reason)
 				return
 			}
-			used += tokensOf(len(f.text))
+			used += cost
 			files = append(files, f)
 			data.FilesIncluded = append(data.FilesIncluded, f.show)
 			if f.truncated {
@@ -493,25 +505,36 @@ func walkGlob(ctx context.Context, plan globPlan, scanned *int, stopped *bool, v
 	})
 }
 
-// readFile reads one canonical file within the per-file cap and redacts
-// it; a non-empty reason says why it is left out.
-func (t *contextSaver) readFile(canon, show string) (savedFile, string) {
-	fi, err := os.Stat(canon)
-	if err != nil {
-		return savedFile{}, "could not be read"
-	}
-	if !fi.Mode().IsRegular() { // also keeps a FIFO from blocking the open
-		return savedFile{}, "not a regular file"
-	}
-	f, err := os.Open(canon)
+// readFile reads one canonical file (from policy.Resolve) within the
+// per-file cap and redacts it; a non-empty reason says why it is left out.
+// The file is opened without blocking (a FIFO or a terminal put in its place
+// cannot stall the save) and judged by its descriptor, and after the read
+// the path must still resolve to itself inside the roots and name the file
+// that was read: a directory swapped for a symlink after Resolve, to lead
+// the read outside the workspace, is caught here.
+func (t *contextSaver) readFile(policy *auth.PathPolicy, canon, show string) (savedFile, string) {
+	f, err := os.OpenFile(canon, os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_NOCTTY|syscall.O_CLOEXEC, 0)
 	if err != nil {
 		return savedFile{}, "could not be read"
 	}
 	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return savedFile{}, "could not be read"
+	}
+	if !fi.Mode().IsRegular() {
+		return savedFile{}, "not a regular file"
+	}
 	limit := t.fileTokens * bytesPerToken
 	buf, err := io.ReadAll(io.LimitReader(f, int64(limit)+1))
 	if err != nil {
 		return savedFile{}, "could not be read"
+	}
+	if err := policy.Recheck(canon); err != nil {
+		return savedFile{}, pathReason(err)
+	}
+	if now, err := os.Lstat(canon); err != nil || !os.SameFile(fi, now) {
+		return savedFile{}, "changed while it was read"
 	}
 	if bytes.IndexByte(buf, 0) >= 0 {
 		return savedFile{}, "binary"
@@ -522,6 +545,16 @@ func (t *contextSaver) readFile(canon, show string) (savedFile, string) {
 	}
 	out.text = t.clean(string(buf))
 	return out, ""
+}
+
+// omit records a file left out, listing only the first
+// MaxContextListedOmissions.
+func (d *contextSaveData) omit(path, reason string) {
+	if len(d.FilesOmitted) >= MaxContextListedOmissions {
+		d.FilesOmittedMore++
+		return
+	}
+	d.FilesOmitted = append(d.FilesOmitted, omittedFile{Path: path, Reason: reason})
 }
 
 // pathReason is the short reason a path policy error gives in the list of
@@ -553,6 +586,9 @@ func (t *contextSaver) writeFiles(doc *bytes.Buffer, files []savedFile, data *co
 		for _, o := range data.FilesOmitted {
 			fmt.Fprintf(doc, "- %s: %s\n", o.Path, o.Reason)
 		}
+		if data.FilesOmittedMore > 0 {
+			fmt.Fprintf(doc, "- and %d more\n", data.FilesOmittedMore)
+		}
 	}
 	if len(data.UnmatchedGlobs) > 0 {
 		fmt.Fprintf(doc, "\n## Globs that matched nothing\n- %s\n", strings.Join(data.UnmatchedGlobs, "\n- "))
@@ -570,9 +606,12 @@ func (t *contextSaver) answer(data *contextSaveData) *mcp.CallToolResult {
 	if len(data.FilesTruncated) > 0 {
 		fmt.Fprintf(&b, " (%d truncated)", len(data.FilesTruncated))
 	}
-	fmt.Fprintf(&b, "; left out: %d.\n", len(data.FilesOmitted))
+	fmt.Fprintf(&b, "; left out: %d.\n", len(data.FilesOmitted)+data.FilesOmittedMore)
 	for _, o := range data.FilesOmitted {
 		fmt.Fprintf(&b, "- %s: %s\n", o.Path, o.Reason)
+	}
+	if data.FilesOmittedMore > 0 {
+		fmt.Fprintf(&b, "- and %d more\n", data.FilesOmittedMore)
 	}
 	if len(data.UnmatchedGlobs) > 0 {
 		fmt.Fprintf(&b, "Globs that matched nothing: %s.\n", strings.Join(data.UnmatchedGlobs, ", "))

@@ -10,9 +10,12 @@ import (
 	"runtime"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
+	"winx/auth"
+	"winx/evidence/redact"
 	"winx/mcp"
 	"winx/mcp/mcptest"
 )
@@ -466,5 +469,89 @@ func TestContextSaveOpens(t *testing.T) {
 	wantSaveStatus(t, r, "completed", "")
 	if d.OpenedWith != "" {
 		t.Errorf("opened_with = %q with no opener on PATH", d.OpenedWith)
+	}
+}
+
+// TestContextSaveReadRechecksContainment: a directory swapped for a symlink
+// to somewhere outside the workspace between policy.Resolve and the read
+// (a command racing the save) must not carry the read out.
+func TestContextSaveReadRechecksContainment(t *testing.T) {
+	root := canon(t, t.TempDir())
+	outside := canon(t, t.TempDir())
+	writeFile(t, filepath.Join(root, "sub", "a.txt"), "inside\n")
+	writeFile(t, filepath.Join(outside, "a.txt"), "OUTSIDE-CONTENT\n")
+	policy, err := auth.NewPathPolicy(root, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs := &contextSaver{redactor: redact.New(false), fileTokens: DefaultContextFileTokens}
+	resolved, err := policy.Resolve("sub/a.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f, reason := cs.readFile(policy, resolved, "sub/a.txt"); reason != "" || f.text != "inside\n" {
+		t.Fatalf("readFile before the swap = %+v, %q", f, reason)
+	}
+	// The swap, after Resolve and before the read.
+	if err := os.Rename(filepath.Join(root, "sub"), filepath.Join(root, "sub.old")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(outside, filepath.Join(root, "sub")); err != nil {
+		t.Fatal(err)
+	}
+	f, reason := cs.readFile(policy, resolved, "sub/a.txt")
+	if reason != "outside the workspace and the allowed paths" || strings.Contains(f.text, "OUTSIDE") {
+		t.Errorf("readFile after the swap = %+v, %q; want it refused as outside", f, reason)
+	}
+	// A FIFO put in a file's place is refused without blocking on it.
+	fifo := filepath.Join(root, "sub.old", "a.txt")
+	if err := os.Remove(fifo); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, reason := cs.readFile(policy, fifo, "sub.old/a.txt"); reason != "not a regular file" {
+		t.Errorf("readFile(FIFO) reason %q, want not a regular file", reason)
+	}
+}
+
+// TestContextSaveListsAreBounded: a broad glob over many files must not
+// make the saved file or the answer grow with the number of files. Empty
+// files cost no content tokens but still take a heading each, and every
+// file over the cap would otherwise get a line of its own.
+func TestContextSaveListsAreBounded(t *testing.T) {
+	state := t.TempDir()
+	a := newAdapter(t, Options{StateDir: state})
+	root := canon(t, t.TempDir())
+	const n = 3000
+	for i := range n {
+		writeFile(t, filepath.Join(root, "empty", fmt.Sprintf("e%04d.txt", i)), "")
+		writeFile(t, filepath.Join(root, "full", fmt.Sprintf("f%04d.txt", i)), strings.Repeat("y", 99)+"\n")
+	}
+	bind := a.bound(root)
+	r, d := a.save(with(bind, "id", "many", "description", "many files", "relevant_file_globs", []string{"empty/*", "full/*"}))
+	wantSaveStatus(t, r, "completed", "")
+	raw, err := os.ReadFile(d.Path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Every file's heading is charged to the total: 3000 empty files and
+	// 3000 files of 25 tokens cannot all be listed as saved.
+	if len(d.FilesIncluded) >= 2*n {
+		t.Errorf("%d files saved, want the heading of each charged to the %d-token cap", len(d.FilesIncluded), DefaultContextTotalTokens)
+	}
+	if got := tokensOf(len(raw)); got > DefaultContextTotalTokens+tokensOf(MaxContextDescriptionBytes)+8000 {
+		t.Errorf("saved file is about %d tokens, want it near the %d-token cap", got, DefaultContextTotalTokens)
+	}
+	if len(d.FilesOmitted) > MaxContextListedOmissions || d.FilesOmittedMore != 2*n-len(d.FilesIncluded)-len(d.FilesOmitted) {
+		t.Errorf("%d omissions listed and %d more counted, want at most %d listed and the rest (%d) counted",
+			len(d.FilesOmitted), d.FilesOmittedMore, MaxContextListedOmissions, 2*n-len(d.FilesIncluded)-len(d.FilesOmitted))
+	}
+	if len(r.Structured.Output) > 64<<10 {
+		t.Errorf("answer is %d bytes, want it short", len(r.Structured.Output))
+	}
+	if want := fmt.Sprintf("and %d more", d.FilesOmittedMore); !strings.Contains(string(raw), want) || !strings.Contains(r.Structured.Output, want) {
+		t.Errorf("saved file or answer lacks %q", want)
 	}
 }

@@ -27,8 +27,9 @@ const (
 	// imageCacheThreads bounds how many threads have a cache at all; the
 	// least recently used thread's cache is dropped first.
 	imageCacheThreads = 256
-	// maxImageDecodes bounds how many images are decoded at once: one
-	// decode may hold up to evimage.MaxDecodeBytes.
+	// maxImageDecodes bounds how many images are read and decoded at
+	// once: one holds up to evimage.MaxSourceBytes of source and
+	// evimage.MaxDecodeBytes of pixels.
 	maxImageDecodes = 2
 )
 
@@ -44,7 +45,7 @@ type readImageTool struct {
 	sessions   *Sessions
 	allowPaths []string
 	cache      imageCache
-	decodes    chan struct{} // a slot per running decode, maxImageDecodes
+	decodes    chan struct{} // a slot per running read and decode, maxImageDecodes
 }
 
 type readImageInput struct {
@@ -118,40 +119,48 @@ func (t *readImageTool) handle(ctx context.Context, req *mcp.ToolRequest) (*mcp.
 	if err != nil {
 		return toolFailure(ReadImageTool, err), nil
 	}
+	return t.show(ctx, sess, &in), nil
+}
+
+// show answers a ReadImage call in sess.
+func (t *readImageTool) show(ctx context.Context, sess *Session, in *readImageInput) *mcp.CallToolResult {
 	policy, err := auth.NewPathPolicy(sess.Root, t.allowPaths)
 	if err != nil {
-		return toolFailure(ReadImageTool, err), nil
+		return toolFailure(ReadImageTool, err)
 	}
 	canonical, err := policy.Resolve(in.FilePath)
 	if err != nil {
-		return imageFailure(in.FilePath, err), nil
+		return imageFailure(in.FilePath, err)
 	}
+	// The slot is taken before the read, not just the decode: a source of
+	// up to MaxSourceBytes is held from the read on, so calls queued for a
+	// decode must not each hold one.
+	select {
+	case t.decodes <- struct{}{}:
+	case <-ctx.Done():
+		return toolFailure(ReadImageTool, ctx.Err())
+	}
+	defer func() { <-t.decodes }()
 	snap, err := evidence.ReadSnapshot(canonical, evimage.MaxSourceBytes)
 	if err != nil {
-		return imageFailure(in.FilePath, err), nil
+		return imageFailure(in.FilePath, err)
 	}
 	// A path that resolved inside the roots must still be inside after the
 	// read's own resolution (a swap between the two is denied).
 	if snap.Path != canonical {
 		if err := policy.Recheck(snap.Path); err != nil {
-			return imageFailure(in.FilePath, err), nil
+			return imageFailure(in.FilePath, err)
 		}
 	}
 	thread := sess.Key + "\x00" + threadIDOrDefault(in.ThreadID, sess.ExternalID)
 	if !in.Force {
 		if seen, ok := t.cache.lookup(thread, snap.Path, snap.Revision); ok {
-			return unchangedImage(seen), nil
+			return unchangedImage(seen)
 		}
 	}
-	select {
-	case t.decodes <- struct{}{}:
-	case <-ctx.Done():
-		return toolFailure(ReadImageTool, ctx.Err()), nil
-	}
 	d, err := evimage.Prepare(snap.Bytes, nil)
-	<-t.decodes
 	if err != nil {
-		return imageFailure(in.FilePath, err), nil
+		return imageFailure(in.FilePath, err)
 	}
 	data := imageData{
 		Path: snap.Path, MIMEType: d.MIMEType(), Width: d.Width, Height: d.Height,
@@ -164,7 +173,7 @@ func (t *readImageTool) handle(ctx context.Context, req *mcp.ToolRequest) (*mcp.
 	return env.Result(deliveredText(data, d), &mcp.ImageContent{
 		Data:     base64.StdEncoding.EncodeToString(d.Data),
 		MIMEType: d.MIMEType(),
-	}), nil
+	})
 }
 
 func deliveredText(data imageData, d *evimage.Delivery) string {

@@ -446,3 +446,36 @@ func TestReadImageListedReadOnly(t *testing.T) {
 	}
 	t.Errorf("ReadImage is not listed")
 }
+
+// TestReadImageWaitsForASlotBeforeReading: while every slot is busy, a call
+// reads nothing (each queued call would otherwise hold a source of up to
+// 50 MiB); here it waits until its context ends, and a missing file is not
+// even looked at.
+func TestReadImageWaitsForASlotBeforeReading(t *testing.T) {
+	s, _, _ := newTestSessions(t)
+	root := canon(t, t.TempDir())
+	sess, _, err := s.Attach(context.Background(), "alice", root, Mode{}, "", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tool := &readImageTool{decodes: make(chan struct{}, maxImageDecodes)}
+	for range maxImageDecodes {
+		tool.decodes <- struct{}{}
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	res := tool.show(ctx, sess, &readImageInput{FilePath: "missing.png"})
+	env, ok := res.StructuredContent.(mcp.Envelope)
+	if !ok || env.ErrorCode == codeFileNotFound || !strings.Contains(env.Message, "cancel") {
+		t.Errorf("ReadImage with every slot busy = %+v, want a cancellation before the file is looked at", res.StructuredContent)
+	}
+	// A free slot lets it through, and the slot is given back.
+	<-tool.decodes
+	res = tool.show(context.Background(), sess, &readImageInput{FilePath: "missing.png"})
+	if env, ok := res.StructuredContent.(mcp.Envelope); !ok || env.ErrorCode != codeFileNotFound {
+		t.Errorf("ReadImage with a free slot = %+v, want file_not_found", res.StructuredContent)
+	}
+	if n := len(tool.decodes); n != maxImageDecodes-1 {
+		t.Errorf("%d slots busy after the call, want %d", n, maxImageDecodes-1)
+	}
+}

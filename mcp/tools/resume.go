@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 )
 
 // Resuming a task saved with ContextSave: Initialize with
@@ -48,22 +49,24 @@ func loadSavedContext(stateDir, id string) (*savedContext, error) {
 			ErrTaskNotFound, id)
 	}
 	path := contextFile(stateDir, id)
-	fi, err := os.Lstat(path)
-	if errors.Is(err, fs.ErrNotExist) {
+	// Never follow a link planted in the state directory, never block on a
+	// FIFO, and judge the file by what was opened, not by an earlier lstat.
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK|syscall.O_NOCTTY|syscall.O_CLOEXEC, 0)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
 		return nil, fmt.Errorf("%w: no saved context has id %q; save one with ContextSave or call Initialize without task_id_to_resume",
 			ErrTaskNotFound, id)
-	}
-	if err != nil {
-		return nil, err
-	}
-	if !fi.Mode().IsRegular() { // never follow a link planted in the state directory
+	case errors.Is(err, syscall.ELOOP):
 		return nil, fmt.Errorf("%w: the saved context of %q is not a regular file", ErrTaskNotFound, id)
-	}
-	f, err := os.Open(path)
-	if err != nil {
+	case err != nil:
 		return nil, err
 	}
 	defer f.Close()
+	if fi, err := f.Stat(); err != nil {
+		return nil, err
+	} else if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("%w: the saved context of %q is not a regular file", ErrTaskNotFound, id)
+	}
 	b, err := io.ReadAll(io.LimitReader(f, MaxSavedContextBytes+1))
 	if err != nil {
 		return nil, err

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -35,8 +36,12 @@ func TestResumeDamagedFile(t *testing.T) {
 	if err := os.Symlink(filepath.Join(state, "contexts", "bad.txt"), filepath.Join(state, "contexts", "link.txt")); err != nil {
 		t.Fatal(err)
 	}
+	if err := syscall.Mkfifo(filepath.Join(state, "contexts", "fifo.txt"), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	a := newAdapter(t, Options{StateDir: state})
-	for _, id := range []string{"bad", "noroot", "link"} {
+	// A FIFO must be refused, not waited on.
+	for _, id := range []string{"bad", "noroot", "link", "fifo"} {
 		res := a.init(map[string]any{"task_id_to_resume": id})
 		wantStatus(t, res, "not_found", codeTaskNotFound, true)
 		if !strings.Contains(res.Structured.Message, id) {

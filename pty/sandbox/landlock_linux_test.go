@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -174,6 +175,15 @@ func TestLandlockConfinesShell(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// An unconfined process working in the home directory: its /proc/PID/cwd
+	// link must not lead a confined shell in.
+	sleeper := exec.Command("sleep", "60")
+	sleeper.Dir = home
+	if err := sleeper.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { sleeper.Process.Kill(); sleeper.Wait() })
+	bystander := sleeper.Process.Pid
 	tmpFile := filepath.Join(realTempDir(t), "from-sandbox")
 	sibling := filepath.Join(filepath.Dir(home), filepath.Base(home)+"-sibling")
 	t.Cleanup(func() { os.Remove(sibling) })
@@ -192,6 +202,12 @@ func TestLandlockConfinesShell(t *testing.T) {
 		{"write in /tmp", `echo x > ` + tmpFile + ` && echo tmp-ok`, true, "tmp-ok"},
 		{"write next to home", `echo x > ` + sibling, false, "Permission denied"},
 		{"read through /proc/self/root", `cat /proc/self/root"$HOME/.ssh/config"`, false, "Permission denied"},
+		{"read through /proc/self/cwd", `cd "$HOME" && cat /proc/self/cwd/.ssh/config`, false, "Permission denied"},
+		{"read through another process's cwd", `cat /proc/` + strconv.Itoa(bystander) + `/cwd/.ssh/config`, false, "Permission denied"},
+		// Set by the launcher before restricting itself: a setuid program
+		// started by the shell gains nothing (and, as root, Landlock would
+		// not demand it, so only this case notices it missing).
+		{"no_new_privs", `grep NoNewPrivs /proc/self/status`, true, "NoNewPrivs:\t1"},
 		{"devices", `echo x > /dev/null && head -c 1 /dev/urandom >/dev/null && echo dev-ok`, true, "dev-ok"},
 	}
 	// A block device this process can read (a disk, as root) would give the

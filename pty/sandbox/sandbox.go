@@ -70,7 +70,8 @@ const (
 )
 
 // ErrInvalidPolicy reports a policy that cannot be applied: a relative or
-// missing path in the environment, or a home directory that cannot be hidden.
+// missing path in the environment, or a home directory that cannot be hidden
+// (it is "/", or it lies inside a path the policy grants).
 var ErrInvalidPolicy = errors.New("sandbox: invalid policy")
 
 // UnavailableError reports why this kernel cannot confine shells. Reason is
@@ -98,7 +99,8 @@ type Policy struct {
 // the extra paths of WINX_SANDBOX_RW_PATHS and WINX_SANDBOX_RO_PATHS. Extra
 // paths must be absolute and exist; any other entry is an error
 // (ErrInvalidPolicy), so a typing mistake does not silently shrink or widen
-// the sandbox.
+// the sandbox. So is a grant that is HOME or holds it (a workspace of ~
+// itself, HOME under /tmp): it would expose the directory the sandbox hides.
 func PolicyFromEnv(workspace string, getenv func(string) string) (Policy, error) {
 	var p Policy
 	home := getenv("HOME")
@@ -135,6 +137,16 @@ func PolicyFromEnv(workspace string, getenv func(string) string) (Policy, error)
 	}
 	for _, path := range ro {
 		p.RO = appendUnique(p.RO, path)
+	}
+	// Landlock grants only add up: a grant on the home directory or on a
+	// directory holding it (a workspace of ~, HOME under /tmp) would make
+	// the whole home directory reachable, and the sandbox would silently
+	// not do what it was asked to.
+	for _, g := range slices.Concat(p.RW, p.RO) {
+		if g == home || within(home, g) {
+			return Policy{}, fmt.Errorf("%w: HOME %s lies inside the granted path %s (the workspace, /tmp, $TMPDIR or a %s or %s entry), so it cannot be hidden",
+				ErrInvalidPolicy, home, g, EnvRWPaths, EnvROPaths)
+		}
 	}
 	return p, nil
 }

@@ -24,9 +24,26 @@ func envFunc(m map[string]string) func(string) string {
 	return func(k string) string { return m[k] }
 }
 
+// homeOutsideTmp is a fresh directory for HOME that is not under /tmp or
+// $TMPDIR, which every policy grants: a home directory there could not be
+// hidden, and PolicyFromEnv refuses it.
+func homeOutsideTmp(t *testing.T) string {
+	t.Helper()
+	dir, err := os.MkdirTemp("/var/tmp", "winx-sandbox-home-")
+	if err != nil {
+		t.Skip("no /var/tmp for a home directory outside /tmp:", err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	real, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return real
+}
+
 func TestPolicyFromEnv(t *testing.T) {
 	base := realTempDir(t)
-	home := filepath.Join(base, "home")
+	home := homeOutsideTmp(t)
 	ws := filepath.Join(home, "ws")
 	rw := filepath.Join(base, "rw")
 	ro := filepath.Join(home, ".config", "tool")
@@ -74,6 +91,14 @@ func TestPolicyFromEnv(t *testing.T) {
 		{"missing rw", ws, map[string]string{"HOME": home, EnvRWPaths: filepath.Join(base, "nope")}},
 		{"relative ro", ws, map[string]string{"HOME": home, EnvROPaths: rw + ":relative"}},
 		{"missing ro", ws, map[string]string{"HOME": home, EnvROPaths: filepath.Join(home, "nope")}},
+		// Grants that would expose the home directory.
+		{"workspace is HOME", home, map[string]string{"HOME": home}},
+		{"workspace holds HOME", filepath.Dir(home), map[string]string{"HOME": home}},
+		{"HOME under /tmp", ws, map[string]string{"HOME": base}},
+		{"HOME under TMPDIR", ws, map[string]string{"HOME": home, "TMPDIR": filepath.Dir(home)}},
+		{"rw holds HOME", ws, map[string]string{"HOME": home, EnvRWPaths: filepath.Dir(home)}},
+		{"ro is HOME", ws, map[string]string{"HOME": home, EnvROPaths: home}},
+		{"HOME a link into /tmp", ws, map[string]string{"HOME": link}},
 	}
 	for _, tc := range bad {
 		if p, err := PolicyFromEnv(tc.workspace, envFunc(tc.env)); !errors.Is(err, ErrInvalidPolicy) {
