@@ -80,6 +80,11 @@ type Session struct {
 	logger *slog.Logger
 	rcDir  string // private directory of the rc file and long command scripts
 
+	// launchMu is held while a command is published and typed, and while a
+	// generation-targeted cancel checks its target and types Ctrl-C, so that
+	// a cancel for generation N can never reach generation N+1.
+	launchMu sync.Mutex
+
 	mu sync.Mutex // guards everything below
 	// changed is closed and replaced whenever output or state changes, so
 	// waiters can sleep without polling.
@@ -294,6 +299,18 @@ func (s *Session) Run(ctx context.Context, command string, wait time.Duration) (
 	if err := s.ensureShell(ctx); err != nil {
 		return nil, err
 	}
+	s.launchMu.Lock()
+	c, err := s.launch(command)
+	s.launchMu.Unlock()
+	if err != nil {
+		return nil, err
+	}
+	return s.await(ctx, c, wait)
+}
+
+// launch publishes a new generation for command and types it into the
+// shell. The caller holds launchMu.
+func (s *Session) launch(line string) (*command, error) {
 	s.mu.Lock()
 	if s.closed {
 		s.mu.Unlock()
@@ -304,25 +321,25 @@ func (s *Session) Run(ctx context.Context, command string, wait time.Duration) (
 		return nil, ErrCommandRunning
 	}
 	s.gen++
-	c := newCommand(s.gen, command, s.opts.Rows, s.opts.Cols)
+	c := newCommand(s.gen, line, s.opts.Rows, s.opts.Cols)
 	s.cmd = c
 	sp := s.shell
 	s.mu.Unlock()
 
 	script := ""
-	if len(command) > maxInlineCommand {
+	if len(line) > maxInlineCommand {
 		script = filepath.Join(s.rcDir, "cmd-"+strconv.FormatUint(c.gen, 10)+".sh")
-		if err := os.WriteFile(script, []byte(command+"\n"), 0o600); err != nil {
+		if err := os.WriteFile(script, []byte(line+"\n"), 0o600); err != nil {
 			s.abandon(c)
 			return nil, fmt.Errorf("guardian: write command script: %w", err)
 		}
 		c.script = script
 	}
-	if _, err := sp.proc.File().Write([]byte(commandLine(sp.nonce, command, script))); err != nil {
+	if _, err := sp.proc.File().Write([]byte(commandLine(sp.nonce, line, script))); err != nil {
 		s.abandon(c)
 		return nil, fmt.Errorf("guardian: write to shell: %w", err)
 	}
-	return s.await(ctx, c, wait)
+	return c, nil
 }
 
 func (s *Session) isDone(c *command) bool {
@@ -492,6 +509,7 @@ func (s *Session) Interrupt(ctx context.Context, wait time.Duration) (*Outcome, 
 		}
 		return s.outcome(c)
 	}
+	s.awaitBegun(ctx, c)
 	for attempt := 0; attempt < 2; attempt++ {
 		if _, err := sp.proc.File().Write([]byte{3}); err != nil {
 			break
@@ -518,6 +536,113 @@ func (s *Session) Interrupt(ctx context.Context, wait time.Duration) (*Outcome, 
 		o.ShellReset = true
 	}
 	return o, err
+}
+
+// Cancel interrupts the foreground command only if it is generation gen and
+// still running; otherwise it answers ErrNotRunning and types nothing. The
+// target check and each Ctrl-C happen under launchMu, so no newer command
+// can be published in between: a late cancel never reaches the next command.
+// A command that ignores Ctrl-C gets a second one, then its shell is
+// replaced at the same cwd, as with Interrupt.
+func (s *Session) Cancel(ctx context.Context, gen uint64, wait time.Duration) (*Outcome, error) {
+	var c *command
+	s.mu.Lock()
+	if cur := s.cmd; cur != nil && cur.gen == gen {
+		c = cur
+	}
+	s.mu.Unlock()
+	if c == nil {
+		return nil, ErrNotRunning
+	}
+	s.awaitBegun(ctx, c)
+	for attempt := 0; attempt < 2; attempt++ {
+		s.launchMu.Lock()
+		s.mu.Lock()
+		sp, cur := s.shell, s.cmd
+		target := cur != nil && cur.gen == gen && !cur.done
+		s.mu.Unlock()
+		var err error
+		if target {
+			_, err = sp.proc.File().Write([]byte{3})
+		}
+		s.launchMu.Unlock()
+		if !target { // it ended before the Ctrl-C
+			return s.outcome(c)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("guardian: write to shell: %w", err)
+		}
+		c = cur
+		gctx, cancel := context.WithTimeout(ctx, max(wait, interruptGrace))
+		err = s.waitFor(gctx, func() bool { return c.done })
+		cancel()
+		if err == nil {
+			return s.outcome(c)
+		}
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+	}
+	// Still generation gen and deaf to Ctrl-C: replace the shell. Holding
+	// launchMu keeps a new command from starting in the shell being replaced.
+	s.launchMu.Lock()
+	defer s.launchMu.Unlock()
+	s.mu.Lock()
+	stillTarget := s.cmd == c && !c.done
+	s.mu.Unlock()
+	if !stillTarget {
+		return s.outcome(c)
+	}
+	if err := s.replaceShell(ctx); err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	c.finishLocked(130, false)
+	s.mu.Unlock()
+	o, err := s.outcome(c)
+	if o != nil {
+		o.ShellReset = true
+	}
+	return o, err
+}
+
+// beginGrace bounds how long an interrupt waits for a just-typed command to
+// start: a Ctrl-C that reaches the terminal while the shell has not read the
+// command line yet flushes that line and is lost, leaving the command to run
+// once the shell reads it.
+const beginGrace = 2 * time.Second
+
+// awaitBegun waits, at most beginGrace, until c's start marker was seen or
+// c ended, and then, within the same bound, until a job of c holds the
+// terminal. A SIGINT that reaches bash itself between reading the line and
+// starting the command's first program can leave the shell stuck; once a
+// job is in the foreground, Ctrl-C goes to that job. A command made only of
+// builtins never hands the terminal over and is interrupted when the bound
+// runs out.
+func (s *Session) awaitBegun(ctx context.Context, c *command) {
+	gctx, cancel := context.WithTimeout(ctx, beginGrace)
+	defer cancel()
+	if s.waitFor(gctx, func() bool { return c.begun || c.done }) != nil {
+		return
+	}
+	s.mu.Lock()
+	sp := s.shell
+	s.mu.Unlock()
+	tick := time.NewTicker(5 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		s.mu.Lock()
+		done := c.done
+		s.mu.Unlock()
+		if pg, err := sp.proc.ForegroundPgrp(); done || err != nil || pg != sp.proc.Pid() {
+			return
+		}
+		select {
+		case <-tick.C:
+		case <-gctx.Done():
+			return
+		}
+	}
 }
 
 // Reset replaces the shell at the same cwd (reset_shell).

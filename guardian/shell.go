@@ -88,7 +88,9 @@ const maxInlineCommand = 2048
 // start marker, then runs the command in the shell itself (so cd and
 // variables persist) and leaves its exit code for the prompt hook.
 func commandLine(nonce, command, scriptPath string) string {
-	start := `builtin printf '\033]6973;S;%s\007' ` + nonce + "; "
+	// Ctrl-U first: the line editor may hold text a finished program left
+	// unread, or half a line a Ctrl-C cut short; it must not prefix ours.
+	start := "\x15" + `builtin printf '\033]6973;S;%s\007' ` + nonce + "; "
 	if scriptPath != "" {
 		return start + ". " + shellQuote(scriptPath) + "\n"
 	}

@@ -37,17 +37,28 @@ const (
 	taskInterruptWait = 5 * time.Second
 )
 
-// generationInterrupter is implemented by terminals that can interrupt one
-// command generation only; a task cancelled after its command ended must
-// never interrupt the next command.
-type generationInterrupter interface {
-	InterruptGeneration(ctx context.Context, gen uint64, wait time.Duration) (*guardian.Outcome, error)
+// generationCanceller is implemented by terminals that can interrupt one
+// command generation only (the embedded and the guardian-served session);
+// a task cancelled after its command ended must never interrupt the next.
+type generationCanceller interface {
+	Cancel(ctx context.Context, gen uint64, wait time.Duration) (*guardian.Outcome, error)
 }
+
+var (
+	_ generationCanceller = (*guardian.Session)(nil)
+)
 
 // runForeground runs a foreground command under the call's wait policy.
 func (r *bashRun) runForeground(ctx context.Context, cmd string) (*guardian.Outcome, error) {
 	if r.policy == "until_complete" && r.promote() {
-		o, err := r.term.Run(ctx, cmd, 0)
+		// The client holds the task from here on and may cancel it at any
+		// moment. Launch without that cancellation so the generation is
+		// always learned, then let follow honour it: a cancel that raced
+		// the launch interrupts exactly this command.
+		if ctx.Err() != nil {
+			return nil, fmt.Errorf("tools: task cancelled before its command started: %w", ctx.Err())
+		}
+		o, err := r.term.Run(context.WithoutCancel(ctx), cmd, 0)
 		if err != nil || !o.Running {
 			return o, err
 		}
@@ -91,10 +102,10 @@ func (r *bashRun) follow(ctx context.Context, first *guardian.Outcome) (*guardia
 // cancelled handles a task cancelled while its command runs: interrupt that
 // generation only, where the terminal can target one.
 func (r *bashRun) cancelled(gen uint64, cause error) (*guardian.Outcome, error) {
-	if gi, ok := r.term.(generationInterrupter); ok {
+	if gc, ok := r.term.(generationCanceller); ok {
 		ctx, cancel := context.WithTimeout(context.Background(), 2*taskInterruptWait)
 		defer cancel()
-		gi.InterruptGeneration(ctx, gen, taskInterruptWait)
+		gc.Cancel(ctx, gen, taskInterruptWait)
 	}
 	return nil, fmt.Errorf("tools: task cancelled: %w", cause)
 }

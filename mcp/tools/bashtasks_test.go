@@ -219,3 +219,29 @@ func TestBashCommandLegacyTask(t *testing.T) {
 		}
 	}
 }
+
+// TestBashCommandTaskCancelInterrupts: tasks/cancel interrupts the task's
+// own command, so the shell takes the next one.
+func TestBashCommandTaskCancelInterrupts(t *testing.T) {
+	e := newBashEnv(t, "")
+	e.client.Capabilities = tasksCapabilities
+	id := taskIDOf(t, e.bashCall("sleep 30; echo never", "until_complete", 30))
+	resp, err := e.client.Call(context.Background(), "tasks/cancel", map[string]any{"taskId": id})
+	if err != nil || resp.Error != nil {
+		t.Fatalf("tasks/cancel: %v %v", err, resp.Error)
+	}
+	deadline := time.Now().Add(15 * time.Second)
+	for {
+		r, _ := e.bash(cmd("echo next"), 5)
+		if r.Structured.ErrorCode != codeCommandAlreadyRunning {
+			if output(r) != "next" {
+				t.Fatalf("after cancel: %+v %+v", r.Structured, r)
+			}
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the cancelled task's command still runs after 15 s")
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}

@@ -7,4 +7,6 @@ import "winx/guardian/remote"
 var (
 	_ terminal    = (*remote.RemoteShell)(nil)
 	_ ShellHealth = (*remote.RemoteShell)(nil)
+
+	_ generationCanceller = (*remote.RemoteShell)(nil)
 )
