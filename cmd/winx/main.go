@@ -92,6 +92,9 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	if len(args) > 0 && args[0] == "report" {
 		return runReport(args[1:], stdout, stderr)
 	}
+	if len(args) > 0 && isOperatorCommand(args[0]) {
+		return runOperator(ctx, args[0], args[1:], os.Getenv, stdout, stderr)
+	}
 	if len(args) > 0 && args[0] == "serve" {
 		args = args[1:]
 	}
@@ -118,6 +121,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	fs.BoolVar(&opts.allowQueryToken, "allow-query-token", false, "also accept the token as ?access_token= (it may end up in proxy logs)")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: winx [serve] [--http --bind ADDR --token-file FILE] [--version]")
+		fmt.Fprintln(stderr, "       winx list | attach <thread> [--follow] | kill <thread>|--all | prune [--idle-seconds N] | restart-daemon | doctor")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -147,14 +151,18 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	if err != nil {
 		return err
 	}
-	sessions := tools.NewSessions(tools.EmbeddedShells(tools.RuntimeOptions{
+	shells, err := shellRuntime(tools.RuntimeOptions{
 		Shell:      os.Getenv("WINX_SHELL"),
 		NoRedact:   os.Getenv("WINX_NO_REDACT") == "1",
 		NoCompress: os.Getenv("WINX_NO_COMPRESS") == "1",
 		BaseEnv:    shellEnv(os.Environ()),
 		Logger:     logger,
 		Sandbox:    confine,
-	}), time.Now)
+	}, os.Getenv, id, logger)
+	if err != nil {
+		return err
+	}
+	sessions := tools.NewSessions(shells, time.Now)
 	defer sessions.Close()
 	allowPaths, err := auth.ParseAllowPaths(os.Getenv("WINX_ALLOW_PATHS"))
 	if err != nil {

@@ -24,6 +24,10 @@ func TestMain(m *testing.M) {
 		panic(err)
 	}
 	binDir = dir
+	// Most tests here start winx with no winxd next to it, so they run the
+	// embedded runtime; the daemon tests set WINX_RUNTIME=daemon in the
+	// environment of the processes they start.
+	os.Setenv("WINX_RUNTIME", "embedded")
 	code := m.Run()
 	os.RemoveAll(dir)
 	os.Exit(code)

@@ -102,7 +102,7 @@ func callAs(t *testing.T, s *runningServe, token, tool string, args map[string]a
 
 func TestPrincipalsIsolation(t *testing.T) {
 	s := serveWith(t, "--principal-config", writePrincipals(t, ""))
-	if got := strings.Join(toolsFor(t, s, codingToken), ","); got != "Initialize,BashCommand,ReadFiles,EditFiles" {
+	if got := strings.Join(toolsFor(t, s, codingToken), ","); got != "Initialize,BashCommand,ReadFiles,EditFiles,CodeMap" {
 		t.Errorf("coding tools = %s", got)
 	}
 	if got := strings.Join(toolsFor(t, s, terminalToken), ","); got != "Initialize,BashCommand" {

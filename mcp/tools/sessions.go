@@ -264,7 +264,7 @@ func (s *Sessions) start(ctx context.Context, sess *Session, mode Mode) error {
 	if mode.Name == "" {
 		mode = Mode{Name: ModeWCGW}
 	}
-	sh, err := s.factory(ctx, sess.Root, sess.env())
+	sh, err := s.factory(withFactorySession(ctx, sess), sess.Root, sess.env())
 	if err == nil && sh == nil {
 		err = errors.New("tools: shell factory returned no shell")
 	}
@@ -354,7 +354,7 @@ func (s *Sessions) ResetShell(ctx context.Context, sess *Session) (reset bool, e
 			dir = cwd
 		}
 	}
-	sh, err := s.factory(ctx, dir, sess.env())
+	sh, err := s.factory(withFactorySession(ctx, sess), dir, sess.env())
 	if err == nil && sh == nil {
 		err = errors.New("tools: shell factory returned no shell")
 	}

@@ -1,0 +1,26 @@
+// Package daemon is winxd, the control plane of winx's durable sessions: it
+// finds the live session guardians from their sockets, spawns new ones on
+// request, holds their number under a quota and ends the idle ones after
+// tiered time-to-live periods. It does not carry session traffic: an adapter
+// asks winxd once for the socket of a session's guardian and then talks to
+// that guardian directly (package guardian/remote).
+//
+// The socket directory is the registry. A guardian is live when it answers
+// a hello and a status on its g-*.sock; winxd keeps no table that could
+// disagree with that, so a restarted winxd (or the operator CLI, which uses
+// the same Fleet) sees exactly the guardians that run. A planned shutdown
+// of winxd leaves every guardian running.
+//
+// Lifetimes (Policy):
+//   - a guardian that never ran a command is removed after NeverUsedTTL
+//     (30 min) without activity, one that did after UsedTTL (24 h);
+//   - a guardian whose foreground or background command still runs is never
+//     removed, by the sweep, the quota or a prune;
+//   - at the quota (WINX_MAX_GUARDIANS, default 32) a new session may only
+//     reclaim the oldest never-used idle guardian; when there is none the
+//     request fails with a *QuotaError that names `winx prune`.
+//
+// The methods winxd serves after the wire hello are in protocol.go; the
+// adapter side, including starting winxd when nothing answers, is Client
+// and Connect.
+package daemon

@@ -1,0 +1,150 @@
+package daemon
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"sync"
+	"time"
+
+	"winx/guardian/remote"
+	"winx/guardian/wire"
+)
+
+// DefaultProbeTimeout bounds the hello and status of one guardian during
+// discovery; a guardian that takes longer is reported, not counted live.
+const DefaultProbeTimeout = 2 * time.Second
+
+// maxProbes bounds the guardians dialed at once during discovery.
+const maxProbes = 8
+
+// guardianGlob matches guardian sockets in a socket directory (see
+// wire.GuardianSocket).
+const guardianGlob = "g-*.sock"
+
+// Fleet is the guardians of one socket directory, seen through their
+// sockets. It is what winxd and the operator CLI share: it holds no state
+// besides its configuration.
+type Fleet struct {
+	Dir     string     // the socket directory
+	Hello   wire.Hello // said to every guardian
+	Timeout time.Duration
+}
+
+// Unreachable is a guardian socket that did not answer. Stale is set when
+// nothing listens on it (the guardian died without removing it).
+type Unreachable struct {
+	Socket string `json:"socket"`
+	Stale  bool   `json:"stale"`
+	Err    string `json:"error"`
+}
+
+// Sockets lists the guardian sockets in the directory, sorted.
+func (f *Fleet) Sockets() ([]string, error) {
+	m, err := filepath.Glob(filepath.Join(f.Dir, guardianGlob))
+	if err != nil {
+		return nil, err
+	}
+	slices.Sort(m)
+	return m, nil
+}
+
+func (f *Fleet) timeout() time.Duration {
+	if f.Timeout > 0 {
+		return f.Timeout
+	}
+	return DefaultProbeTimeout
+}
+
+// Probe says hello to the guardian on socket and asks its status, which
+// does not count as activity. A socket nobody listens on gives an error
+// wrapping wire.ErrNoServer.
+func (f *Fleet) Probe(ctx context.Context, socket string) (Guardian, error) {
+	ctx, cancel := context.WithTimeout(ctx, f.timeout())
+	defer cancel()
+	c, err := wire.Dial(ctx, socket, f.Hello)
+	if err != nil {
+		return Guardian{}, err
+	}
+	defer c.Close()
+	peer := c.Peer()
+	if peer.Role != wire.RoleGuardian {
+		return Guardian{}, fmt.Errorf("daemon: %s answers as %q, not a guardian", socket, peer.Role)
+	}
+	var st remote.Status
+	if err := c.Call(ctx, remote.MethodStatus, struct{}{}, &st); err != nil {
+		return Guardian{}, err
+	}
+	return Guardian{Socket: socket, PID: peer.PID, Epoch: peer.Epoch, Build: peer.Build, Status: st}, nil
+}
+
+// Discover probes every guardian socket of the directory. A guardian whose
+// session is closed (it is exiting) is neither live nor unreachable.
+func (f *Fleet) Discover(ctx context.Context) (live []Guardian, bad []Unreachable, err error) {
+	socks, err := f.Sockets()
+	if err != nil {
+		return nil, nil, err
+	}
+	var (
+		mu  sync.Mutex
+		wg  sync.WaitGroup
+		sem = make(chan struct{}, maxProbes)
+	)
+	for _, s := range socks {
+		wg.Go(func() {
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			g, err := f.Probe(ctx, s)
+			mu.Lock()
+			defer mu.Unlock()
+			switch {
+			case err == nil && g.Status.Closed:
+			case err == nil:
+				live = append(live, g)
+			default:
+				bad = append(bad, Unreachable{Socket: s, Stale: errors.Is(err, wire.ErrNoServer), Err: err.Error()})
+			}
+		})
+	}
+	wg.Wait()
+	slices.SortFunc(live, func(a, b Guardian) int { return a.Status.Created.Compare(b.Status.Created) })
+	slices.SortFunc(bad, func(a, b Unreachable) int { return compareStrings(a.Socket, b.Socket) })
+	return live, bad, nil
+}
+
+func compareStrings(a, b string) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// Close ends the session of g: the guardian kills its shell and background
+// commands and exits. A guardian already gone is not an error; a new
+// incarnation at the same socket (another epoch) is left alone.
+func (f *Fleet) Close(ctx context.Context, g Guardian) error {
+	ctx, cancel := context.WithTimeout(ctx, f.timeout())
+	defer cancel()
+	c, err := wire.Dial(ctx, g.Socket, f.Hello)
+	if errors.Is(err, wire.ErrNoServer) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	if g.Epoch != "" && c.Peer().Epoch != g.Epoch {
+		return nil
+	}
+	var st remote.Status
+	err = c.Call(ctx, remote.MethodClose, struct{}{}, &st)
+	if errors.Is(err, wire.ErrConnectionLost) {
+		return nil // it exited before answering
+	}
+	return err
+}

@@ -1,0 +1,302 @@
+package daemon
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"os"
+	"sync"
+	"time"
+
+	"winx/guardian/remote"
+	"winx/guardian/wire"
+	"winx/jsonrpc"
+)
+
+// DefaultSpawnTimeout bounds starting one guardian (its socket and its
+// shell's first prompt).
+const DefaultSpawnTimeout = 15 * time.Second
+
+// Guardians is a fleet seen through its sockets; *Fleet implements it for
+// real processes, and the policy tests use a fake inside synctest bubbles.
+type Guardians interface {
+	Discover(ctx context.Context) ([]Guardian, []Unreachable, error)
+	Close(ctx context.Context, g Guardian) error
+}
+
+// fleetOps adds what only winxd does: probing one socket and spawning.
+type fleetOps interface {
+	Guardians
+	Probe(ctx context.Context, socket string) (Guardian, error)
+	Spawn(ctx context.Context, p *EnsureParams, socket string) (Guardian, error)
+}
+
+// Options configure a Server; zero fields mean defaults.
+type Options struct {
+	Dir           string // socket directory (required)
+	GuardianBin   string // winx-guardian (required to spawn)
+	Policy        Policy
+	SweepInterval time.Duration // 0 means DefaultSweepInterval
+	SpawnTimeout  time.Duration // 0 means DefaultSpawnTimeout
+	Build         wire.Build
+	Logger        *slog.Logger
+	// Now is the clock of TTL decisions; nil means time.Now.
+	Now func() time.Time
+}
+
+// Server is winxd: it answers MethodEnsure, MethodList and MethodShutdown
+// (a jsonrpc.Handler for wire.Serve) and sweeps expired guardians.
+type Server struct {
+	opts  Options
+	ops   fleetOps
+	hello wire.Hello
+	log   *slog.Logger
+
+	// mu serializes ensure and the sweep: a quota decision is made on a
+	// fleet nobody else changes through this daemon meanwhile.
+	mu sync.Mutex
+	// shutdown receives the reason of a requested shutdown (buffered: the
+	// first request wins).
+	shutdown chan string
+}
+
+// NewServer returns winxd for real guardian processes.
+func NewServer(opts Options) *Server {
+	hello := wire.NewHello(wire.RoleDaemon, opts.Build, []string{MethodEnsure, MethodList, MethodShutdown})
+	pf := &processFleet{
+		Fleet:   Fleet{Dir: opts.Dir, Hello: hello},
+		bin:     opts.GuardianBin,
+		timeout: opts.SpawnTimeout,
+	}
+	return newServer(opts, pf, hello)
+}
+
+func newServer(opts Options, ops fleetOps, hello wire.Hello) *Server {
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	if opts.SweepInterval <= 0 {
+		opts.SweepInterval = DefaultSweepInterval
+	}
+	opts.Policy = opts.Policy.withDefaults()
+	return &Server{opts: opts, ops: ops, hello: hello, log: opts.Logger, shutdown: make(chan string, 1)}
+}
+
+// Hello is what the server says in the wire hello.
+func (s *Server) Hello() wire.Hello { return s.hello }
+
+// Handle answers one call; it implements jsonrpc.Handler.
+func (s *Server) Handle(ctx context.Context, req *jsonrpc.Request) (json.RawMessage, error) {
+	var (
+		res any
+		err error
+	)
+	switch req.Method {
+	case MethodEnsure:
+		var p EnsureParams
+		if err := decode(req.Params, &p); err != nil {
+			return nil, err
+		}
+		if err := p.validate(); err != nil {
+			return nil, jsonrpc.NewError(CodeRequest, err.Error())
+		}
+		res, err = s.Ensure(ctx, &p)
+	case MethodList:
+		var lr ListResult
+		lr.Guardians, lr.Unreachable, err = s.ops.Discover(ctx)
+		res = lr
+	case MethodShutdown:
+		var p ShutdownParams
+		if err := decode(req.Params, &p); err != nil {
+			return nil, err
+		}
+		reason := "shutdown requested"
+		if p.Reason != "" {
+			reason += ": " + p.Reason
+		}
+		if peer, ok := wire.PeerFrom(ctx); ok {
+			reason += fmt.Sprintf(" (by %s pid %d)", peer.Hello.Role, peer.Cred.PID)
+		}
+		select {
+		case s.shutdown <- reason:
+		default:
+		}
+		res = struct{}{}
+	default:
+		return nil, jsonrpc.NewError(jsonrpc.CodeMethodNotFound, "daemon: unknown method "+req.Method)
+	}
+	if err != nil {
+		return nil, toWireError(err)
+	}
+	return json.Marshal(res)
+}
+
+func decode(raw json.RawMessage, v any) error {
+	if len(raw) == 0 {
+		return nil
+	}
+	if err := json.Unmarshal(raw, v); err != nil {
+		return jsonrpc.NewError(jsonrpc.CodeInvalidParams, "daemon: "+err.Error())
+	}
+	return nil
+}
+
+// Ensure returns the guardian of p.Key, spawning it when none answers. At
+// the quota it first reclaims the oldest never-used idle guardians, or
+// fails with a *QuotaError.
+func (s *Server) Ensure(ctx context.Context, p *EnsureParams) (*EnsureResult, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	socket := wire.GuardianSocket(s.opts.Dir, p.Key)
+	g, err := s.ops.Probe(ctx, socket)
+	switch {
+	case err == nil && g.Status.Key != p.Key:
+		return nil, fmt.Errorf("daemon: the guardian on %s serves another key", socket)
+	case err == nil && !g.Status.Closed:
+		return &EnsureResult{Guardian: g}, nil
+	case err != nil && !errors.Is(err, wire.ErrNoServer):
+		// Something answers but not well (busy, another uid): starting a
+		// second guardian there would fail anyway.
+		return nil, err
+	}
+	live, _, err := s.ops.Discover(ctx)
+	if err != nil {
+		return nil, err
+	}
+	victims, err := s.opts.Policy.Reclaim(live)
+	if err != nil {
+		s.log.Warn("quota reached", "live", len(live), "max", s.opts.Policy.Max)
+		return nil, err
+	}
+	for _, v := range victims {
+		if err := s.ops.Close(ctx, v); err != nil {
+			return nil, fmt.Errorf("daemon: reclaim %s: %w", v.Socket, err)
+		}
+		s.log.Info("reclaimed never-used idle guardian", "pid", v.PID, "socket", v.Socket)
+	}
+	g, err = s.ops.Spawn(ctx, p, socket)
+	if err != nil {
+		return nil, err
+	}
+	s.log.Info("spawned guardian", "pid", g.PID, "shell_pid", g.Status.ShellPID, "socket", socket)
+	return &EnsureResult{Guardian: g, Spawned: true, Reclaimed: victims}, nil
+}
+
+// Sweep ends the guardians past their TTL tier and returns them.
+func (s *Server) Sweep(ctx context.Context) ([]Guardian, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	ended, err := Prune(ctx, s.ops, s.opts.Policy, s.opts.Now(), nil)
+	for _, g := range ended {
+		s.log.Info("swept idle guardian", "pid", g.PID, "socket", g.Socket, "ever_ran_command", g.Status.EverRanCommand)
+	}
+	return ended, err
+}
+
+// sweepLoop runs Sweep every SweepInterval until ctx ends.
+func (s *Server) sweepLoop(ctx context.Context) {
+	t := time.NewTicker(s.opts.SweepInterval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			if _, err := s.Sweep(ctx); err != nil && ctx.Err() == nil {
+				s.log.Warn("sweep", "err", err)
+			}
+		}
+	}
+}
+
+// Run serves ln and sweeps until ctx ends or a shutdown is requested, and
+// returns why it stopped. Guardians keep running either way.
+func (s *Server) Run(ctx context.Context, ln *net.UnixListener) (reason string, err error) {
+	sctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var wg sync.WaitGroup
+	wg.Go(func() { s.sweepLoop(sctx) })
+	reason = "context ended"
+	wg.Go(func() {
+		select {
+		case r := <-s.shutdown:
+			reason = r
+			cancel()
+		case <-sctx.Done():
+		}
+	})
+	err = wire.Serve(sctx, ln, s.hello, s, &wire.ServeOptions{Logger: s.log})
+	cancel()
+	wg.Wait()
+	return reason, err
+}
+
+// Prune ends the guardians of f that are idle: with idle nil those past
+// their TTL tier under p, otherwise those idle for at least *idle. A busy
+// guardian is never ended. It returns the ended guardians; a failure to end
+// one does not stop the others.
+func Prune(ctx context.Context, f Guardians, p Policy, now time.Time, idle *time.Duration) ([]Guardian, error) {
+	live, _, err := f.Discover(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var (
+		ended []Guardian
+		errs  []error
+	)
+	for _, g := range live {
+		expired := p.Expired(g.Status, now)
+		if idle != nil {
+			expired = IdleFor(g.Status, now, *idle)
+		}
+		if !expired {
+			continue
+		}
+		if err := f.Close(ctx, g); err != nil {
+			errs = append(errs, fmt.Errorf("%s: %w", g.Socket, err))
+			continue
+		}
+		ended = append(ended, g)
+	}
+	return ended, errors.Join(errs...)
+}
+
+// processFleet spawns real winx-guardian processes.
+type processFleet struct {
+	Fleet
+	bin     string
+	timeout time.Duration
+}
+
+func (pf *processFleet) Spawn(ctx context.Context, p *EnsureParams, socket string) (Guardian, error) {
+	if pf.bin == "" {
+		return Guardian{}, fmt.Errorf("%w: no winx-guardian binary configured", ErrSpawnFailed)
+	}
+	timeout := pf.timeout
+	if timeout <= 0 {
+		timeout = DefaultSpawnTimeout
+	}
+	// The spawn outlives the request that asked for it: an adapter that
+	// gives up waiting must not leave a half-started guardian behind, and a
+	// started one is found again by the next ensure.
+	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), timeout)
+	defer cancel()
+	env := p.Env
+	if env == nil {
+		env = os.Environ()
+	}
+	cfg := remote.Config{
+		Key: p.Key, Socket: socket, Dir: p.Dir, Workspace: p.Workspace, Shell: p.Shell,
+		NoCompress: p.NoCompress, NoRedact: p.NoRedact,
+	}
+	if _, err := remote.Spawn(sctx, pf.bin, cfg, env); err != nil {
+		return Guardian{}, fmt.Errorf("%w: %v", ErrSpawnFailed, err)
+	}
+	return pf.Probe(sctx, socket)
+}

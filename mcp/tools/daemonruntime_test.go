@@ -1,0 +1,264 @@
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"winx/guardian/daemon"
+	"winx/guardian/remote"
+	"winx/guardian/wire"
+	"winx/mcp"
+	"winx/mcp/mcptest"
+)
+
+// daemonRuntime is a private winxd runtime for one test: real winxd and
+// winx-guardian binaries, a private socket and state directory, and a
+// cleanup that kills every process started in it.
+type daemonRuntime struct {
+	opts DaemonOptions
+	sock string
+}
+
+func newDaemonRuntime(t testing.TB) *daemonRuntime {
+	t.Helper()
+	bins := t.TempDir()
+	if out, err := exec.Command("go", "build", "-o", bins+"/", "winx/cmd/winxd", "winx/cmd/winx-guardian").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	sock, err := os.MkdirTemp("", "wxd") // short: sockaddr_un
+	if err != nil {
+		t.Fatal(err)
+	}
+	home := t.TempDir()
+	env := []string{"HOME=" + home, "PATH=" + os.Getenv("PATH"), "LANG=C.UTF-8"}
+	daemonEnv := append(env, "XDG_STATE_HOME="+t.TempDir(), "WINX_GUARDIAN_BIN="+filepath.Join(bins, "winx-guardian"))
+	rt := &daemonRuntime{sock: sock, opts: DaemonOptions{
+		RuntimeOptions: RuntimeOptions{BaseEnv: env},
+		Socket:         filepath.Join(sock, wire.DaemonSocketName),
+		Start:          &daemon.StartOptions{Bin: filepath.Join(bins, "winxd"), Env: daemonEnv},
+	}}
+	t.Cleanup(func() {
+		rt.teardown()
+		os.RemoveAll(sock)
+	})
+	return rt
+}
+
+func (rt *daemonRuntime) teardown() {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	hello := wire.NewHello(wire.RoleAdapter, wire.Build{}, nil)
+	f := &daemon.Fleet{Dir: rt.sock, Hello: hello}
+	live, _, _ := f.Discover(ctx)
+	for _, g := range live {
+		f.Close(ctx, g)
+		syscall.Kill(g.PID, syscall.SIGKILL)
+		syscall.Kill(-g.Status.ShellPID, syscall.SIGKILL)
+	}
+	c := &daemon.Client{Socket: rt.opts.Socket, Hello: hello}
+	if peer, err := c.Ping(ctx); err == nil && peer.PID > 0 {
+		syscall.Kill(peer.PID, syscall.SIGKILL)
+	}
+}
+
+func (rt *daemonRuntime) sessions(t testing.TB) *Sessions {
+	t.Helper()
+	f, err := DaemonShells(rt.opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := NewSessions(f, nil)
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+func run(t *testing.T, sh Shell, cmd string) string {
+	t.Helper()
+	o, err := sh.(terminal).Run(t.Context(), cmd, 5*time.Second)
+	if err != nil {
+		t.Fatalf("Run(%q): %v", cmd, err)
+	}
+	if o.Running || o.ExitCode != 0 {
+		t.Fatalf("Run(%q) = running %v, exit %d", cmd, o.Running, o.ExitCode)
+	}
+	return strings.TrimSpace(o.Output.Text)
+}
+
+func guardianPID(t *testing.T, sh Shell) int {
+	t.Helper()
+	d, ok := sh.(*daemonShell)
+	if !ok {
+		t.Fatalf("shell is %T, want a guardian client", sh)
+	}
+	return d.Peer().PID
+}
+
+func TestDaemonShells(t *testing.T) {
+	rt := newDaemonRuntime(t)
+	root := t.TempDir()
+
+	t.Run("a new registry reaches the same guardian", func(t *testing.T) {
+		first := rt.sessions(t)
+		sess, created, err := first.Attach(t.Context(), "p", root, Mode{}, "", false)
+		if err != nil || !created {
+			t.Fatalf("Attach = %v, %v", created, err)
+		}
+		pid := sess.Shell().PID()
+		run(t, sess.Shell(), "export KEPT=yes; cd /")
+		gpid := guardianPID(t, sess.Shell())
+		// An adapter that exits closes its registry: the guardian stays.
+		if err := first.Close(); err != nil {
+			t.Fatal(err)
+		}
+		second := rt.sessions(t)
+		again, _, err := second.Attach(t.Context(), "p", root, Mode{}, "", false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if again.Shell().PID() != pid || guardianPID(t, again.Shell()) != gpid {
+			t.Errorf("second registry: shell %d guardian %d, want shell %d guardian %d",
+				again.Shell().PID(), guardianPID(t, again.Shell()), pid, gpid)
+		}
+		if got := run(t, again.Shell(), "echo $KEPT $PWD"); got != "yes /" {
+			t.Errorf("state in the reattached shell = %q, want \"yes /\"", got)
+		}
+		other, _, err := second.Attach(t.Context(), "q", root, Mode{}, "", false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if guardianPID(t, other.Shell()) == gpid {
+			t.Errorf("another principal reached the same guardian")
+		}
+	})
+
+	t.Run("reset of a live guardian replaces its shell in place", func(t *testing.T) {
+		s := rt.sessions(t)
+		sess, _, err := s.Attach(t.Context(), "reset", root, Mode{}, "", false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		oldShell, gpid := sess.Shell().PID(), guardianPID(t, sess.Shell())
+		reset, err := s.ResetShell(t.Context(), sess)
+		if err != nil || !reset {
+			t.Fatalf("ResetShell = %v, %v", reset, err)
+		}
+		if sess.Shell().PID() == oldShell || guardianPID(t, sess.Shell()) != gpid {
+			t.Errorf("after reset: shell %d guardian %d; want a new shell (was %d) in guardian %d",
+				sess.Shell().PID(), guardianPID(t, sess.Shell()), oldShell, gpid)
+		}
+		run(t, sess.Shell(), "true")
+	})
+
+	t.Run("a killed guardian fails typed and reset replaces it", func(t *testing.T) {
+		s := rt.sessions(t)
+		sess, _, err := s.Attach(t.Context(), "killed", root, Mode{}, "", false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		gpid := guardianPID(t, sess.Shell())
+		if err := syscall.Kill(gpid, syscall.SIGKILL); err != nil {
+			t.Fatal(err)
+		}
+		var err2 error
+		for range 100 { // until the kernel has closed its socket
+			if _, err2 = sess.Shell().(terminal).Run(t.Context(), "true", time.Second); err2 != nil {
+				break
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+		var lost *ShellLostError
+		if !errors.As(err2, &lost) || !errors.Is(err2, ErrShellLost) || !errors.Is(err2, remote.ErrGuardianGone) {
+			t.Fatalf("Run after the guardian was killed = %v, want a *ShellLostError", err2)
+		}
+		if sess.Shell().(ShellHealth).Healthy() {
+			t.Errorf("a killed guardian reports healthy")
+		}
+		reset, err := s.ResetShell(t.Context(), sess)
+		if err != nil || !reset {
+			t.Fatalf("ResetShell = %v, %v", reset, err)
+		}
+		if guardianPID(t, sess.Shell()) == gpid {
+			t.Errorf("reset kept the dead guardian %d", gpid)
+		}
+		if got := run(t, sess.Shell(), "echo back"); got != "back" {
+			t.Errorf("after reset: %q", got)
+		}
+	})
+}
+
+func TestDaemonShellsRefuseSandbox(t *testing.T) {
+	_, err := DaemonShells(DaemonOptions{Socket: "/nonexistent/winxd.sock", RuntimeOptions: RuntimeOptions{
+		Sandbox: func(string, []string) ([]string, error) { return nil, nil },
+	}})
+	if !errors.Is(err, ErrSandboxNeedsEmbedded) {
+		t.Errorf("DaemonShells with a sandbox = %v, want ErrSandboxNeedsEmbedded", err)
+	}
+}
+
+func TestDaemonShellsStartFailure(t *testing.T) {
+	sock, err := os.MkdirTemp("", "wxd")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(sock)
+	f, err := DaemonShells(DaemonOptions{
+		Socket: filepath.Join(sock, wire.DaemonSocketName),
+		Start:  &daemon.StartOptions{Bin: filepath.Join(t.TempDir(), "missing-winxd")},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := NewSessions(f, nil)
+	defer s.Close()
+	_, _, err = s.Attach(t.Context(), "p", t.TempDir(), Mode{}, "", false)
+	var se *daemon.StartError
+	if !errors.As(err, &se) || !errors.Is(err, daemon.ErrDaemonStart) {
+		t.Errorf("Attach with no winxd = %v, want a *daemon.StartError", err)
+	}
+}
+
+// BenchmarkBashEchoViaDaemon measures `echo hi` through the MCP tool layer
+// in process (as BenchmarkBashCommandEcho does for the embedded runtime)
+// with the session's shell in a guardian process: every action is a
+// connection to the guardian's socket. It reports the median and the 99th
+// percentile.
+func BenchmarkBashEchoViaDaemon(b *testing.B) {
+	rt := newDaemonRuntime(b)
+	sessions := rt.sessions(b)
+	reg := NewRegistry(Options{Build: "test", Transport: "http", Sessions: sessions, ScratchRoot: b.TempDir(), StateDir: b.TempDir()})
+	srv := mcp.NewServer(mcp.Implementation{Name: "winx", Version: "test"}, reg, nil)
+	e := &bashEnv{t: b, client: &mcptest.Client{Handler: mcp.NewHTTPHandler(srv, &mcp.HTTPOptions{Auth: principalAuth("p")})}}
+	r := e.call(InitializeTool, map[string]any{"any_workspace_path": b.TempDir()})
+	var data struct {
+		ThreadID      string `json:"thread_id"`
+		WorkspaceRoot string `json:"workspace_root"`
+	}
+	if err := json.Unmarshal(r.Structured.Data, &data); err != nil || data.ThreadID == "" {
+		b.Fatalf("Initialize = %+v (%v)", r.Structured, err)
+	}
+	e.thread, e.root = data.ThreadID, data.WorkspaceRoot
+	e.bash(cmd("echo warm"), 10)
+	durations := make([]time.Duration, 0, b.N)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		start := time.Now()
+		r, _ := e.bash(cmd("echo hi"), 10)
+		durations = append(durations, time.Since(start))
+		if output(r) != "hi" {
+			b.Fatalf("echo hi = %q", output(r))
+		}
+	}
+	b.StopTimer()
+	slices.Sort(durations)
+	b.ReportMetric(float64(durations[len(durations)/2].Microseconds()), "p50-µs")
+	b.ReportMetric(float64(durations[len(durations)*99/100].Microseconds()), "p99-µs")
+}
