@@ -58,6 +58,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		}
 		return fmt.Errorf("%w: %v", errUsage, err)
 	}
+	cfg.TakeEnviron()
 	id := buildid.Read()
 	if version {
 		_, err := fmt.Fprintf(stdout, "winx-guardian %s\n", id)
@@ -65,7 +66,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	if fs.NArg() > 0 || cfg.Key == "" || cfg.Dir == "" {
 		fs.Usage()
-		return fmt.Errorf("%w: -key and -dir are required, and no arguments", errUsage)
+		return fmt.Errorf("%w: a key and a directory are required (-key and -dir, or %s and %s), and no arguments", errUsage, remote.EnvKey, remote.EnvDir)
 	}
 	logger := slog.New(slog.DiscardHandler)
 	if logFile != "" {

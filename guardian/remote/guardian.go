@@ -35,7 +35,44 @@ type Config struct {
 	SettleTimeout time.Duration
 }
 
-// RegisterFlags binds c to fs, with the flag names Args produces.
+// The session key and the paths name a user's principal and project, and a
+// process's arguments are readable by every local user (ps), so Spawn hands
+// them over in the environment, which only the same user can read. The
+// guardian removes them before its shell inherits the environment.
+const (
+	EnvKey       = "WINX_GUARDIAN_KEY"
+	EnvDir       = "WINX_GUARDIAN_DIR"
+	EnvWorkspace = "WINX_GUARDIAN_WORKSPACE"
+)
+
+// Environ returns the variables that carry c's key and paths.
+func (c Config) Environ() []string {
+	env := []string{EnvKey + "=" + c.Key, EnvDir + "=" + c.Dir}
+	if c.Workspace != "" {
+		env = append(env, EnvWorkspace+"="+c.Workspace)
+	}
+	return env
+}
+
+// TakeEnviron fills the key and paths that flags left empty from the
+// environment and removes those variables from it.
+func (c *Config) TakeEnviron() {
+	for _, v := range []struct {
+		name string
+		dst  *string
+	}{{EnvKey, &c.Key}, {EnvDir, &c.Dir}, {EnvWorkspace, &c.Workspace}} {
+		if val, ok := os.LookupEnv(v.name); ok {
+			if *v.dst == "" {
+				*v.dst = val
+			}
+			os.Unsetenv(v.name)
+		}
+	}
+}
+
+// RegisterFlags binds c to fs, with the flag names Args produces; -key,
+// -dir and -workspace are for starting a guardian by hand (Spawn uses the
+// environment, see EnvKey).
 func (c *Config) RegisterFlags(fs *flag.FlagSet) {
 	fs.StringVar(&c.Key, "key", "", "session key (required)")
 	fs.StringVar(&c.Socket, "socket", "", "socket path (default: in the resolved runtime directory)")
@@ -50,16 +87,15 @@ func (c *Config) RegisterFlags(fs *flag.FlagSet) {
 	fs.DurationVar(&c.SettleTimeout, "settle-timeout", 0, "how long a cancel waits for a launch in flight")
 }
 
-// Args renders c as winx-guardian's command-line flags.
+// Args returns the flags for c, without the key and the paths (Environ).
 func (c Config) Args() []string {
-	args := []string{"-key", c.Key, "-dir", c.Dir}
+	var args []string
 	add := func(name, v string) {
 		if v != "" {
 			args = append(args, "-"+name, v)
 		}
 	}
 	add("socket", c.Socket)
-	add("workspace", c.Workspace)
 	add("shell", c.Shell)
 	if c.Rows > 0 {
 		add("rows", strconv.Itoa(c.Rows))

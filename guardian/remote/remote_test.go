@@ -7,6 +7,9 @@ import (
 	"errors"
 	"io"
 	"net"
+	"os"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -387,5 +390,29 @@ func TestSecondGuardianForKeyRefused(t *testing.T) {
 	r := attach(t, p.Socket)
 	if r.Peer().PID != p.PID {
 		t.Errorf("socket now served by pid %d, want %d", r.Peer().PID, p.PID)
+	}
+}
+
+// TestKeyNotInCommandLine: the session key and the paths reach the guardian
+// through its environment, never its arguments (readable by every local
+// user), and the shell does not inherit them.
+func TestKeyNotInCommandLine(t *testing.T) {
+	p, work := spawn(t)
+	cmdline, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(p.PID), "cmdline"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, secret := range []string{"test-" + t.Name(), work} {
+		if strings.Contains(string(cmdline), secret) {
+			t.Errorf("guardian command line %q shows %q", cmdline, secret)
+		}
+	}
+	r := attach(t, p.Socket)
+	o, err := r.Run(ctxT(t), "env | grep -c '^WINX_GUARDIAN_' || true", 10*time.Second)
+	if err != nil || o.Running {
+		t.Fatalf("run: %+v %v", o, err)
+	}
+	if got := strings.TrimSpace(o.Output.Text); got != "0" {
+		t.Errorf("the shell inherited %s WINX_GUARDIAN_* variables", got)
 	}
 }

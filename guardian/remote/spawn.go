@@ -54,7 +54,7 @@ func Spawn(ctx context.Context, binary string, cfg Config, env []string) (*Proce
 	defer r.Close()
 	cfg.ReadyFD = 3 // the first of ExtraFiles
 	cmd := exec.Command(binary, cfg.Args()...)
-	cmd.Env = env
+	cmd.Env = append(append([]string(nil), env...), cfg.Environ()...)
 	cmd.ExtraFiles = []*os.File{w}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	err = cmd.Start()
