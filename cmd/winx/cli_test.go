@@ -248,6 +248,8 @@ type initData struct {
 	ThreadID      string `json:"thread_id"`
 	WorkspaceRoot string `json:"workspace_root"`
 	ShellPID      int    `json:"shell_pid"`
+	Mode          string `json:"mode"`
+	Reattached    bool   `json:"reattached"`
 }
 
 // initialize calls Initialize (first_call by default) and returns its data.
@@ -336,6 +338,34 @@ func TestDaemonSessionSurvivesAdapterKill(t *testing.T) {
 	done := b.waitDone(s2)
 	if !strings.Contains(done.Output, "survived") || exitCode(done) != 0 {
 		t.Errorf("status_check after the adapter was killed = %q exit %d (%s), want survived, exit 0", done.Output, exitCode(done), done.Message)
+	}
+}
+
+// TestDaemonReattachRestoresMode: the session's mode lives with its
+// guardian, so a new adapter reattaching without naming a mode gets the
+// mode the session had, and says it reattached.
+func TestDaemonReattachRestoresMode(t *testing.T) {
+	d := newDaemonEnv(t)
+	root := t.TempDir()
+	a := d.adapter()
+	r, s := a.initialize(root, "")
+	if r.Status != "completed" || s.Mode != "wcgw" {
+		t.Fatalf("first Initialize = %+v %+v", r, s)
+	}
+	r = a.tool("Initialize", map[string]any{"type": "user_asked_mode_change", "mode_name": "architect",
+		"thread_id": s.ThreadID, "any_workspace_path": root})
+	if r.Status != "completed" {
+		t.Fatalf("mode change = %+v", r)
+	}
+	a.kill()
+
+	b := d.adapter()
+	r2, s2 := b.initialize(root, "")
+	if r2.Status != "completed" || s2.ShellPID != s.ShellPID || !s2.Reattached || s2.Mode != "architect" {
+		t.Fatalf("Initialize from a new adapter = %+v %+v; want the same shell, reattached, mode architect", r2, s2)
+	}
+	if denied := b.bash(s2, command("touch written"), 5); denied.Status != "denied" {
+		t.Errorf("architect session ran a write after the adapter restart: %+v", denied)
 	}
 }
 

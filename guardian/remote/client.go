@@ -93,6 +93,13 @@ func (r *RemoteShell) Reattach(ctx context.Context) (Snapshot, error) {
 	return r.attach(ctx, nil)
 }
 
+// SetMeta replaces the opaque value the guardian keeps for its adapters
+// (the session mode, which a later adapter restores).
+func (r *RemoteShell) SetMeta(ctx context.Context, meta json.RawMessage) error {
+	var snap Snapshot
+	return r.call(ctx, MethodAttach, &attachParams{Meta: meta, ReplaceMeta: true}, &snap)
+}
+
 func (r *RemoteShell) attach(ctx context.Context, meta json.RawMessage) (Snapshot, error) {
 	var snap Snapshot
 	if err := r.call(ctx, MethodAttach, &attachParams{Meta: meta}, &snap); err != nil {

@@ -55,8 +55,10 @@ type reqBase struct {
 type attachParams struct {
 	reqBase
 	// Meta is stored when the guardian holds none yet (the first attach of
-	// a session creates it); later attaches get the stored value back.
-	Meta json.RawMessage `json:"meta,omitempty"`
+	// a session creates it), or always with ReplaceMeta; later attaches get
+	// the stored value back.
+	Meta        json.RawMessage `json:"meta,omitempty"`
+	ReplaceMeta bool            `json:"replace_meta,omitempty"`
 }
 
 type runParams struct {

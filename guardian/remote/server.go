@@ -564,7 +564,7 @@ func (s *Server) attach(p attachParams) (*Snapshot, error) {
 		return nil, fmt.Errorf("%w: meta of %d bytes, more than %d", guardian.ErrInvalidInput, len(p.Meta), maxMetaBytes)
 	}
 	s.mu.Lock()
-	if s.meta == nil && len(p.Meta) > 0 {
+	if len(p.Meta) > 0 && (s.meta == nil || p.ReplaceMeta) {
 		s.meta = append(json.RawMessage(nil), p.Meta...)
 	}
 	meta := s.meta

@@ -99,7 +99,11 @@ func DaemonShells(o DaemonOptions) (ShellFactory, error) {
 				if err := old.RemoteShell.Reset(ctx); err != nil {
 					return nil, err
 				}
-				return attachGuardian(ctx, old.Socket(), copts)
+				sh, err := attachGuardian(ctx, old.Socket(), copts)
+				if err != nil {
+					return nil, err
+				}
+				return sh, nil
 			}
 		}
 		c, _, err := daemon.Connect(ctx, o.Socket, hello, o.Start)
@@ -113,11 +117,16 @@ func DaemonShells(o DaemonOptions) (ShellFactory, error) {
 		if err != nil {
 			return nil, err
 		}
-		return attachGuardian(ctx, res.Guardian.Socket, copts)
+		sh, err := attachGuardian(ctx, res.Guardian.Socket, copts)
+		if err != nil {
+			return nil, err
+		}
+		sh.resumed = !res.Spawned
+		return sh, nil
 	}, nil
 }
 
-func attachGuardian(ctx context.Context, socket string, copts *remote.ClientOptions) (Shell, error) {
+func attachGuardian(ctx context.Context, socket string, copts *remote.ClientOptions) (*daemonShell, error) {
 	rs, err := remote.Attach(ctx, socket, copts)
 	if err != nil {
 		return nil, err
@@ -154,6 +163,10 @@ func guardianKey(sess *Session, dir string, env []string) (key, root string) {
 type daemonShell struct {
 	*remote.RemoteShell
 
+	// resumed: winxd found the guardian running (an earlier adapter's
+	// session) instead of spawning it for this call.
+	resumed bool
+
 	// mu guards cwd, a status answer reused by Cwd calls until the next
 	// action or for cwdFresh: a tool call that reads the cwd twice before
 	// acting asks the guardian once.
@@ -187,7 +200,23 @@ var (
 	_ terminal            = (*daemonShell)(nil)
 	_ ShellHealth         = (*daemonShell)(nil)
 	_ generationCanceller = (*daemonShell)(nil)
+	_ durableShell        = (*daemonShell)(nil)
 )
+
+// Resumed: the guardian was running before this adapter asked for it; the
+// mode is the one an earlier adapter recorded there.
+func (d *daemonShell) Resumed() (Mode, bool) {
+	if !d.resumed {
+		return Mode{}, false
+	}
+	prior, _ := decodeMode(d.Snapshot().Meta)
+	return prior, true
+}
+
+// RecordMode keeps the session's mode in the guardian for later adapters.
+func (d *daemonShell) RecordMode(ctx context.Context, m Mode) error {
+	return lost(d.SetMeta(ctx, encodeMode(m)))
+}
 
 // Close detaches: the guardian outlives the adapter (see DaemonShells).
 func (d *daemonShell) Close() error { return nil }

@@ -395,7 +395,10 @@ func (t *initializer) firstCall(ctx context.Context, principal string, in *initi
 		discardScratch(root, scratch)
 		return failure(err)
 	}
-	return t.answer(ctx, in, sess, threadIDOrDefault(in.ThreadID, sess.ExternalID), answerOpts{reattached: !created, overview: created})
+	// A session found running in its guardian after an adapter restart
+	// reattaches like any repeated first call: same shell, compact answer.
+	resumed := created && sess.Resumed()
+	return t.answer(ctx, in, sess, threadIDOrDefault(in.ThreadID, sess.ExternalID), answerOpts{reattached: !created || resumed, overview: created && !resumed})
 }
 
 func (t *initializer) changeWorkspace(ctx context.Context, principal string, in *initializeInput) *mcp.CallToolResult {

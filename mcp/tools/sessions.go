@@ -75,6 +75,7 @@ type Session struct {
 	mode      Mode
 	shell     Shell     // nil until started
 	lastReset time.Time // zero until the first reset
+	resumed   bool      // the first shell served this session before this adapter
 }
 
 // Mode returns the session's current mode.
@@ -90,9 +91,19 @@ func (s *Session) SetMode(m Mode) error {
 		return err
 	}
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	s.mode = m.clone()
+	sh := s.shell
+	s.mu.Unlock()
+	recordMode(sh, m)
 	return nil
+}
+
+// Resumed reports whether the session's shell served it before this
+// adapter started (a durable shell found running).
+func (s *Session) Resumed() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.resumed
 }
 
 // Shell returns the session's current shell; it changes on ResetShell.
@@ -261,12 +272,13 @@ func (s *Sessions) bind(tk threadKey, sess *Session, move bool) error {
 
 // start runs the factory for a new session and publishes the outcome.
 func (s *Sessions) start(ctx context.Context, sess *Session, mode Mode) error {
-	if mode.Name == "" {
-		mode = Mode{Name: ModeWCGW}
-	}
 	sh, err := s.factory(withFactorySession(ctx, sess), sess.Root, sess.env())
 	if err == nil && sh == nil {
 		err = errors.New("tools: shell factory returned no shell")
+	}
+	resumed := false
+	if err == nil {
+		mode, resumed = resumeMode(ctx, sh, mode)
 	}
 	var orphan Shell
 	s.mu.Lock()
@@ -279,7 +291,7 @@ func (s *Sessions) start(ctx context.Context, sess *Session, mode Mode) error {
 		}
 	} else {
 		sess.mu.Lock()
-		sess.shell, sess.mode = sh, mode.clone()
+		sess.shell, sess.mode, sess.resumed = sh, mode.clone(), resumed
 		sess.mu.Unlock()
 	}
 	sess.err = err
@@ -374,6 +386,8 @@ func (s *Sessions) ResetShell(ctx context.Context, sess *Session) (reset bool, e
 	// The replaced shell is gone from the session either way; a failure to
 	// tear it down leaves nothing the caller could act on.
 	_ = old.Close()
+	// A guardian spawned anew holds no mode yet.
+	recordMode(sh, sess.Mode())
 	return true, nil
 }
 
