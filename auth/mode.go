@@ -227,13 +227,28 @@ func (m Mode) AllowsWrite(path string) error {
 		if m.AllGlobs {
 			return nil
 		}
+		git := hasGitSegment(path)
 		for _, g := range m.AllowedGlobs {
-			if GlobMatch(g, path) {
+			// A repository's .git holds hooks and config that run programs
+			// (core.fsmonitor, core.pager...) under commands code_writer may
+			// allow, such as git status: only a glob that names .git itself
+			// reaches it, never a wildcard.
+			if GlobMatch(g, path) && (!git || hasGitSegment(g)) {
 				return nil
 			}
 		}
 	}
 	return &WriteDeniedError{Mode: m.Name, Path: path}
+}
+
+// hasGitSegment reports whether a path or pattern has a ".git" segment.
+func hasGitSegment(p string) bool {
+	for _, seg := range strings.Split(filepath.ToSlash(p), "/") {
+		if seg == ".git" {
+			return true
+		}
+	}
+	return false
 }
 
 // GlobMatch is filepath.Match extended with "**" as any number of whole

@@ -81,6 +81,12 @@ func TestAllowsWrite(t *testing.T) {
 		{cw, "/w/srcx/a.go", false},
 		{Mode{Name: ModeCodeWriter, AllGlobs: true}, "/w/x", true},
 		{Mode{Name: "bogus"}, "/w/x", false},
+		// .git runs programs (hooks, core.fsmonitor): wildcards never reach it.
+		{Mode{Name: ModeCodeWriter, AllowedGlobs: []string{"/w/**"}}, "/w/.git/config", false},
+		{Mode{Name: ModeCodeWriter, AllowedGlobs: []string{"/w/**"}}, "/w/.git/hooks/pre-commit", false},
+		{Mode{Name: ModeCodeWriter, AllowedGlobs: []string{"/w/*/config"}}, "/w/.git/config", false},
+		{Mode{Name: ModeCodeWriter, AllowedGlobs: []string{"/w/**"}}, "/w/src/.gitignore", true},
+		{Mode{Name: ModeCodeWriter, AllowedGlobs: []string{"/w/.git/info/**"}}, "/w/.git/info/exclude", true},
 	}
 	for _, tc := range tests {
 		err := tc.mode.AllowsWrite(tc.path)
