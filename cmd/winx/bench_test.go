@@ -237,7 +237,7 @@ func startGoSDKServer(tb testing.TB, bin string) *httpTarget {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	stderr := &lockedBuffer{}
+	stderr := &syncBuffer{}
 	cmd.Stderr = stderr
 	if err := cmd.Start(); err != nil {
 		tb.Fatal(err)

@@ -350,7 +350,7 @@ func startHTTP(tb testing.TB, bin string) *httpServer {
 		// No per-IP rate limit: benchmarks and the conformance suite send
 		// far more than 120 requests a minute from 127.0.0.1.
 		cmd := exec.Command(bin, "serve", "--http", "--bind", addr, "--token-file", tokenFile, "--requests-per-minute", "0")
-		stderr := &lockedBuffer{}
+		stderr := &syncBuffer{}
 		cmd.Stderr = stderr
 		if err := cmd.Start(); err != nil {
 			tb.Fatal(err)
@@ -406,20 +406,3 @@ func waitHealthy(base string, exited <-chan error) error {
 	return fmt.Errorf("no answer from %s/healthz within %v", base, startupTimeout)
 }
 
-// lockedBuffer collects a child's stderr while the test may read it.
-type lockedBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}

@@ -179,7 +179,7 @@ func TestSandboxEndToEnd(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var stderr bytes.Buffer
+	var stderr syncBuffer // written by the process while the test reads it
 	cmd.Stderr = &stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
