@@ -19,9 +19,17 @@ import (
 	"winx/cmd/internal/buildid"
 	"winx/guardian/remote"
 	"winx/guardian/wire"
+	"winx/pty/sandbox"
 )
 
 func main() {
+	if len(os.Args) > 1 && os.Args[1] == sandbox.LauncherArg {
+		// The Landlock launcher of a -sandbox guardian: it confines its own
+		// thread and becomes the shell, so it runs before anything else.
+		err := sandbox.RunLauncher(os.Args[2:])
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(126)
+	}
 	// An adapter or terminal that vanished must not take the session with
 	// it: hang-ups and broken pipes are ignored (writes then fail instead).
 	signal.Ignore(syscall.SIGHUP, syscall.SIGPIPE)

@@ -69,10 +69,6 @@ func shellRuntime(o tools.RuntimeOptions, getenv func(string) string, id buildid
 	if rt == runtimeEmbedded {
 		return tools.EmbeddedShells(o), nil
 	}
-	if o.Sandbox != nil {
-		logger.Warn("WINX_SANDBOX=1: sessions run inside the adapter (embedded runtime) and end with it; winx-guardian cannot confine shells yet")
-		return tools.EmbeddedShells(o), nil
-	}
 	paths, err := wire.Resolve(getenv)
 	if err != nil {
 		return nil, err

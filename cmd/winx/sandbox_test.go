@@ -144,10 +144,23 @@ func (c *sandboxClient) call(tool string, args map[string]any) (status, output s
 // directory outside /tmp: BashCommand may write in the workspace (which is
 // inside the home directory) but not elsewhere in the home directory, and
 // cannot read ~/.ssh/config; a background command is confined as well.
+//
+// It runs with both runtimes: in the adapter (embedded) and in a guardian
+// spawned by winxd (daemon), whose binary is then the launcher.
 func TestSandboxEndToEnd(t *testing.T) {
 	if _, err := sandbox.Probe(); err != nil {
 		t.Skip("Landlock unavailable:", err)
 	}
+	t.Run("embedded", func(t *testing.T) {
+		sandboxEndToEnd(t, buildWinx(t), append(os.Environ(), "WINX_RUNTIME=embedded"))
+	})
+	t.Run("daemon", func(t *testing.T) {
+		d := newDaemonEnv(t)
+		sandboxEndToEnd(t, filepath.Join(d.bins, "winx"), d.env)
+	})
+}
+
+func sandboxEndToEnd(t *testing.T, bin string, env []string) {
 	home, err := os.MkdirTemp("/var/tmp", "winx-e2e-home-")
 	if err != nil {
 		t.Skip("no /var/tmp for a home directory outside /tmp:", err)
@@ -169,8 +182,8 @@ func TestSandboxEndToEnd(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	cmd := exec.Command(buildWinx(t))
-	cmd.Env = append(os.Environ(), "WINX_SANDBOX=1", "HOME="+home, "XDG_STATE_HOME="+t.TempDir(), "LC_ALL=C")
+	cmd := exec.Command(bin)
+	cmd.Env = append(env, "WINX_SANDBOX=1", "HOME="+home, "XDG_STATE_HOME="+t.TempDir(), "LC_ALL=C")
 	in, err := cmd.StdinPipe()
 	if err != nil {
 		t.Fatal(err)

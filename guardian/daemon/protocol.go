@@ -47,6 +47,11 @@ type EnsureParams struct {
 	Shell      string `json:"shell,omitempty"`
 	NoRedact   bool   `json:"no_redact,omitempty"`
 	NoCompress bool   `json:"no_compress,omitempty"`
+	// Sandbox confines the guardian's shells with Landlock (WINX_SANDBOX=1;
+	// the policy comes from the WINX_SANDBOX_* variables in Env). It is part
+	// of the key the adapter sends, so a confined and an unconfined session
+	// never share a guardian.
+	Sandbox bool `json:"sandbox,omitempty"`
 	// Env is the shell's environment: the adapter's own minus its
 	// credentials, plus the session's variables. It travels only over the
 	// private socket and is never logged.

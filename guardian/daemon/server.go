@@ -293,7 +293,7 @@ func (pf *processFleet) Spawn(ctx context.Context, p *EnsureParams, socket strin
 	}
 	cfg := remote.Config{
 		Key: p.Key, Socket: socket, Dir: p.Dir, Workspace: p.Workspace, Shell: p.Shell,
-		NoCompress: p.NoCompress, NoRedact: p.NoRedact,
+		NoCompress: p.NoCompress, NoRedact: p.NoRedact, Sandbox: p.Sandbox,
 	}
 	if _, err := remote.Spawn(sctx, pf.bin, cfg, env); err != nil {
 		return Guardian{}, fmt.Errorf("%w: %v", ErrSpawnFailed, err)

@@ -13,6 +13,7 @@ import (
 	"winx/evidence/redact"
 	"winx/guardian"
 	"winx/guardian/wire"
+	"winx/pty/sandbox"
 )
 
 // Config is how a guardian process is started: winx-guardian's flags, and
@@ -33,6 +34,11 @@ type Config struct {
 	ReadyFD int
 	// SettleTimeout: see ServerOptions.
 	SettleTimeout time.Duration
+	// Sandbox starts every process of the session through the Landlock
+	// launcher of package pty/sandbox, with the policy that the
+	// WINX_SANDBOX_* variables and the workspace give. The guardian binary
+	// must dispatch sandbox.LauncherArg (winx-guardian does).
+	Sandbox bool
 }
 
 // The session key and the paths name a user's principal and project, and a
@@ -85,6 +91,7 @@ func (c *Config) RegisterFlags(fs *flag.FlagSet) {
 	fs.BoolVar(&c.NoRedact, "no-redact", false, "do not redact secrets in output")
 	fs.IntVar(&c.ReadyFD, "ready-fd", 0, "descriptor to write \"ready\" to once serving")
 	fs.DurationVar(&c.SettleTimeout, "settle-timeout", 0, "how long a cancel waits for a launch in flight")
+	fs.BoolVar(&c.Sandbox, "sandbox", false, "confine the session's processes with Landlock (WINX_SANDBOX_* variables)")
 }
 
 // Args returns the flags for c, without the key and the paths (Environ).
@@ -114,6 +121,9 @@ func (c Config) Args() []string {
 	}
 	if c.SettleTimeout > 0 {
 		add("settle-timeout", c.SettleTimeout.String())
+	}
+	if c.Sandbox {
+		args = append(args, "-sandbox")
 	}
 	return args
 }
@@ -160,8 +170,13 @@ func RunGuardian(ctx context.Context, cfg Config, build wire.Build, logger *slog
 	if root == "" {
 		root = cfg.Dir
 	}
+	wrap, err := sandboxWrapper(cfg.Sandbox, root)
+	if err != nil {
+		return err
+	}
 	sess, err := guardian.NewSession(ctx, guardian.Options{
 		Shell: cfg.Shell, Dir: cfg.Dir, Env: os.Environ(), Rows: cfg.Rows, Cols: cfg.Cols, Logger: logger,
+		WrapArgv: wrap,
 		Shape: guardian.ShapeOptions{
 			ScratchDir: filepath.Join(root, ".winx", "scratch"),
 			NoCompress: cfg.NoCompress,
@@ -189,4 +204,26 @@ func RunGuardian(ctx context.Context, cfg Config, build wire.Build, logger *slog
 	}
 	logger.Info("guardian serving", "socket", socket, "shell_pid", sess.PID())
 	return wire.Serve(sctx, ln, wire.NewHello(wire.RoleGuardian, build, Capabilities()), srv, &wire.ServeOptions{Logger: logger})
+}
+
+// sandboxWrapper returns the argument rewriting that starts the session's
+// processes through this binary's Landlock launcher, or nil when off. A
+// guardian asked to confine its shells never starts them unconfined: a
+// kernel without Landlock or a bad policy is an error.
+func sandboxWrapper(on bool, workspace string) (func([]string) ([]string, error), error) {
+	if !on {
+		return nil, nil
+	}
+	if _, err := sandbox.Probe(); err != nil {
+		return nil, fmt.Errorf("remote: sandbox: %w", err)
+	}
+	policy, err := sandbox.PolicyFromEnv(workspace, os.Getenv)
+	if err != nil {
+		return nil, fmt.Errorf("remote: sandbox: %w", err)
+	}
+	self, err := os.Executable()
+	if err != nil {
+		return nil, fmt.Errorf("remote: sandbox: locate the guardian binary for the launcher: %w", err)
+	}
+	return func(argv []string) ([]string, error) { return sandbox.Launcher(self, policy, argv), nil }, nil
 }

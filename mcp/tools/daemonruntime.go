@@ -19,8 +19,9 @@ import (
 // processes that winxd spawns, so they survive the adapter.
 type DaemonOptions struct {
 	// RuntimeOptions are carried to every guardian spawned for a session,
-	// as the embedded runtime applies them. Sandbox must be nil: a
-	// guardian cannot confine its shell yet (see DaemonShells).
+	// as the embedded runtime applies them. A non-nil Sandbox asks the
+	// guardians to confine their shells; they build the same Landlock
+	// policy from the WINX_SANDBOX_* variables of BaseEnv and the workspace.
 	RuntimeOptions
 	// Socket is winxd's socket (wire.Resolve).
 	Socket string
@@ -34,9 +35,6 @@ type DaemonOptions struct {
 	CallTimeout time.Duration
 }
 
-// ErrSandboxNeedsEmbedded: WINX_SANDBOX=1 was asked for with the daemon
-// runtime, whose guardians cannot confine their shells.
-var ErrSandboxNeedsEmbedded = errors.New("tools: the sandbox needs the embedded runtime (WINX_RUNTIME=embedded)")
 
 // ErrShellLost: the guardian process of a session is gone, and with it the
 // shell, its cwd and its running commands.
@@ -82,16 +80,14 @@ func factorySession(ctx context.Context) *Session {
 // A reset of a healthy guardian replaces its shell in place; a reset of a
 // guardian that is gone spawns a new one.
 func DaemonShells(o DaemonOptions) (ShellFactory, error) {
-	if o.Sandbox != nil {
-		return nil, ErrSandboxNeedsEmbedded
-	}
+	sandboxed := o.Sandbox != nil
 	if o.Socket == "" {
 		return nil, errors.New("tools: the daemon runtime needs winxd's socket")
 	}
 	hello := wire.NewHello(wire.RoleAdapter, o.Build, nil)
 	copts := &remote.ClientOptions{Build: o.Build, Timeout: o.CallTimeout}
 	return func(ctx context.Context, dir string, env []string) (Shell, error) {
-		key, root := guardianKey(factorySession(ctx), dir, env)
+		key, root := guardianKey(factorySession(ctx), dir, env, sandboxed)
 		if sess := factorySession(ctx); sess != nil {
 			if old, ok := sess.Shell().(*daemonShell); ok && old.Healthy() {
 				// A reset of a live guardian: same process and socket,
@@ -111,7 +107,7 @@ func DaemonShells(o DaemonOptions) (ShellFactory, error) {
 			return nil, err
 		}
 		res, err := c.Ensure(ctx, &daemon.EnsureParams{
-			Key: key, Dir: dir, Workspace: root, Shell: o.Shell, NoRedact: o.NoRedact, NoCompress: o.NoCompress,
+			Key: key, Dir: dir, Workspace: root, Shell: o.Shell, NoRedact: o.NoRedact, NoCompress: o.NoCompress, Sandbox: sandboxed,
 			Env: append(append([]string(nil), o.BaseEnv...), env...),
 		})
 		if err != nil {
@@ -137,7 +133,7 @@ func attachGuardian(ctx context.Context, socket string, copts *remote.ClientOpti
 // guardianKey is the guardian key of a session and its workspace root. A
 // factory called without a session (tests) keys by the workspace and the
 // session's temporary directory, which is derived from the session key.
-func guardianKey(sess *Session, dir string, env []string) (key, root string) {
+func guardianKey(sess *Session, dir string, env []string, sandboxed bool) (key, root string) {
 	var tmp string
 	root = dir
 	for _, kv := range env {
@@ -149,10 +145,18 @@ func guardianKey(sess *Session, dir string, env []string) (key, root string) {
 		}
 	}
 	if sess == nil {
-		return daemon.SessionKey{ExternalID: filepath.Base(tmp), Workspace: root}.String(), root
+		k := daemon.SessionKey{ExternalID: filepath.Base(tmp), Workspace: root}
+		if sandboxed {
+			k.Scope = "sandbox"
+		}
+		return k.String(), root
 	}
 	scope, _ := strings.CutPrefix(sess.Key, sessionKey(sess.Principal, sess.Root))
 	scope = strings.TrimPrefix(scope, "\x00")
+	if sandboxed {
+		// A confined session never reuses an unconfined guardian.
+		scope += "\x00sandbox"
+	}
 	return daemon.SessionKey{ExternalID: sess.ExternalID, Principal: sess.Principal, Workspace: sess.Root, Scope: scope}.String(), sess.Root
 }
 

@@ -195,12 +195,19 @@ func TestDaemonShells(t *testing.T) {
 	})
 }
 
-func TestDaemonShellsRefuseSandbox(t *testing.T) {
-	_, err := DaemonShells(DaemonOptions{Socket: "/nonexistent/winxd.sock", RuntimeOptions: RuntimeOptions{
-		Sandbox: func(string, []string) ([]string, error) { return nil, nil },
-	}})
-	if !errors.Is(err, ErrSandboxNeedsEmbedded) {
-		t.Errorf("DaemonShells with a sandbox = %v, want ErrSandboxNeedsEmbedded", err)
+// TestGuardianKeySeparatesSandbox: a confined and an unconfined session of
+// one workspace never share a guardian.
+func TestGuardianKeySeparatesSandbox(t *testing.T) {
+	sess := &Session{Key: sessionKey("p", "/w"), ExternalID: "ws_w_1", Principal: "p", Root: "/w"}
+	plain, _ := guardianKey(sess, "/w", nil, false)
+	confined, _ := guardianKey(sess, "/w", nil, true)
+	if plain == confined {
+		t.Errorf("the same guardian key %q with and without the sandbox", plain)
+	}
+	plain, _ = guardianKey(nil, "/w", nil, false)
+	confined, _ = guardianKey(nil, "/w", nil, true)
+	if plain == confined {
+		t.Errorf("the same guardian key %q with and without the sandbox (no session)", plain)
 	}
 }
 
