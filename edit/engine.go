@@ -172,6 +172,19 @@ type PlannedFile struct {
 	remove bool // undo of a creation: the file is removed
 }
 
+// receiptAfterCommits waits until no commit holds paths and then looks for
+// the receipt of an identical batch. A repeated call that read a file while
+// the original call was committing it sees the original's own write as a
+// change; once that commit ended, its receipt makes the repeat a replay.
+func (e *Engine) receiptAfterCommits(key string, paths []string) *receipt {
+	unlock := e.locks.lock(paths)
+	defer unlock()
+	if r := e.loadReceipt(key); r != nil && r.stillMatches() {
+		return r
+	}
+	return nil
+}
+
 // Plan validates edits and computes the new bytes of every target in
 // memory. It writes nothing. Validation, in order for each entry: the batch
 // shape (1..MaxBatchFiles unique canonical targets; undo alone), the path
@@ -254,6 +267,13 @@ func (e *Engine) Plan(edits []FileEdit) (*Plan, error) {
 	var reads []RequiredRead
 	for i, ed := range edits {
 		pf, missing, err := e.planFile(canon[i], ed)
+		var ce *ConflictError
+		if errors.As(err, &ce) {
+			if r := e.receiptAfterCommits(p.key, canon); r != nil {
+				p.replay = r
+				return p, nil
+			}
+		}
 		if err != nil {
 			return nil, err
 		}

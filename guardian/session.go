@@ -525,6 +525,12 @@ func (s *Session) Interrupt(ctx context.Context, wait time.Duration) (*Outcome, 
 		}
 	}
 	// The shell will not come back: replace it at the same cwd.
+	return s.abortByReset(ctx, c)
+}
+
+// abortByReset replaces the shell of a command that ignored Ctrl-C, at the
+// same cwd, and ends the command as interrupted.
+func (s *Session) abortByReset(ctx context.Context, c *command) (*Outcome, error) {
 	if err := s.replaceShell(ctx); err != nil {
 		return nil, err
 	}
@@ -593,17 +599,7 @@ func (s *Session) Cancel(ctx context.Context, gen uint64, wait time.Duration) (*
 	if !stillTarget {
 		return s.outcome(c)
 	}
-	if err := s.replaceShell(ctx); err != nil {
-		return nil, err
-	}
-	s.mu.Lock()
-	c.finishLocked(130, false)
-	s.mu.Unlock()
-	o, err := s.outcome(c)
-	if o != nil {
-		o.ShellReset = true
-	}
-	return o, err
+	return s.abortByReset(ctx, c)
 }
 
 // beginGrace bounds how long an interrupt waits for a just-typed command to

@@ -162,11 +162,14 @@ func TestEditUndoAndConcurrentIdenticalCalls(t *testing.T) {
 	args := func() map[string]any { return linePatch(path, rev, 2, 1, "two\n") }
 	var wg sync.WaitGroup
 	results := make([]editData, 2)
+	statuses := make([]string, 2)
 	for i := range results {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			_, results[i] = e.edit(args())
+			var r *toolResult
+			r, results[i] = e.edit(args())
+			statuses[i] = r.Structured.Status + " " + r.Structured.ErrorCode + ": " + r.Structured.Message
 		}()
 	}
 	wg.Wait()
@@ -177,7 +180,7 @@ func TestEditUndoAndConcurrentIdenticalCalls(t *testing.T) {
 		}
 	}
 	if replayed != 1 {
-		t.Errorf("concurrent identical calls: %d replays, want exactly one write and one replay (%+v)", replayed, results)
+		t.Errorf("concurrent identical calls: %d replays, want exactly one write and one replay (%q, %+v)", replayed, statuses, results)
 	}
 	undoID := ""
 	for _, d := range results {
