@@ -405,4 +405,3 @@ func waitHealthy(base string, exited <-chan error) error {
 	}
 	return fmt.Errorf("no answer from %s/healthz within %v", base, startupTimeout)
 }
-

@@ -35,7 +35,6 @@ type DaemonOptions struct {
 	CallTimeout time.Duration
 }
 
-
 // ErrShellLost: the guardian process of a session is gone, and with it the
 // shell, its cwd and its running commands.
 var ErrShellLost = errors.New("tools: the session's shell process is gone")
