@@ -79,6 +79,14 @@ repro() {
 
 suite() {
 	local fuzztime=${WINX_FUZZTIME:-30s}
+	begin "gofmt -l ."
+	local unformatted
+	unformatted=$(gofmt -l .)
+	if [[ -n $unformatted ]]; then
+		echo "gofmt: these files are not formatted:" >&2
+		echo "$unformatted" >&2
+		return 1
+	fi
 	begin "go vet ./..."
 	go vet ./...
 	begin "go test -count=1 -race -timeout 15m ./..."
