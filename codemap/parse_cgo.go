@@ -51,12 +51,23 @@ type grammar struct {
 	// immutable and shared by concurrent query cursors.
 	idents *sitter.Query
 	pool   sync.Pool // of *sitter.Parser for lang
+	// serial is set for grammars whose external scanner keeps state in
+	// static variables: their parses must not overlap, even on separate
+	// parsers (see nonReentrant).
+	serial bool
+	mu     sync.Mutex // held across a parse when serial
 }
+
+// nonReentrant lists the grammars whose scanner is not safe to run in two
+// parsers at once. Lua's shares its state between parsers: concurrent
+// parses of Lua sources mis-tokenize strings (found by
+// TestConcurrentParses, which parses every fixture from eight goroutines).
+var nonReentrant = map[string]bool{langLua: true}
 
 // grammarOf builds the grammar of lang lazily, on its first use.
 func grammarOf(lang string, get func() *sitter.Language) func() *grammar {
 	return sync.OnceValue(func() *grammar {
-		g := &grammar{lang: get()}
+		g := &grammar{lang: get(), serial: nonReentrant[lang]}
 		n := g.lang.SymbolCount()
 		g.names = make([]string, n)
 		for s := range n {
@@ -139,7 +150,13 @@ func parse(path string, src []byte) (*parsed, error) {
 	}
 	g := get()
 	parser := g.pool.Get().(*sitter.Parser)
+	if g.serial {
+		g.mu.Lock()
+	}
 	tree, err := parser.ParseCtx(context.Background(), nil, src)
+	if g.serial {
+		g.mu.Unlock()
+	}
 	if err != nil {
 		// A parser that timed out keeps state to resume from; a fresh one
 		// is simpler to reason about than a Reset.
