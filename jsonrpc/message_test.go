@@ -648,7 +648,7 @@ func describe(m Message) string {
 	return fmt.Sprintf("%#v", m)
 }
 
-var benchRequest = []byte(`{"jsonrpc":"2.0","id":42,"method":"tools/call","params":{"name":"read_file","arguments":{"path":"/work/main/jsonrpc/conn.go","offset":0,"limit":4096}}}`)
+var benchRequest = []byte(`{"jsonrpc":"2.0","id":42,"method":"tools/call","params":{"name":"read_file","arguments":{"path":"/home/user/project/jsonrpc/conn.go","offset":0,"limit":4096}}}`)
 
 func BenchmarkDecodeRequest(b *testing.B) {
 	b.ReportAllocs()
