@@ -96,6 +96,10 @@ func (r *RemoteShell) Reattach(ctx context.Context) (Snapshot, error) {
 // SetMeta replaces the opaque value the guardian keeps for its adapters
 // (the session mode, which a later adapter restores).
 func (r *RemoteShell) SetMeta(ctx context.Context, meta json.RawMessage) error {
+	// An older guardian would ignore the replace flag; say so instead.
+	if !r.Peer().Has(CapReplaceMeta) {
+		return errors.Join(ErrUnsupported, errors.New("remote: "+CapReplaceMeta))
+	}
 	var snap Snapshot
 	return r.call(ctx, MethodAttach, &attachParams{Meta: meta, ReplaceMeta: true}, &snap)
 }

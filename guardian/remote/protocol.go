@@ -35,6 +35,7 @@ const (
 const (
 	CapDeliveryAck = "delivery_ack" // output is consumed when acknowledged
 	CapLaunchID    = "launch_id"    // runs carry a launch id that cancel may name
+	CapReplaceMeta = "replace_meta" // attach may replace the stored meta
 )
 
 // Capabilities is what this package's server announces.
@@ -42,7 +43,7 @@ func Capabilities() []string {
 	return []string{
 		MethodAttach, MethodStatus, MethodRun, MethodPoll, MethodSendText, MethodSendKeys,
 		MethodSendBytes, MethodCancel, MethodScreen, MethodWaitForTurn, MethodReset, MethodClose,
-		MethodBgStart, MethodBgPoll, MethodBgSendText, MethodAck, CapDeliveryAck, CapLaunchID,
+		MethodBgStart, MethodBgPoll, MethodBgSendText, MethodAck, CapDeliveryAck, CapLaunchID, CapReplaceMeta,
 	}
 }
 
