@@ -199,7 +199,7 @@ func (t *bashTool) handle(ctx context.Context, req *mcp.ToolRequest) (*mcp.CallT
 	}
 	r := bashRun{term: term, act: act, wait: wait, threadID: in.ThreadID, root: in.WorkspaceRoot, keepTailPipe: t.keepTailPipe,
 		req: req, policy: in.WaitPolicy}
-	return r.do(ctx), nil
+	return t.artifacts.annotate(r.do(ctx), act, sess), nil
 }
 
 // action decodes action_json in any accepted shape.
@@ -403,6 +403,9 @@ type bashData struct {
 	Title             string `json:"title,omitempty"`
 	ChangedRows       []int  `json:"changed_rows,omitempty"`
 	Quiet             *bool  `json:"quiet,omitempty"`
+	// TempArtifactUse is the highest share, in percent, of a temporary-
+	// artifact budget in use, set from 80 on (tempartifacts.go).
+	TempArtifactUse int `json:"temp_artifact_use_percent,omitempty"`
 }
 
 func (r *bashRun) statusCheck(instruction string) *mcp.NextAction {

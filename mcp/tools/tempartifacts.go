@@ -3,6 +3,7 @@ package tools
 import (
 	"errors"
 	"fmt"
+	"math"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -96,6 +97,51 @@ func (g *tempArtifacts) check(reg *Sessions, sess *Session, act *action, threadI
 	}
 	return artifactBudgetDenied(over, u, s, sess, threadID, root)
 }
+
+// annotate adds a usage warning to a command's result when the scan its
+// check made shows a temporary-artifact budget of the session or the
+// workspace at artifactWarnLevel or more: the agent hears of the limit
+// before commands are refused. The scan is the one from before the command.
+func (g *tempArtifacts) annotate(res *mcp.CallToolResult, act *action, sess *Session) *mcp.CallToolResult {
+	if act.Type != "command" || res == nil {
+		return res
+	}
+	env, ok := res.StructuredContent.(mcp.Envelope)
+	if !ok {
+		return res
+	}
+	data, ok := env.Data.(bashData)
+	if !ok {
+		return res
+	}
+	id, ok := artifacts.SessionID(filepath.Base(sess.TempDir))
+	if !ok {
+		return res
+	}
+	g.mu.Lock()
+	scan, ok := g.scans[sess.Root]
+	g.mu.Unlock()
+	if !ok {
+		return res
+	}
+	p := scan.usage.Pressure(id, nil)
+	if p < artifactWarnLevel {
+		return res
+	}
+	data.TempArtifactUse = int(math.Round(p * 100))
+	env.Data = data
+	note := fmt.Sprintf("note: temporary artifacts use %d%% of a budget (%s); remove what you no longer need from %s before commands are refused",
+		data.TempArtifactUse, artifactBudgets, sess.TempDir)
+	text := env.Output
+	if text != "" {
+		text += "\n"
+	}
+	return env.Result(text+note, res.Content[1:]...)
+}
+
+// artifactBudgets names the limits for messages.
+var artifactBudgets = fmt.Sprintf("session %s and %d files, helper %s, workspace %s",
+	mib(artifacts.MaxSessionBytes), artifacts.MaxSessionFiles, mib(artifacts.MaxHelperBytes), mib(artifacts.MaxWorkspaceBytes))
 
 // usage returns a fresh enough scan of root's .winx/tmp, reclaiming stale
 // directories first when the workspace is over the high-water mark.

@@ -327,3 +327,26 @@ func TestForbiddenArtifactWrite(t *testing.T) {
 		}
 	}
 }
+
+// TestTempArtifactWarnsBeforeLimit: from 80% of a budget, commands still
+// run and their result says how much is used; below it, nothing is said.
+func TestTempArtifactWarnsBeforeLimit(t *testing.T) {
+	e := newBashEnv(t, "")
+	tmp := e.tempDir()
+	sparseFile(t, filepath.Join(tmp, "big"), artifacts.MaxSessionBytes*9/10)
+	r, d := e.bash(cmd("echo near"), 10)
+	if r.Structured.Status != "completed" || output(r) == "" {
+		t.Fatalf("at 90%%: %s (%s), want the command to run", r.Structured.Status, r.Structured.Message)
+	}
+	if d.TempArtifactUse != 90 || !strings.Contains(r.Structured.Output, "temporary artifacts use 90% of a budget") || !strings.Contains(r.Structured.Output, tmp) {
+		t.Errorf("at 90%%: use %d, output %q; want 90 and a note naming %s", d.TempArtifactUse, r.Structured.Output, tmp)
+	}
+	// A scan near a limit is never reused, so the cleanup shows at once.
+	if r, _ := e.bash(cmd(`rm -f "$WINX_TEMP_DIR/big"`), 10); r.Structured.Status != "completed" {
+		t.Fatalf("cleanup: %s (%s)", r.Structured.Status, r.Structured.Message)
+	}
+	r, d = e.bash(cmd("echo below"), 10)
+	if r.Structured.Status != "completed" || d.TempArtifactUse != 0 || strings.Contains(r.Structured.Output, "temporary artifacts use") {
+		t.Errorf("after cleanup: %s, use %d, output %q; want no note", r.Structured.Status, d.TempArtifactUse, r.Structured.Output)
+	}
+}
