@@ -284,10 +284,6 @@ func (l *principalLoader) principal(t *tomlTable) (Principal, error) {
 func (l *principalLoader) token(t *tomlTable, name string) ([]byte, error) {
 	file, hasFile := t.vals[keyTokenFile]
 	env, hasEnv := t.vals[keyTokenEnv]
-	check := CheckToken
-	if l.opts.AllowWeakToken {
-		check = checkWeakToken
-	}
 	switch {
 	case hasFile && hasEnv:
 		return nil, l.errAt(env.line, env.col, name, fmt.Errorf("%w (both are set)", ErrTokenSource))
@@ -313,7 +309,7 @@ func (l *principalLoader) token(t *tomlTable, name string) ([]byte, error) {
 			return nil, l.errAt(env.line, env.col, name, fmt.Errorf("%w: %s", ErrTokenEnvUnset, shownKey(env.str)))
 		}
 		token := []byte(value)
-		if err := check(token); err != nil {
+		if err := checkTokenRules(token, l.opts.AllowWeakToken); err != nil {
 			return nil, l.errAt(env.line, env.col, name, fmt.Errorf("%w (token_env %s)", err, shownKey(env.str)))
 		}
 		return token, nil

@@ -61,13 +61,13 @@ func readOnly(inv Invocation) string {
 	if !ok {
 		return "not on architect's read-only command list"
 	}
-	for i, a := range inv.Args {
-		if check != nil && i > 0 && inv.dynamic(i) {
-			return "argument " + a + " is only known at run time, so its options cannot be checked"
-		}
-	}
 	if check == nil {
 		return ""
+	}
+	for i := 1; i < len(inv.Args); i++ {
+		if inv.dynamic(i) {
+			return "argument " + inv.Args[i] + " is only known at run time, so its options cannot be checked"
+		}
 	}
 	return check(inv.Args[1:])
 }

@@ -65,11 +65,7 @@ func loadTokenFile(path string, weak bool) ([]byte, error) {
 		return nil, &TokenFileError{Path: path, Err: ErrTokenFileTooLong}
 	}
 	token := bytes.TrimSuffix(bytes.TrimSuffix(data, []byte("\n")), []byte("\r"))
-	check := CheckToken
-	if weak {
-		check = checkWeakToken
-	}
-	if err := check(token); err != nil {
+	if err := checkTokenRules(token, weak); err != nil {
 		return nil, &TokenFileError{Path: path, Err: err}
 	}
 	return token, nil
@@ -114,6 +110,14 @@ func CheckToken(token []byte) error {
 		return ErrTokenTooShort
 	}
 	return nil
+}
+
+// checkTokenRules is CheckToken, or checkWeakToken when weak.
+func checkTokenRules(token []byte, weak bool) error {
+	if weak {
+		return checkWeakToken(token)
+	}
+	return CheckToken(token)
 }
 
 // checkWeakToken is CheckToken without the length floor: at least one byte

@@ -229,19 +229,25 @@ func (ix *Index) outline(f File) *outlineEntry {
 		return e
 	}
 	src, got, err := ix.readSource(f.Rel)
-	e := &outlineEntry{rev: got}
+	return ix.storeOutline(f.Rel, src, got, err)
+}
+
+// storeOutline outlines rel from one readSource result (src at revision
+// rev, or err) and caches the entry.
+func (ix *Index) storeOutline(rel string, src []byte, rev revision, err error) *outlineEntry {
+	e := &outlineEntry{rev: rev}
 	switch {
 	case err != nil:
 		e.err = err
 	case isGenerated(src):
 		e.generated = true
 	default:
-		e.symbols, e.err = Outline(f.Rel, src)
+		e.symbols, e.err = Outline(rel, src)
 	}
 	if errors.Is(e.err, ErrUnavailable) {
 		return e // never cache a build limitation
 	}
-	ix.outlines.put(f.Rel, e, e.size())
+	ix.outlines.put(rel, e, e.size())
 	return e
 }
 

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"unicode/utf8"
 )
 
 // MaxSourceBytes bounds the source handed to a parser. Larger files are
@@ -233,18 +234,19 @@ func snippetAt(src []byte, line int) string {
 	if j := bytes.IndexByte(src, '\n'); j >= 0 {
 		src = src[:j]
 	}
-	s := strings.TrimSpace(string(src))
-	if len(s) > maxSnippetBytes {
-		cut := maxSnippetBytes
-		for cut > 0 && !utf8Start(s[cut]) {
-			cut--
-		}
-		s = s[:cut]
-	}
-	return s
+	return truncateUTF8(strings.TrimSpace(string(src)), maxSnippetBytes)
 }
 
-func utf8Start(b byte) bool { return b&0xC0 != 0x80 }
+// truncateUTF8 cuts s to at most n bytes, on a UTF-8 boundary.
+func truncateUTF8(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
+}
 
 // checkSource applies the checks every parse shares.
 func checkSource(path string, src []byte) (lang string, err error) {

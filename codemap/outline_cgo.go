@@ -185,9 +185,7 @@ func (o *outliner) define(n *sitter.Node, r rule, s scope, depth int) {
 	if nameNode != nil {
 		name = o.name(nameNode)
 	}
-	if name != "" {
-		o.add(name, r.kind, nameNode, n, s)
-	}
+	o.add(name, r.kind, nameNode, n, s)
 	o.enter(n, name, r.members, s, depth)
 }
 

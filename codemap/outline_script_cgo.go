@@ -56,16 +56,12 @@ var phpRules = &outlineRules{
 			body := n.ChildByFieldName("body")
 			if body == nil {
 				// `namespace X;` holds the rest of the file.
-				if name != "" {
-					o.add(name, KindModule, nameNode, n.Parent(), s)
-				}
+				o.add(name, KindModule, nameNode, n.Parent(), s)
 				next := s.enter(name, false)
 				o.next = &next
 				return true
 			}
-			if name != "" {
-				o.add(name, KindModule, nameNode, n, s)
-			}
+			o.add(name, KindModule, nameNode, n, s)
 			o.walk(body, s.enter(name, false), depth)
 		case "const_declaration":
 			count := int(n.NamedChildCount())

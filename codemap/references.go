@@ -254,11 +254,7 @@ func lineText(src []byte, offs []int, line int) string {
 	}
 	s := strings.TrimSpace(string(src[offs[line-1]:end]))
 	if len(s) > MaxLineTextBytes {
-		cut := MaxLineTextBytes
-		for cut > 0 && !utf8.RuneStart(s[cut]) {
-			cut--
-		}
-		s = s[:cut] + "..."
+		s = truncateUTF8(s, MaxLineTextBytes) + "..."
 	}
 	return s
 }

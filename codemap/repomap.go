@@ -277,14 +277,14 @@ func (r *ranker) each(req MapRequest, yield func(File, *outlineEntry, string) bo
 	if len(r.words) > 0 {
 		// Paths first: more matching words, then structure.
 		var byPath []int
+		score := make(map[int]int)
 		for _, i := range rest {
-			if pathScore(r.files[i].Rel, r.words) > 0 {
+			if n := pathScore(r.files[i].Rel, r.words); n > 0 {
 				byPath = append(byPath, i)
+				score[i] = n
 			}
 		}
-		slices.SortStableFunc(byPath, func(a, b int) int {
-			return pathScore(r.files[b].Rel, r.words) - pathScore(r.files[a].Rel, r.words)
-		})
+		slices.SortStableFunc(byPath, func(a, b int) int { return score[b] - score[a] })
 		for _, i := range byPath {
 			used[i] = true
 		}
@@ -351,11 +351,11 @@ func (ix *Index) outlineIfMatch(f File, words []string) *outlineEntry {
 	if e, ok := ix.outlines.get(f.Rel); ok && e.rev == rev {
 		return e
 	}
-	src, _, err := ix.readSource(f.Rel)
+	src, got, err := ix.readSource(f.Rel)
 	if err != nil || !containsAnyFold(src, words) {
 		return nil
 	}
-	return ix.outline(f)
+	return ix.storeOutline(f.Rel, src, got, nil)
 }
 
 // structural sorts file indices in structural order (see the file comment).
@@ -485,24 +485,21 @@ func (r *ranker) selectSymbols(f File, e *outlineEntry, reason string) MapFile {
 		return mf
 	}
 	goLang := f.Lang == "go"
-	score := func(s Symbol) int {
-		n := 0
+	order := make([]int, len(syms))
+	score := make([]int, len(syms))
+	for i, s := range syms {
+		order[i] = i
 		if nameMatches(s.Name, r.words) {
-			n += 4
+			score[i] += 4
 		}
 		if s.Container == "" {
-			n += 2
+			score[i] += 2
 		}
 		if exported(s.Name, goLang) {
-			n++
+			score[i]++
 		}
-		return n
 	}
-	order := make([]int, len(syms))
-	for i := range order {
-		order[i] = i
-	}
-	slices.SortStableFunc(order, func(a, b int) int { return score(syms[b]) - score(syms[a]) })
+	slices.SortStableFunc(order, func(a, b int) int { return score[b] - score[a] })
 	order = order[:MaxMapSymbolsPerFile]
 	slices.Sort(order)
 	for _, i := range order {

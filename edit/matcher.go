@@ -691,14 +691,13 @@ func (m *matcher) regionHasPunct(c candidate) bool {
 // that occurs at most nearestMaxOccurrences times votes for the windows it
 // would align; the best-voted window is rendered.
 func (m *matcher) nearest(search []string) *Nearest {
-	const full = fixPunct | fixIndent | fixTrailing
 	if len(search) == 0 || len(m.lines) == 0 {
 		return nil
 	}
+	full := m.fullKeys()
 	if m.nearIdx == nil {
 		m.nearIdx = make(map[string][]int)
-		for i, l := range m.lines {
-			k := normLine(l.text, full)
+		for i, k := range full {
 			if k == "" {
 				continue
 			}
@@ -709,7 +708,7 @@ func (m *matcher) nearest(search []string) *Nearest {
 	}
 	votes := make(map[int]int)
 	for i, l := range search {
-		k := normLine(l, full)
+		k := normLine(l, fullNorm)
 		ps := m.nearIdx[k]
 		if k == "" || len(ps) > nearestMaxOccurrences {
 			continue
@@ -732,7 +731,7 @@ func (m *matcher) nearest(search []string) *Nearest {
 	n := &Nearest{StartLine: start + 1, EndLine: end + 1}
 	var b strings.Builder
 	for i := start; i <= end; i++ {
-		if j := i - start; j < len(search) && normLine(m.lines[i].text, full) == normLine(search[j], full) {
+		if j := i - start; j < len(search) && full[i] == normLine(search[j], fullNorm) {
 			n.Equal++
 			b.WriteString("  ")
 		} else {

@@ -81,12 +81,8 @@ func (s *Session) backgroundLoop(b *background) {
 		}
 	}
 	status, _ := b.proc.Wait()
-	code := status.Code
-	if status.Signaled {
-		code = 128 + int(status.Signal)
-	}
 	s.mu.Lock()
-	b.cmd.finishLocked(code, false)
+	b.cmd.finishLocked(shellCode(status), false)
 	s.broadcastLocked()
 	s.mu.Unlock()
 }

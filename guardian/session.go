@@ -193,14 +193,19 @@ func (s *Session) readLoop(sp *shellProc) {
 	sp.dead = true
 	if s.shell == sp && s.cmd != nil && !s.cmd.done {
 		// The shell itself ended (exit, set -e): that ends the command.
-		code := status.Code
-		if status.Signaled {
-			code = 128 + int(status.Signal)
-		}
-		s.cmd.finishLocked(code, true)
+		s.cmd.finishLocked(shellCode(status), true)
 	}
 	s.broadcastLocked()
 	s.mu.Unlock()
+}
+
+// shellCode is st as a shell reports it in $?: the exit code, or 128 plus
+// the number of the signal that ended the process.
+func shellCode(st pty.ExitStatus) int {
+	if st.Signaled {
+		return 128 + int(st.Signal)
+	}
+	return st.Code
 }
 
 // outputLocked routes shell output: to the running command, and always to
@@ -378,11 +383,11 @@ func (s *Session) await(ctx context.Context, c *command, wait time.Duration) (*O
 	if err != nil && ctx.Err() != nil {
 		return nil, ctx.Err()
 	}
-	return s.outcome(c)
+	return s.outcome(c), nil
 }
 
 // outcome builds the report of c with its undelivered output.
-func (s *Session) outcome(c *command) (*Outcome, error) {
+func (s *Session) outcome(c *command) *Outcome {
 	s.mu.Lock()
 	text := c.takeNewLocked()
 	o := &Outcome{
@@ -405,7 +410,7 @@ func (s *Session) outcome(c *command) (*Outcome, error) {
 		s.logger.Warn("output head could not be saved", "err", err)
 	}
 	o.Output = shaped
-	return o, nil
+	return o
 }
 
 // Poll waits up to wait for the newest foreground command and reports what
@@ -507,7 +512,7 @@ func (s *Session) Interrupt(ctx context.Context, wait time.Duration) (*Outcome, 
 		if c == nil {
 			return &Outcome{Cwd: s.Cwd()}, nil
 		}
-		return s.outcome(c)
+		return s.outcome(c), nil
 	}
 	s.awaitBegun(ctx, c)
 	for attempt := 0; attempt < 2; attempt++ {
@@ -518,7 +523,7 @@ func (s *Session) Interrupt(ctx context.Context, wait time.Duration) (*Outcome, 
 		err := s.waitFor(gctx, func() bool { return c.done })
 		cancel()
 		if err == nil {
-			return s.outcome(c)
+			return s.outcome(c), nil
 		}
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
@@ -537,11 +542,9 @@ func (s *Session) abortByReset(ctx context.Context, c *command) (*Outcome, error
 	s.mu.Lock()
 	c.finishLocked(130, false)
 	s.mu.Unlock()
-	o, err := s.outcome(c)
-	if o != nil {
-		o.ShellReset = true
-	}
-	return o, err
+	o := s.outcome(c)
+	o.ShellReset = true
+	return o, nil
 }
 
 // Cancel interrupts the foreground command only if it is generation gen and
@@ -573,7 +576,7 @@ func (s *Session) Cancel(ctx context.Context, gen uint64, wait time.Duration) (*
 		}
 		s.launchMu.Unlock()
 		if !target { // it ended before the Ctrl-C
-			return s.outcome(c)
+			return s.outcome(c), nil
 		}
 		if err != nil {
 			return nil, fmt.Errorf("guardian: write to shell: %w", err)
@@ -583,7 +586,7 @@ func (s *Session) Cancel(ctx context.Context, gen uint64, wait time.Duration) (*
 		err = s.waitFor(gctx, func() bool { return c.done })
 		cancel()
 		if err == nil {
-			return s.outcome(c)
+			return s.outcome(c), nil
 		}
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
@@ -597,7 +600,7 @@ func (s *Session) Cancel(ctx context.Context, gen uint64, wait time.Duration) (*
 	stillTarget := s.cmd == c && !c.done
 	s.mu.Unlock()
 	if !stillTarget {
-		return s.outcome(c)
+		return s.outcome(c), nil
 	}
 	return s.abortByReset(ctx, c)
 }

@@ -17,8 +17,8 @@ import (
 	"syscall"
 
 	"winx/cmd/internal/buildid"
+	"winx/cmd/internal/entry"
 	"winx/guardian/remote"
-	"winx/guardian/wire"
 	"winx/pty/sandbox"
 )
 
@@ -36,15 +36,7 @@ func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	err := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
 	stop()
-	switch {
-	case err == nil, errors.Is(err, flag.ErrHelp):
-		os.Exit(0)
-	case errors.Is(err, errUsage):
-		os.Exit(2)
-	default:
-		fmt.Fprintln(os.Stderr, "winx-guardian:", err)
-		os.Exit(1)
-	}
+	entry.Exit(err, errUsage, "winx-guardian:")
 }
 
 var errUsage = errors.New("usage")
@@ -85,6 +77,5 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		defer f.Close()
 		logger = slog.New(slog.NewTextHandler(f, nil))
 	}
-	build := wire.Build{Module: id.Module, Version: id.Version, Revision: id.Revision, Modified: id.Modified, GoVersion: id.GoVersion}
-	return remote.RunGuardian(ctx, cfg, build, logger)
+	return remote.RunGuardian(ctx, cfg, entry.WireBuild(id), logger)
 }

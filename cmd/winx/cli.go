@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"winx/cmd/internal/buildid"
+	"winx/cmd/internal/entry"
 	"winx/evidence/redact"
 	"winx/guardian"
 	"winx/guardian/daemon"
@@ -59,8 +60,8 @@ func runtimeName(getenv func(string) string) (string, error) {
 // and a winxd that cannot start fails that Initialize with an error naming
 // WINXD_BIN and WINX_RUNTIME=embedded; it never falls back silently, since
 // sessions that quietly die with the adapter are what the user opted out of.
-// WINX_SANDBOX=1 selects the embedded runtime (logged): winx-guardian cannot
-// confine shells yet, and confinement is worth more than durability.
+// With the sandbox on (o.Sandbox), the guardians confine their shells
+// themselves, with the same Landlock policy.
 func shellRuntime(o tools.RuntimeOptions, getenv func(string) string, id buildid.Identity, logger *slog.Logger) (tools.ShellFactory, error) {
 	rt, err := runtimeName(getenv)
 	if err != nil {
@@ -76,28 +77,9 @@ func shellRuntime(o tools.RuntimeOptions, getenv func(string) string, id buildid
 	return tools.DaemonShells(tools.DaemonOptions{
 		RuntimeOptions: o,
 		Socket:         paths.Daemon,
-		Start:          &daemon.StartOptions{Bin: siblingBinary(getenv("WINXD_BIN"), "winxd"), Env: shellEnv(os.Environ())},
-		Build:          wireBuild(id),
+		Start:          &daemon.StartOptions{Bin: entry.SiblingBinary(getenv("WINXD_BIN"), "winxd"), Env: shellEnv(os.Environ())},
+		Build:          entry.WireBuild(id),
 	})
-}
-
-func wireBuild(id buildid.Identity) wire.Build {
-	return wire.Build{Module: id.Module, Version: id.Version, Revision: id.Revision, Modified: id.Modified, GoVersion: id.GoVersion}
-}
-
-// siblingBinary is override when set, else name next to this executable,
-// else name (looked up on PATH when started).
-func siblingBinary(override, name string) string {
-	if override != "" {
-		return override
-	}
-	if exe, err := os.Executable(); err == nil {
-		p := filepath.Join(filepath.Dir(exe), name)
-		if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() {
-			return p
-		}
-	}
-	return name
 }
 
 func isOperatorCommand(name string) bool {
@@ -119,7 +101,7 @@ type operator struct {
 }
 
 func runOperator(ctx context.Context, name string, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
-	build := wireBuild(buildid.Read())
+	build := entry.WireBuild(buildid.Read())
 	op := &operator{getenv: getenv, stdout: stdout, stderr: stderr, build: build, hello: wire.NewHello(wire.RoleAdapter, build, nil)}
 	fs := flag.NewFlagSet("winx "+name, flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -414,7 +396,7 @@ func (op *operator) restartDaemon(ctx context.Context) error {
 		}
 	}
 	peer, err := daemon.Start(ctx, op.paths.Daemon, op.hello, daemon.StartOptions{
-		Bin: siblingBinary(op.getenv("WINXD_BIN"), "winxd"), Env: shellEnv(os.Environ()),
+		Bin: entry.SiblingBinary(op.getenv("WINXD_BIN"), "winxd"), Env: shellEnv(os.Environ()),
 	})
 	if err != nil {
 		return err
@@ -428,7 +410,7 @@ func (op *operator) restartDaemon(ctx context.Context) error {
 func waitExit(ctx context.Context, pid int, limit time.Duration) error {
 	deadline := time.Now().Add(limit)
 	for pid > 0 {
-		if syscall.Kill(pid, 0) != nil || zombie(pid) {
+		if exited(pid) {
 			return nil
 		}
 		if time.Now().After(deadline) {
@@ -441,6 +423,11 @@ func waitExit(ctx context.Context, pid int, limit time.Duration) error {
 		}
 	}
 	return nil
+}
+
+// exited reports a process that is gone or a zombie nobody reaped yet.
+func exited(pid int) bool {
+	return syscall.Kill(pid, 0) != nil || zombie(pid)
 }
 
 // zombie reports a process that exited and waits to be reaped (Linux).
@@ -467,7 +454,7 @@ func (op *operator) doctor(ctx context.Context) error {
 		fmt.Fprintf(w, "runtime: %s\n", rt)
 	}
 	for _, b := range []struct{ env, name string }{{"WINXD_BIN", "winxd"}, {"WINX_GUARDIAN_BIN", "winx-guardian"}} {
-		p := siblingBinary(op.getenv(b.env), b.name)
+		p := entry.SiblingBinary(op.getenv(b.env), b.name)
 		state := "found"
 		if fi, err := os.Stat(p); err != nil || !fi.Mode().IsRegular() {
 			state = "not found next to winx (set " + b.env + " or put it on PATH)"
@@ -515,11 +502,7 @@ func (op *operator) doctor(ctx context.Context) error {
 		fmt.Fprintf(w, "    guardians: %d answering, %d not answering\n", len(live), len(bad))
 		for _, g := range live {
 			k, _ := g.Session()
-			b := "same build"
-			if g.Build != op.build {
-				b = "MIXED BUILD: " + buildString(g.Build)
-			}
-			fmt.Fprintf(w, "      %s pid %d %s (%s)\n", k.ExternalID, g.PID, filepath.Base(g.Socket), b)
+			fmt.Fprintf(w, "      %s pid %d %s (%s)\n", k.ExternalID, g.PID, filepath.Base(g.Socket), op.buildNote(g.Build))
 		}
 		for _, u := range bad {
 			why := "does not answer: " + u.Err
@@ -531,11 +514,7 @@ func (op *operator) doctor(ctx context.Context) error {
 		c := &daemon.Client{Socket: ds.daemon, Hello: op.hello}
 		switch peer, err := c.Ping(ctx); {
 		case err == nil:
-			b := "same build"
-			if peer.Build != op.build {
-				b = "MIXED BUILD: " + buildString(peer.Build)
-			}
-			fmt.Fprintf(w, "    winxd: answering on %s, pid %d (%s)\n", filepath.Base(ds.daemon), peer.PID, b)
+			fmt.Fprintf(w, "    winxd: answering on %s, pid %d (%s)\n", filepath.Base(ds.daemon), peer.PID, op.buildNote(peer.Build))
 		case errors.Is(err, wire.ErrNoServer):
 			if _, serr := os.Lstat(ds.daemon); serr == nil {
 				fmt.Fprintf(w, "    winxd: stale socket %s\n", filepath.Base(ds.daemon))
@@ -582,7 +561,7 @@ func (op *operator) doctor(ctx context.Context) error {
 		fmt.Fprintln(w, "winxd last exit: no record")
 	case err != nil:
 		fmt.Fprintf(w, "winxd last exit: unreadable: %v\n", err)
-	case rec.State == daemon.StateRunning && (syscall.Kill(rec.PID, 0) != nil || zombie(rec.PID)):
+	case rec.State == daemon.StateRunning && exited(rec.PID):
 		fmt.Fprintf(w, "winxd last exit: pid %d started %s and is gone without recording why (killed by SIGKILL, or crashed)\n",
 			rec.PID, rec.Time.Format(time.RFC3339))
 	case rec.State == daemon.StateRunning:
@@ -591,6 +570,14 @@ func (op *operator) doctor(ctx context.Context) error {
 		fmt.Fprintf(w, "winxd last exit: pid %d at %s: %s\n", rec.PID, rec.Time.Format(time.RFC3339), rec.Reason)
 	}
 	return nil
+}
+
+// buildNote is how doctor shows a peer's build next to this binary's.
+func (op *operator) buildNote(b wire.Build) string {
+	if b != op.build {
+		return "MIXED BUILD: " + buildString(b)
+	}
+	return "same build"
 }
 
 // socketCandidate is a place the runtime sockets may be, by the rule that

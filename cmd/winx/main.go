@@ -22,6 +22,7 @@ import (
 
 	"winx/auth"
 	"winx/cmd/internal/buildid"
+	"winx/cmd/internal/entry"
 	"winx/evidence/redact"
 	"winx/mcp"
 	"winx/mcp/tools"
@@ -77,15 +78,7 @@ func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	err := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 	stop()
-	switch {
-	case err == nil, errors.Is(err, flag.ErrHelp):
-		os.Exit(0)
-	case errors.Is(err, errUsage):
-		os.Exit(2)
-	default:
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
+	entry.Exit(err, errUsage, "")
 }
 
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {

@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"winx/cmd/internal/buildid"
+	"winx/cmd/internal/entry"
 	"winx/guardian/daemon"
 	"winx/guardian/wire"
 )
@@ -31,15 +32,7 @@ func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	err := run(ctx, os.Args[1:], os.Getenv, os.Stdout, os.Stderr)
 	stop()
-	switch {
-	case err == nil, errors.Is(err, flag.ErrHelp):
-		os.Exit(0)
-	case errors.Is(err, errUsage):
-		os.Exit(2)
-	default:
-		fmt.Fprintln(os.Stderr, "winxd:", err)
-		os.Exit(1)
-	}
+	entry.Exit(err, errUsage, "winxd:")
 }
 
 var errUsage = errors.New("usage")
@@ -105,7 +98,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return err
 	}
 	if o.guardianBin == "" {
-		o.guardianBin = siblingBinary(getenv("WINX_GUARDIAN_BIN"), "winx-guardian")
+		o.guardianBin = entry.SiblingBinary(getenv("WINX_GUARDIAN_BIN"), "winx-guardian")
 	}
 	state := daemon.StateDir(getenv)
 	logger := slog.New(slog.DiscardHandler)
@@ -120,7 +113,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		defer f.Close()
 		logger = slog.New(slog.NewTextHandler(f, nil))
 	}
-	build := wire.Build{Module: id.Module, Version: id.Version, Revision: id.Revision, Modified: id.Modified, GoVersion: id.GoVersion}
+	build := entry.WireBuild(id)
 	// The socket first: a second winxd (two adapters starting one at once)
 	// stops here without touching the first one's exit record.
 	ln, err := wire.Listen(socket)
@@ -157,19 +150,4 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	logger.Info("winxd stopping; guardians keep running", "reason", reason)
 	writeRecord(daemon.StateExited, reason)
 	return err
-}
-
-// siblingBinary is override when set, else name next to this executable,
-// else name as found on PATH at spawn time.
-func siblingBinary(override, name string) string {
-	if override != "" {
-		return override
-	}
-	if exe, err := os.Executable(); err == nil {
-		p := filepath.Join(filepath.Dir(exe), name)
-		if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() {
-			return p
-		}
-	}
-	return name
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -110,18 +111,8 @@ func (f *Fleet) Discover(ctx context.Context) (live []Guardian, bad []Unreachabl
 	}
 	wg.Wait()
 	slices.SortFunc(live, func(a, b Guardian) int { return a.Status.Created.Compare(b.Status.Created) })
-	slices.SortFunc(bad, func(a, b Unreachable) int { return compareStrings(a.Socket, b.Socket) })
+	slices.SortFunc(bad, func(a, b Unreachable) int { return strings.Compare(a.Socket, b.Socket) })
 	return live, bad, nil
-}
-
-func compareStrings(a, b string) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // Close ends the session of g: the guardian kills its shell and background

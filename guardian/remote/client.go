@@ -316,17 +316,19 @@ func (r *RemoteShell) StartBackground(ctx context.Context, command string) (stri
 
 // PollBackground waits up to wait for background command id.
 func (r *RemoteShell) PollBackground(ctx context.Context, id string, wait time.Duration) (*guardian.Outcome, error) {
-	var o Outcome
-	if err := r.call(ctx, MethodBgPoll, &bgPollParams{ID: id, WaitMS: waitMS(wait)}, &o); err != nil {
-		return nil, err
-	}
-	return o.Guardian(), nil
+	return r.bgCall(ctx, MethodBgPoll, &bgPollParams{ID: id, WaitMS: waitMS(wait)})
 }
 
 // SendTextBackground types into background command id.
 func (r *RemoteShell) SendTextBackground(ctx context.Context, id, text string, submit bool, wait time.Duration) (*guardian.Outcome, error) {
+	return r.bgCall(ctx, MethodBgSendText, &bgSendTextParams{ID: id, Text: text, Submit: submit, WaitMS: waitMS(wait)})
+}
+
+// bgCall is outcomeCall for a background command: its outcome teaches
+// nothing about the foreground generation or the cwd.
+func (r *RemoteShell) bgCall(ctx context.Context, method string, params setAcker) (*guardian.Outcome, error) {
 	var o Outcome
-	if err := r.call(ctx, MethodBgSendText, &bgSendTextParams{ID: id, Text: text, Submit: submit, WaitMS: waitMS(wait)}, &o); err != nil {
+	if err := r.call(ctx, method, params, &o); err != nil {
 		return nil, err
 	}
 	return o.Guardian(), nil
@@ -358,10 +360,14 @@ func (r *RemoteShell) Status(ctx context.Context) (Status, error) {
 	if err := r.call(ctx, MethodStatus, &reqBase{}, &st); err != nil {
 		return Status{}, err
 	}
+	r.noteStatus(st)
+	return st, nil
+}
+
+func (r *RemoteShell) noteStatus(st Status) {
 	r.mu.Lock()
 	r.snap.Status, r.cwd = st, st.Cwd
 	r.mu.Unlock()
-	return st, nil
 }
 
 // Reset replaces the guardian's shell at the same cwd (the session, its
@@ -371,9 +377,7 @@ func (r *RemoteShell) Reset(ctx context.Context) error {
 	if err := r.call(ctx, MethodReset, &reqBase{}, &st); err != nil {
 		return err
 	}
-	r.mu.Lock()
-	r.snap.Status, r.cwd = st, st.Cwd
-	r.mu.Unlock()
+	r.noteStatus(st)
 	return nil
 }
 

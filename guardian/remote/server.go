@@ -118,7 +118,7 @@ func (s *Server) handle(ctx context.Context, req *jsonrpc.Request) (any, error) 
 		}
 		return nil, nil
 	case MethodStatus:
-		if _, err := s.params(req, &reqBase{}); err != nil {
+		if err := s.params(req, &reqBase{}); err != nil {
 			return nil, err
 		}
 		return s.status(), nil
@@ -130,25 +130,25 @@ func (s *Server) handle(ctx context.Context, req *jsonrpc.Request) (any, error) 
 	switch req.Method {
 	case MethodAttach:
 		var p attachParams
-		if _, err := s.params(req, &p); err != nil {
+		if err := s.params(req, &p); err != nil {
 			return nil, err
 		}
 		return s.attach(p)
 	case MethodRun:
 		var p runParams
-		if _, err := s.params(req, &p); err != nil {
+		if err := s.params(req, &p); err != nil {
 			return nil, err
 		}
 		return s.run(ctx, p)
 	case MethodPoll:
 		var p pollParams
-		if _, err := s.params(req, &p); err != nil {
+		if err := s.params(req, &p); err != nil {
 			return nil, err
 		}
 		return s.poll(ctx, p)
 	case MethodSendText:
 		var p sendTextParams
-		if _, err := s.params(req, &p); err != nil {
+		if err := s.params(req, &p); err != nil {
 			return nil, err
 		}
 		return s.input(ctx, p.Generation, p.WaitMS, func(ctx context.Context) (*guardian.Outcome, error) {
@@ -156,7 +156,7 @@ func (s *Server) handle(ctx context.Context, req *jsonrpc.Request) (any, error) 
 		})
 	case MethodSendKeys:
 		var p sendKeysParams
-		if _, err := s.params(req, &p); err != nil {
+		if err := s.params(req, &p); err != nil {
 			return nil, err
 		}
 		if len(p.Keys) == 1 && p.Keys[0] == "Ctrl-c" {
@@ -168,7 +168,7 @@ func (s *Server) handle(ctx context.Context, req *jsonrpc.Request) (any, error) 
 		})
 	case MethodSendBytes:
 		var p sendBytesParams
-		if _, err := s.params(req, &p); err != nil {
+		if err := s.params(req, &p); err != nil {
 			return nil, err
 		}
 		return s.input(ctx, p.Generation, p.WaitMS, func(ctx context.Context) (*guardian.Outcome, error) {
@@ -176,19 +176,19 @@ func (s *Server) handle(ctx context.Context, req *jsonrpc.Request) (any, error) 
 		})
 	case MethodCancel:
 		var p cancelParams
-		if _, err := s.params(req, &p); err != nil {
+		if err := s.params(req, &p); err != nil {
 			return nil, err
 		}
 		return s.cancel(ctx, p)
 	case MethodScreen:
 		var p screenParams
-		if _, err := s.params(req, &p); err != nil {
+		if err := s.params(req, &p); err != nil {
 			return nil, err
 		}
 		return screenToWire(s.sess.Screen(p.Lines, p.Diff)), nil
 	case MethodWaitForTurn:
 		var p waitTurnParams
-		if _, err := s.params(req, &p); err != nil {
+		if err := s.params(req, &p); err != nil {
 			return nil, err
 		}
 		quiet, err := s.sess.WaitForTurn(ctx, millis(p.QuietMS), millis(p.TimeoutMS))
@@ -197,19 +197,19 @@ func (s *Server) handle(ctx context.Context, req *jsonrpc.Request) (any, error) 
 		}
 		return waitTurnResult{Quiet: quiet}, nil
 	case MethodReset:
-		if _, err := s.params(req, &reqBase{}); err != nil {
+		if err := s.params(req, &reqBase{}); err != nil {
 			return nil, err
 		}
 		return s.reset(ctx)
 	case MethodClose:
-		if _, err := s.params(req, &reqBase{}); err != nil {
+		if err := s.params(req, &reqBase{}); err != nil {
 			return nil, err
 		}
 		s.terminate("closed by a client")
 		return s.status(), nil
 	case MethodBgStart:
 		var p bgStartParams
-		if _, err := s.params(req, &p); err != nil {
+		if err := s.params(req, &p); err != nil {
 			return nil, err
 		}
 		id, err := s.sess.StartBackground(ctx, p.Command)
@@ -223,7 +223,7 @@ func (s *Server) handle(ctx context.Context, req *jsonrpc.Request) (any, error) 
 		return bgStartResult{ID: id}, nil
 	case MethodBgPoll:
 		var p bgPollParams
-		if _, err := s.params(req, &p); err != nil {
+		if err := s.params(req, &p); err != nil {
 			return nil, err
 		}
 		o, err := s.sess.PollBackground(ctx, p.ID, millis(p.WaitMS))
@@ -233,7 +233,7 @@ func (s *Server) handle(ctx context.Context, req *jsonrpc.Request) (any, error) 
 		return toWire(o, s.out.take(bgStream(p.ID), o)), nil
 	case MethodBgSendText:
 		var p bgSendTextParams
-		if _, err := s.params(req, &p); err != nil {
+		if err := s.params(req, &p); err != nil {
 			return nil, err
 		}
 		o, err := s.sess.SendTextBackground(ctx, p.ID, p.Text, p.Submit, millis(p.WaitMS))
@@ -251,14 +251,14 @@ type acker interface{ acked() uint64 }
 func (b *reqBase) acked() uint64 { return b.Ack }
 
 // params decodes req's params into p and applies its acknowledgement.
-func (s *Server) params(req *jsonrpc.Request, p acker) (acker, error) {
+func (s *Server) params(req *jsonrpc.Request, p acker) error {
 	if len(req.Params) > 0 {
 		if err := json.Unmarshal(req.Params, p); err != nil {
-			return nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "remote: "+req.Method+": "+err.Error())
+			return jsonrpc.NewError(jsonrpc.CodeInvalidParams, "remote: "+req.Method+": "+err.Error())
 		}
 	}
 	s.out.ack(p.acked())
-	return p, nil
+	return nil
 }
 
 func decode[T any](req *jsonrpc.Request) (T, error) {
@@ -343,11 +343,15 @@ func (s *Server) poll(ctx context.Context, p pollParams) (*Outcome, error) {
 	return toWire(o, s.out.take(fgStream(o.Generation), o)), nil
 }
 
+func staleGeneration(gen, cur uint64) error {
+	return fmt.Errorf("%w: generation %d, newest is %d", ErrStaleGeneration, gen, cur)
+}
+
 // staleOr reports a not-running error for a named generation that is not
 // the newest as a stale generation.
 func (s *Server) staleOr(gen uint64, err error) error {
 	if cur := s.gate.current(); errors.Is(err, guardian.ErrNotRunning) && gen != 0 && gen != cur {
-		return fmt.Errorf("%w: generation %d, newest is %d", ErrStaleGeneration, gen, cur)
+		return staleGeneration(gen, cur)
 	}
 	return err
 }
@@ -361,7 +365,7 @@ func (s *Server) input(ctx context.Context, gen uint64, waitMS int64, send func(
 	}
 	if gen != 0 && gen != cur {
 		s.gate.release()
-		return nil, fmt.Errorf("%w: generation %d, newest is %d", ErrStaleGeneration, gen, cur)
+		return nil, staleGeneration(gen, cur)
 	}
 	o, err := send(context.WithoutCancel(ctx))
 	s.gate.release()
@@ -384,8 +388,7 @@ func (s *Server) cancel(ctx context.Context, p cancelParams) (*Outcome, error) {
 	}
 	cur, err := s.gate.acquire(ctx, s.settle)
 	if errors.Is(err, ErrLaunchUnsettled) {
-		s.terminate("a launch did not settle before a cancel")
-		return nil, fmt.Errorf("%w: a launch did not settle within %v", ErrTerminated, s.settle)
+		return nil, s.endUnsettled()
 	}
 	if err != nil {
 		return nil, err
@@ -399,7 +402,7 @@ func (s *Server) cancel(ctx context.Context, p cancelParams) (*Outcome, error) {
 		return nil, guardian.ErrNotRunning
 	}
 	if gen != cur {
-		return nil, fmt.Errorf("%w: generation %d, newest is %d", ErrStaleGeneration, gen, cur)
+		return nil, staleGeneration(gen, cur)
 	}
 	// The cancel completes even if its caller leaves: it was asked for.
 	ictx := context.WithoutCancel(ctx)
@@ -493,8 +496,7 @@ func (s *Server) awaitLaunch(ctx context.Context, id string) (uint64, error) {
 	select {
 	case <-l.settled:
 	case <-timer.C:
-		s.terminate("a launch did not settle before a cancel")
-		return 0, fmt.Errorf("%w: a launch did not settle within %v", ErrTerminated, s.settle)
+		return 0, s.endUnsettled()
 	case <-ctx.Done():
 		return 0, ctx.Err()
 	}
@@ -505,6 +507,13 @@ func (s *Server) awaitLaunch(ctx context.Context, id string) (uint64, error) {
 		return 0, ErrNoLaunch
 	}
 	return gen, nil
+}
+
+// endUnsettled ends the session because a launch did not settle in time
+// for a cancel.
+func (s *Server) endUnsettled() error {
+	s.terminate("a launch did not settle before a cancel")
+	return fmt.Errorf("%w: a launch did not settle within %v", ErrTerminated, s.settle)
 }
 
 // terminate ends the session: every process of the shell and of its

@@ -71,13 +71,12 @@ type aliasBindingFields struct {
 }
 
 // contentEntry turns FileWriteOrEdit's payload into one EditFiles entry:
-// SEARCH blocks mean search_replace, anything else the whole new content.
+// SEARCH blocks mean search_replace, anything else the whole new content
+// (the rule of inferEditMode).
 func contentEntry(path, content string) editFileInput {
-	mode := "replace"
-	if strings.Contains(content, "<<<<<<< SEARCH") {
-		mode = "search_replace"
-	}
-	return editFileInput{FilePath: path, Mode: mode, Content: &content}
+	e := editFileInput{FilePath: path, Content: &content}
+	e.Mode = inferEditMode(e)
+	return e
 }
 
 func lowerFileWriteOrEdit(raw json.RawMessage) (*editInput, error) {

@@ -10,15 +10,7 @@ import (
 
 func TestLegacyAliasesAreHiddenAndLowered(t *testing.T) {
 	e := newBashEnv(t, "")
-	resp, err := e.client.Call(t.Context(), "tools/list", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var list struct {
-		Tools []struct{ Name string } `json:"tools"`
-	}
-	resp.Decode(&list)
-	for _, tool := range list.Tools {
+	for _, tool := range listedTools(t, e.client) {
 		switch tool.Name {
 		case FileWriteOrEditTool, MultiFileEditTool, ApplyPatchTool, UndoEditTool:
 			t.Errorf("alias %s is listed", tool.Name)

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -240,7 +241,7 @@ func (in *bashInput) action() (*action, error) {
 	if a.Type == "" {
 		a.Type = inferActionType(raw)
 	}
-	if !contains(actionTypes, a.Type) {
+	if !slices.Contains(actionTypes, a.Type) {
 		return nil, &InputError{Msg: fmt.Sprintf("action_json.type %q is not one of %s", a.Type, strings.Join(actionTypes, ", "))}
 	}
 	return &a, nil
@@ -270,15 +271,6 @@ func inferActionType(raw []byte) string {
 		}
 	}
 	return ""
-}
-
-func contains(list []string, s string) bool {
-	for _, v := range list {
-		if v == s {
-			return true
-		}
-	}
-	return false
 }
 
 // wait turns wait_for_seconds and wait_policy into a duration.

@@ -2,6 +2,7 @@ package tools
 
 import (
 	"errors"
+	"slices"
 	"testing"
 )
 
@@ -37,7 +38,7 @@ func FuzzBashInput(f *testing.F) {
 			}
 			return
 		}
-		if !contains(actionTypes, a.Type) {
+		if !slices.Contains(actionTypes, a.Type) {
 			t.Fatalf("action type %q accepted", a.Type)
 		}
 		if _, err := in.wait(); err != nil {

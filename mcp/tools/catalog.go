@@ -9,8 +9,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
-	"winx/evidence/redact"
 
+	"winx/evidence/redact"
 	"winx/mcp"
 )
 

@@ -303,13 +303,7 @@ func (t *codeMapTool) index(root string) (*codemap.Index, error) {
 		return nil, err
 	}
 	if len(t.indexes) >= maxCodeMapIndexes {
-		oldest := ""
-		for k, s := range t.indexes {
-			if oldest == "" || s.used < t.indexes[oldest].used {
-				oldest = k
-			}
-		}
-		delete(t.indexes, oldest)
+		evictLeastUsed(t.indexes, func(s *indexSlot) uint64 { return s.used })
 	}
 	t.indexes[root] = &indexSlot{ix: ix, used: t.clock}
 	return ix, nil
@@ -321,13 +315,7 @@ func (t *codeMapTool) sessionLocked(key string) *codeMapSess {
 	s, ok := t.memory[key]
 	if !ok {
 		if len(t.memory) >= maxCodeMapSessions {
-			oldest := ""
-			for k, c := range t.memory {
-				if oldest == "" || c.used < t.memory[oldest].used {
-					oldest = k
-				}
-			}
-			delete(t.memory, oldest)
+			evictLeastUsed(t.memory, func(c *codeMapSess) uint64 { return c.used })
 		}
 		s = &codeMapSess{chains: map[string]*mapChain{}}
 		t.memory[key] = s
@@ -385,14 +373,9 @@ func (t *codeMapTool) outlineFile(sess *Session, in *codeMapInput, canonical str
 	if _, ok := codemap.LanguageOf(canonical); !ok {
 		return t.unsupported(in, canonical)
 	}
-	snap, err := evidence.ReadSnapshot(canonical, codemap.MaxSourceBytes)
+	snap, err := readResolved(policy, canonical, codemap.MaxSourceBytes)
 	if err != nil {
 		return t.fail(codeMapPathFailure(in.Path, err))
-	}
-	if snap.Path != canonical {
-		if err := policy.Recheck(snap.Path); err != nil {
-			return t.fail(codeMapPathFailure(in.Path, err))
-		}
 	}
 	syms, err := codemap.Outline(snap.Path, snap.Bytes)
 	var ue *codemap.UnsupportedError

@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"winx/auth"
+	"winx/evidence"
 	"winx/evidence/redact"
 	"winx/mcp"
 )
@@ -57,8 +58,8 @@ const (
 	MaxSavedContextBytes = 2 << 20
 	// contextWalkTimeout bounds the glob walk of one save.
 	contextWalkTimeout = 10 * time.Second
-	// bytesPerToken is the token estimate's divisor.
-	bytesPerToken = 4
+	// bytesPerToken is the token estimate's divisor, the one ReadFiles uses.
+	bytesPerToken = evidence.BytesPerToken
 	// savedFileOverhead is what one saved file adds besides its content and
 	// its name (heading, size, fences), charged to the total cap so that
 	// many empty files cannot grow the saved file without bound.

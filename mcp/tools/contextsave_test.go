@@ -406,21 +406,12 @@ func TestContextSaveWithoutStateDir(t *testing.T) {
 
 func TestContextSaveListed(t *testing.T) {
 	a := newAdapter(t, Options{StateDir: t.TempDir()})
-	resp, err := a.client.Call(context.Background(), "tools/list", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var list struct {
-		Tools []mcp.Tool `json:"tools"`
-	}
-	if err := resp.Decode(&list); err != nil {
-		t.Fatal(err)
-	}
-	i := slices.IndexFunc(list.Tools, func(tool mcp.Tool) bool { return tool.Name == ContextSaveTool })
+	tools := listedTools(t, a.client)
+	i := slices.IndexFunc(tools, func(tool mcp.Tool) bool { return tool.Name == ContextSaveTool })
 	if i < 0 {
 		t.Fatalf("%s is not listed", ContextSaveTool)
 	}
-	tool := list.Tools[i]
+	tool := tools[i]
 	checkStrictSchema(t, "ContextSave inputSchema", tool.InputSchema)
 	if an := tool.Annotations; an == nil || an.ReadOnlyHint == nil || *an.ReadOnlyHint || an.DestructiveHint == nil || *an.DestructiveHint {
 		t.Errorf("annotations %+v, want neither read-only nor destructive", tool.Annotations)

@@ -86,8 +86,9 @@ func DaemonShells(o DaemonOptions) (ShellFactory, error) {
 	hello := wire.NewHello(wire.RoleAdapter, o.Build, nil)
 	copts := &remote.ClientOptions{Build: o.Build, Timeout: o.CallTimeout}
 	return func(ctx context.Context, dir string, env []string) (Shell, error) {
-		key, root := guardianKey(factorySession(ctx), dir, env, sandboxed)
-		if sess := factorySession(ctx); sess != nil {
+		sess := factorySession(ctx)
+		key, root := guardianKey(sess, dir, env, sandboxed)
+		if sess != nil {
 			if old, ok := sess.Shell().(*daemonShell); ok && old.Healthy() {
 				// A reset of a live guardian: same process and socket,
 				// a new shell at the same cwd.

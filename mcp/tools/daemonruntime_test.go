@@ -7,7 +7,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -253,19 +252,5 @@ func BenchmarkBashEchoViaDaemon(b *testing.B) {
 		b.Fatalf("Initialize = %+v (%v)", r.Structured, err)
 	}
 	e.thread, e.root = data.ThreadID, data.WorkspaceRoot
-	e.bash(cmd("echo warm"), 10)
-	durations := make([]time.Duration, 0, b.N)
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		start := time.Now()
-		r, _ := e.bash(cmd("echo hi"), 10)
-		durations = append(durations, time.Since(start))
-		if output(r) != "hi" {
-			b.Fatalf("echo hi = %q", output(r))
-		}
-	}
-	b.StopTimer()
-	slices.Sort(durations)
-	b.ReportMetric(float64(durations[len(durations)/2].Microseconds()), "p50-µs")
-	b.ReportMetric(float64(durations[len(durations)*99/100].Microseconds()), "p99-µs")
+	benchEcho(b, e)
 }

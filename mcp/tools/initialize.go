@@ -9,9 +9,9 @@ import (
 	"io/fs"
 	"os"
 	"strings"
+
 	"winx/auth"
 	"winx/evidence/redact"
-
 	"winx/mcp"
 )
 

@@ -100,30 +100,21 @@ func wantStatus(t *testing.T, r *initResult, status, code string, isError bool) 
 
 func TestInitializeListed(t *testing.T) {
 	e := newInitEnv(t)
-	resp, err := e.client("").Call(context.Background(), "tools/list", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var list struct {
-		Tools []mcp.Tool `json:"tools"`
-	}
-	if err := resp.Decode(&list); err != nil {
-		t.Fatal(err)
-	}
+	tools := listedTools(t, e.client(""))
 	var names []string
-	for _, tool := range list.Tools {
+	for _, tool := range tools {
 		names = append(names, tool.Name)
 	}
 	if want := []string{InitializeTool, BashCommandTool, ReadFilesTool, EditFilesTool, ContextSaveTool, ReadImageTool, CodeMapTool}; strings.Join(names, ",") != strings.Join(want, ",") {
 		t.Fatalf("tools/list = %v, want %v in that order", names, want)
 	}
-	for _, tool := range list.Tools {
+	for _, tool := range tools {
 		checkStrictSchema(t, tool.Name+" inputSchema", tool.InputSchema)
 		if !bytes.Equal(compact(t, tool.OutputSchema), compact(t, mcp.EnvelopeOutputSchema)) {
 			t.Errorf("%s outputSchema is not the envelope schema", tool.Name)
 		}
 	}
-	tool := list.Tools[0]
+	tool := tools[0]
 	if a := tool.Annotations; a == nil || a.ReadOnlyHint == nil || !*a.ReadOnlyHint {
 		t.Errorf("annotations %+v, want readOnlyHint", tool.Annotations)
 	}
@@ -513,4 +504,20 @@ func TestInitializeRedactsInitialFiles(t *testing.T) {
 	if !strings.Contains(text, "[REDACTED:") {
 		t.Errorf("Initialize answer = %q, want redaction markers", text)
 	}
+}
+
+// listedTools is the server's tools/list answer.
+func listedTools(t testing.TB, c *mcptest.Client) []mcp.Tool {
+	t.Helper()
+	resp, err := c.Call(context.Background(), "tools/list", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var list struct {
+		Tools []mcp.Tool `json:"tools"`
+	}
+	if err := resp.Decode(&list); err != nil {
+		t.Fatal(err)
+	}
+	return list.Tools
 }

@@ -20,6 +20,10 @@ Working contract:
 5. Put scratch files in the session's temporary_artifact_dir, not in the project.
 Read the resource ` + AboutURI + ` for this server's build and capabilities.`
 
+// operatorHeading introduces the operator's instructions wherever they are
+// repeated.
+const operatorHeading = "Instructions from the operator of this server:\n"
+
 // Instructions returns the handshake instructions: the built-in working
 // contract followed by the operator's own (WINX_SERVER_INSTRUCTIONS), if any.
 func Instructions(operator string) string {
@@ -27,7 +31,7 @@ func Instructions(operator string) string {
 	if operator == "" {
 		return builtinInstructions
 	}
-	return builtinInstructions + "\n\nInstructions from the operator of this server:\n" + operator
+	return builtinInstructions + "\n\n" + operatorHeading + operator
 }
 
 // writeOperatorInstructions repeats the operator's instructions in a new
@@ -35,7 +39,7 @@ func Instructions(operator string) string {
 // instructions to the model.
 func (t *initializer) writeOperatorInstructions(b *strings.Builder) {
 	if s := strings.TrimSpace(t.serverInstructions); s != "" {
-		b.WriteString("\nInstructions from the operator of this server:\n" + s + "\n")
+		b.WriteString("\n" + operatorHeading + s + "\n")
 	}
 }
 

@@ -9,9 +9,9 @@ import (
 // Tool profiles (TOOLS.md "Catalog and profiles"). A profile names tools;
 // tools this build does not have yet are simply absent from its catalog.
 var profiles = map[string][]string{
-	"full":      {InitializeTool, BashCommandTool, ReadFilesTool, EditFilesTool, "ContextSave", "ReadImage", "CodeMap"},
-	"coding":    {InitializeTool, BashCommandTool, ReadFilesTool, EditFilesTool, "CodeMap"},
-	"read-only": {InitializeTool, ReadFilesTool, "ReadImage", "CodeMap"},
+	"full":      {InitializeTool, BashCommandTool, ReadFilesTool, EditFilesTool, ContextSaveTool, ReadImageTool, CodeMapTool},
+	"coding":    {InitializeTool, BashCommandTool, ReadFilesTool, EditFilesTool, CodeMapTool},
+	"read-only": {InitializeTool, ReadFilesTool, ReadImageTool, CodeMapTool},
 	"terminal":  {InitializeTool, BashCommandTool},
 }
 

@@ -159,7 +159,7 @@ func (t *readTool) readOne(ctx context.Context, policy *auth.PathPolicy, ledger 
 	fr := fileRead{Path: spec}
 	path, rng, _, err := evidence.ParsePathSpec(spec)
 	if err != nil {
-		return fr.fail("invalid_tool_input", err.Error())
+		return fr.fail(codeInvalidToolInput, err.Error())
 	}
 	if ctx.Err() != nil {
 		return fr.fail(codeExecutionFailed, "the call was cancelled")
@@ -168,16 +168,9 @@ func (t *readTool) readOne(ctx context.Context, policy *auth.PathPolicy, ledger 
 	if err != nil {
 		return fr.failErr(err)
 	}
-	snap, err := evidence.ReadSnapshot(canonical, maxReadFileBytes)
+	snap, err := readResolved(policy, canonical, maxReadFileBytes)
 	if err != nil {
 		return fr.failErr(err)
-	}
-	// A path that resolved inside the roots must still be inside after the
-	// read's own resolution (a swap between the two is denied).
-	if snap.Path != canonical {
-		if err := policy.Recheck(snap.Path); err != nil {
-			return fr.failErr(err)
-		}
 	}
 	if rng.IsZero() {
 		rng = evidence.All
@@ -191,6 +184,22 @@ func (t *readTool) readOne(ctx context.Context, policy *auth.PathPolicy, ledger 
 	fr.Continuation = view.Continuation
 	fr.text, _ = t.redactor.String(view.Text)
 	return fr
+}
+
+// readResolved reads the file at canonical, a path from policy.Resolve,
+// within limit bytes. A path that resolved inside the roots must still be
+// inside after the read's own resolution: a swap between the two is denied.
+func readResolved(policy *auth.PathPolicy, canonical string, limit int64) (*evidence.Snapshot, error) {
+	snap, err := evidence.ReadSnapshot(canonical, limit)
+	if err != nil {
+		return nil, err
+	}
+	if snap.Path != canonical {
+		if err := policy.Recheck(snap.Path); err != nil {
+			return nil, err
+		}
+	}
+	return snap, nil
 }
 
 func (fr fileRead) fail(code, msg string) fileRead {

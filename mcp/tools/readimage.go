@@ -141,16 +141,9 @@ func (t *readImageTool) show(ctx context.Context, sess *Session, in *readImageIn
 		return toolFailure(ReadImageTool, ctx.Err())
 	}
 	defer func() { <-t.decodes }()
-	snap, err := evidence.ReadSnapshot(canonical, evimage.MaxSourceBytes)
+	snap, err := readResolved(policy, canonical, evimage.MaxSourceBytes)
 	if err != nil {
 		return imageFailure(in.FilePath, err)
-	}
-	// A path that resolved inside the roots must still be inside after the
-	// read's own resolution (a swap between the two is denied).
-	if snap.Path != canonical {
-		if err := policy.Recheck(snap.Path); err != nil {
-			return imageFailure(in.FilePath, err)
-		}
 	}
 	thread := sess.Key + "\x00" + threadIDOrDefault(in.ThreadID, sess.ExternalID)
 	if !in.Force {
@@ -294,7 +287,7 @@ func (c *imageCache) remember(thread string, d imageData) {
 	ti := c.threads[thread]
 	if ti == nil {
 		if len(c.threads) >= imageCacheThreads {
-			c.evictThreadLocked()
+			evictLeastUsed(c.threads, func(ti *threadImages) uint64 { return ti.used })
 		}
 		ti = &threadImages{}
 		c.threads[thread] = ti
@@ -305,17 +298,4 @@ func (c *imageCache) remember(thread string, d imageData) {
 		ti.shown = slices.Delete(ti.shown, 0, len(ti.shown)-imageCacheEntries+1)
 	}
 	ti.shown = append(ti.shown, d)
-}
-
-// evictThreadLocked drops the least recently used thread's cache.
-func (c *imageCache) evictThreadLocked() {
-	var oldest string
-	var used uint64
-	found := false
-	for k, ti := range c.threads {
-		if !found || ti.used < used {
-			oldest, used, found = k, ti.used, true
-		}
-	}
-	delete(c.threads, oldest)
 }

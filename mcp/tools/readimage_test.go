@@ -408,17 +408,8 @@ func TestImageCacheBoundsThreads(t *testing.T) {
 
 func TestReadImageListedReadOnly(t *testing.T) {
 	e := newBashEnv(t, "")
-	resp, err := e.client.Call(context.Background(), "tools/list", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var list struct {
-		Tools []mcp.Tool `json:"tools"`
-	}
-	if err := resp.Decode(&list); err != nil {
-		t.Fatal(err)
-	}
-	for _, tool := range list.Tools {
+	tools := listedTools(t, e.client)
+	for _, tool := range tools {
 		if tool.Name != ReadImageTool {
 			continue
 		}

@@ -3,7 +3,6 @@ package tools
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"net/url"
 	"path/filepath"
 	"sync"
@@ -21,10 +20,9 @@ const rootsInputKey = "roots"
 // already bound; the user changes workspaces with
 // user_asked_change_workspace, as everywhere else.
 type rootsBootstrap struct {
-	mu     sync.Mutex
-	done   bool   // the client answered roots/list (even with no usable root)
-	root   string // its first file:// root as a local path, "" when none
-	reason string // why no root was taken, for the log
+	mu   sync.Mutex
+	done bool   // the client answered roots/list (even with no usable root)
+	root string // its first file:// root as a local path, "" when none
 }
 
 // rootsList is the part of a roots/list result Winx reads.
@@ -57,22 +55,22 @@ func (b *rootsBootstrap) workspace(ctx context.Context, req *mcp.ToolRequest) (r
 	if err != nil {
 		return "", false, err
 	}
-	root, reason := firstFileRoot(answers[rootsInputKey])
+	root = firstFileRoot(answers[rootsInputKey])
 
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if !b.done { // the first answer wins; a racing second call keeps it
-		b.done, b.root, b.reason = true, root, reason
+		b.done, b.root = true, root
 	}
 	return b.root, b.root != "", nil
 }
 
 // firstFileRoot returns the local path of the first file:// root in a
-// roots/list result, or "" and why none was usable.
-func firstFileRoot(raw json.RawMessage) (string, string) {
+// roots/list result, or "" when none is usable.
+func firstFileRoot(raw json.RawMessage) string {
 	var list rootsList
 	if err := json.Unmarshal(raw, &list); err != nil {
-		return "", fmt.Sprintf("roots/list result is not valid: %v", err)
+		return ""
 	}
 	for _, r := range list.Roots {
 		u, err := url.Parse(r.URI)
@@ -80,10 +78,10 @@ func firstFileRoot(raw json.RawMessage) (string, string) {
 			continue
 		}
 		if p := filepath.Clean(u.Path); filepath.IsAbs(p) {
-			return p, ""
+			return p
 		}
 	}
-	return "", fmt.Sprintf("none of the %d roots is a local file:// URI", len(list.Roots))
+	return ""
 }
 
 // bootstrapFromRoots fills in the workspace of a stdio first_call that names

@@ -156,7 +156,7 @@ func TestFirstFileRoot(t *testing.T) {
 		{`{"roots":[]}`, ""},
 		{`not json`, ""},
 	} {
-		if got, _ := firstFileRoot(json.RawMessage(tc.raw)); got != tc.want {
+		if got := firstFileRoot(json.RawMessage(tc.raw)); got != tc.want {
 			t.Errorf("firstFileRoot(%s) = %q, want %q", tc.raw, got, tc.want)
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"sync"
 	"time"
+
 	"winx/auth"
 	"winx/evidence"
 )
@@ -272,10 +273,7 @@ func (s *Sessions) bind(tk threadKey, sess *Session, move bool) error {
 
 // start runs the factory for a new session and publishes the outcome.
 func (s *Sessions) start(ctx context.Context, sess *Session, mode Mode) error {
-	sh, err := s.factory(withFactorySession(ctx, sess), sess.Root, sess.env())
-	if err == nil && sh == nil {
-		err = errors.New("tools: shell factory returned no shell")
-	}
+	sh, err := s.newShell(ctx, sess, sess.Root)
 	resumed := false
 	if err == nil {
 		mode, resumed = resumeMode(ctx, sh, mode)
@@ -301,6 +299,15 @@ func (s *Sessions) start(ctx context.Context, sess *Session, mode Mode) error {
 		orphan.Close()
 	}
 	return err
+}
+
+// newShell runs the factory for a shell of sess in dir.
+func (s *Sessions) newShell(ctx context.Context, sess *Session, dir string) (Shell, error) {
+	sh, err := s.factory(withFactorySession(ctx, sess), dir, sess.env())
+	if err == nil && sh == nil {
+		err = errors.New("tools: shell factory returned no shell")
+	}
+	return sh, err
 }
 
 // ByThread returns the session a principal's thread is bound to; threadID is
@@ -366,10 +373,7 @@ func (s *Sessions) ResetShell(ctx context.Context, sess *Session) (reset bool, e
 			dir = cwd
 		}
 	}
-	sh, err := s.factory(withFactorySession(ctx, sess), dir, sess.env())
-	if err == nil && sh == nil {
-		err = errors.New("tools: shell factory returned no shell")
-	}
+	sh, err := s.newShell(ctx, sess, dir)
 	if err != nil {
 		return false, err
 	}

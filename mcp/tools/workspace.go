@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -195,7 +196,7 @@ func readContained(root, p string, limit int) (*containedFile, error) {
 		buf = cutToLine(buf[:limit])
 		out.Truncated = true
 	}
-	if strings.IndexByte(string(buf), 0) >= 0 {
+	if bytes.IndexByte(buf, 0) >= 0 {
 		out.Binary = true
 		buf = nil
 	}
