@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"time"
+	"unicode/utf8"
 
 	"winx/guardian"
 	"winx/mcp"
@@ -120,7 +121,11 @@ func mergeOutcome(acc, next *guardian.Outcome) {
 	acc.Output.DroppedBytes += next.Output.DroppedBytes
 	acc.Output.DroppedLines += next.Output.DroppedLines
 	if overflow := len(text) - guardian.DefaultOutputBudget; overflow > 0 {
-		// Keep the tail, as a single look would; the head is counted.
+		// Keep the tail, as a single look would; the head is counted. The
+		// cut moves forward to a character boundary.
+		for overflow < len(text) && !utf8.RuneStart(text[overflow]) {
+			overflow++
+		}
 		text = text[overflow:]
 		acc.Output.DroppedBytes += overflow
 	}
