@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"winx/auth/policy"
 	"winx/guardian"
 	"winx/mcp"
 )
@@ -324,7 +325,7 @@ func (r *bashRun) do(ctx context.Context) *mcp.CallToolResult {
 			}
 			return r.background(id)
 		}
-		if dropped, ok := guardian.DropTailPipe(cmd); ok && !r.keepTailPipe {
+		if dropped, ok := policy.DropTailPipe(cmd); ok && !r.keepTailPipe {
 			cmd = dropped
 		}
 		o, err := r.runForeground(ctx, cmd)

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"winx/auth"
+	"winx/auth/policy"
 	"winx/edit"
 	"winx/evidence"
 	"winx/guardian"
@@ -176,7 +177,7 @@ func (t *editTool) apply(ctx context.Context, principal string, in *editInput) *
 		return t.failure(in, err)
 	}
 	for _, f := range plan.Files {
-		if err := mode.allowsWrite(f.Path); err != nil {
+		if err := mode.AllowsWrite(f.Path); err != nil {
 			return t.failure(in, err)
 		}
 	}
@@ -370,6 +371,7 @@ func (t *editTool) failure(in *editInput, err error) *mcp.CallToolResult {
 		me  *edit.MatchError
 		bse *edit.BlockSyntaxError
 		cm  *edit.CommitError
+		wd  *policy.WriteDeniedError
 	)
 	env := mcp.Envelope{Tool: EditFilesTool, Retryable: true}
 	switch {
@@ -435,9 +437,9 @@ func (t *editTool) failure(in *editInput, err error) *mcp.CallToolResult {
 			env.ErrorCode = codeUndoNotFound
 		}
 		env.Message = err.Error() + ". Nothing was written."
-	case errors.As(err, new(*ModeError)):
+	case errors.As(err, &wd):
 		env.Status, env.ErrorCode, env.Retryable = mcp.StatusDenied, codeFileOperationDenied, false
-		env.Message = strings.TrimPrefix(err.Error(), "tools: ") + "; ask the user to change the mode (Initialize user_asked_mode_change). Nothing was written."
+		env.Message = wd.Denial() + "; ask the user to change the mode (Initialize user_asked_mode_change). Nothing was written."
 	case errors.Is(err, edit.ErrDenied):
 		env.Status, env.ErrorCode = mcp.StatusDenied, codeFileOperationDenied
 		env.Message = err.Error() + ". Nothing was written."

@@ -10,7 +10,7 @@ import (
 	"os"
 	"strings"
 
-	"winx/auth"
+	"winx/auth/policy"
 	"winx/evidence/redact"
 	"winx/mcp"
 )
@@ -304,7 +304,7 @@ func (in *initializeInput) mode(root string) (Mode, error) {
 }
 
 func codeWriterMode(cfg *codeWriterConfig, root string) (Mode, error) {
-	var c auth.CodeWriterConfig
+	var c policy.CodeWriterConfig
 	var err error
 	if c.AllGlobs, c.AllowedGlobs, err = allOrList("code_writer_config.allowed_globs", cfg.AllowedGlobs); err != nil {
 		return Mode{}, err
@@ -312,12 +312,12 @@ func codeWriterMode(cfg *codeWriterConfig, root string) (Mode, error) {
 	if c.AllCommands, c.AllowedCommands, err = allOrList("code_writer_config.allowed_commands", cfg.AllowedCommands); err != nil {
 		return Mode{}, err
 	}
-	m, err := auth.ParseMode(ModeCodeWriter, &c, root)
-	var ce *auth.ModeConfigError
+	m, err := policy.ParseMode(ModeCodeWriter, &c, root)
+	var ce *policy.ModeConfigError
 	if errors.As(err, &ce) {
 		return Mode{}, &InputError{Msg: ce.Msg}
 	}
-	return Mode(m), err
+	return m, err
 }
 
 // allOrList decodes "all" or a list of strings.

@@ -8,7 +8,7 @@ import (
 	"sync"
 	"time"
 
-	"winx/auth"
+	"winx/auth/policy"
 	"winx/evidence"
 )
 
@@ -40,15 +40,15 @@ const ResetInterval = 5 * time.Minute
 // Modes of a session (TOOLS.md, "Modes"). Initialize records them; the
 // tools that run commands and write files enforce them (modepolicy.go).
 const (
-	ModeWCGW       = auth.ModeWCGW
-	ModeArchitect  = auth.ModeArchitect
-	ModeCodeWriter = auth.ModeCodeWriter
+	ModeWCGW       = policy.ModeWCGW
+	ModeArchitect  = policy.ModeArchitect
+	ModeCodeWriter = policy.ModeCodeWriter
 )
 
-// Mode is a session's mode and, for code_writer, what it may touch; the
-// policy is auth.Mode's. The zero Mode (Name "") means "keep the current
-// mode" to Attach.
-type Mode auth.Mode
+// Mode is a session's mode and, for code_writer, what it may touch
+// (declared by auth/policy). The zero Mode (Name "") means "keep the
+// current mode" to Attach.
+type Mode = policy.Mode
 
 // Session is one logical session: a principal's workspace and its shell.
 // The exported fields are set at creation and never change.
@@ -83,16 +83,16 @@ type Session struct {
 func (s *Session) Mode() Mode {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.mode.clone()
+	return s.mode.Clone()
 }
 
 // SetMode records a new mode after validating it.
 func (s *Session) SetMode(m Mode) error {
-	if err := m.Validate(); err != nil {
+	if err := validateMode(m); err != nil {
 		return err
 	}
 	s.mu.Lock()
-	s.mode = m.clone()
+	s.mode = m.Clone()
 	sh := s.shell
 	s.mu.Unlock()
 	recordMode(sh, m)
@@ -191,7 +191,7 @@ func (s *Sessions) attach(ctx context.Context, principal, scope, root string, mo
 		return nil, false, &WorkspaceError{Path: root, Err: ErrWorkspaceRelative}
 	}
 	if mode.Name != "" {
-		if err := mode.Validate(); err != nil {
+		if err := validateMode(mode); err != nil {
 			return nil, false, err
 		}
 	}
@@ -289,7 +289,7 @@ func (s *Sessions) start(ctx context.Context, sess *Session, mode Mode) error {
 		}
 	} else {
 		sess.mu.Lock()
-		sess.shell, sess.mode, sess.resumed = sh, mode.clone(), resumed
+		sess.shell, sess.mode, sess.resumed = sh, mode.Clone(), resumed
 		sess.mu.Unlock()
 	}
 	sess.err = err

@@ -1,10 +1,12 @@
-package auth
+package policy
 
 import (
 	"fmt"
 	"slices"
 	"sort"
 	"strings"
+
+	"winx/auth/policy/shellparse"
 )
 
 // The read-only command list of architect mode. A command is on it when
@@ -56,20 +58,20 @@ func ReadOnlyCommands() []string {
 }
 
 // readOnly decides a command in architect mode; "" allows.
-func readOnly(inv Invocation) string {
-	check, ok := readOnlyCommands[inv.Args[0]]
+func readOnly(c shellparse.Command) string {
+	check, ok := readOnlyCommands[c.Args[0]]
 	if !ok {
 		return "not on architect's read-only command list"
 	}
 	if check == nil {
 		return ""
 	}
-	for i := 1; i < len(inv.Args); i++ {
-		if inv.dynamic(i) {
-			return "argument " + inv.Args[i] + " is only known at run time, so its options cannot be checked"
+	for i := 1; i < len(c.Args); i++ {
+		if c.ArgIsDynamic(i) {
+			return "argument " + c.Args[i] + " is only known at run time, so its options cannot be checked"
 		}
 	}
-	return check(inv.Args[1:])
+	return check(c.Args[1:])
 }
 
 // longOption reports whether a names the long option full: exactly, with
@@ -280,7 +282,7 @@ var xargsSafe = []string{"cat", "grep", "egrep", "fgrep", "wc", "head", "tail", 
 	"dirname", "realpath", "readlink", "echo", "cmp", "diff", "nl", "strings",
 	"md5sum", "sha1sum", "sha224sum", "sha256sum", "sha384sum", "sha512sum", "b2sum", "cksum"}
 
-// xargsCheck finds the command xargs runs (after options; see shellcmd's
+// xargsCheck finds the command xargs runs (after options; see shellparse's
 // wrapper table) and requires it to be xargs-safe. Absent, xargs runs echo.
 func xargsCheck(args []string) string {
 	for i := 0; i < len(args); i++ {

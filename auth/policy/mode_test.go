@@ -1,4 +1,4 @@
-package auth
+package policy
 
 import (
 	"errors"
@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"winx/auth/policy/shellparse"
 )
 
 func TestParseMode(t *testing.T) {
@@ -91,7 +93,7 @@ func TestAllowsWrite(t *testing.T) {
 	for _, tc := range tests {
 		err := tc.mode.AllowsWrite(tc.path)
 		var we *WriteDeniedError
-		if (err == nil) != tc.ok || (err != nil && (!errors.As(err, &we) || we.Mode != tc.mode.Name)) {
+		if (err == nil) != tc.ok || (err != nil && (!errors.As(err, &we) || we.Mode != tc.mode.Name || we.Path != tc.path)) {
 			t.Errorf("Mode %s AllowsWrite(%q) = %v, want ok=%v", tc.mode.Name, tc.path, err, tc.ok)
 		}
 	}
@@ -105,10 +107,10 @@ func TestGlobMatchManyStars(t *testing.T) {
 	}
 }
 
-// inv builds an invocation from words; a word holding "$" or "*" is
+// inv builds a simple command from words; a word holding "$" or "*" is
 // dynamic, as the parser would report it.
-func inv(words ...string) Invocation {
-	var in Invocation
+func inv(words ...string) shellparse.Command {
+	var in shellparse.Command
 	for _, w := range words {
 		switch {
 		case strings.Contains(w, "=") && len(in.Args) == 0 && !strings.HasPrefix(w, "-"):
@@ -116,7 +118,7 @@ func inv(words ...string) Invocation {
 		case strings.HasPrefix(w, ">") || strings.HasPrefix(w, "2>") || strings.HasPrefix(w, "<"):
 			op := strings.TrimRight(w, "abcdefghijklmnopqrstuvwxyz0123456789/._$-~")
 			target := w[len(op):]
-			in.Redirects = append(in.Redirects, Redirection{Op: op, Target: target, Dynamic: strings.ContainsAny(target, "$~")})
+			in.Redirects = append(in.Redirects, shellparse.Redirect{Op: op, Target: target, Dynamic: strings.ContainsAny(target, "$~")})
 		default:
 			in.Args = append(in.Args, w)
 			in.ArgDynamic = append(in.ArgDynamic, strings.ContainsAny(w, "$*"))
@@ -125,7 +127,7 @@ func inv(words ...string) Invocation {
 	return in
 }
 
-func TestAllowsInvocationArchitect(t *testing.T) {
+func TestAllowsCommandArchitect(t *testing.T) {
 	m := Mode{Name: ModeArchitect}
 	tests := []struct {
 		words []string
@@ -213,7 +215,7 @@ func TestAllowsInvocationArchitect(t *testing.T) {
 		{[]string{"export", "A=1"}, false},
 	}
 	for _, tc := range tests {
-		err := m.AllowsInvocation(inv(tc.words...), "/w")
+		err := m.AllowsCommand(inv(tc.words...), "/w")
 		var ce *CommandDeniedError
 		if (err == nil) != tc.ok || (err != nil && (!errors.As(err, &ce) || ce.Mode != ModeArchitect || ce.Reason == "")) {
 			t.Errorf("architect %q = %v, want ok=%v", tc.words, err, tc.ok)
@@ -221,7 +223,7 @@ func TestAllowsInvocationArchitect(t *testing.T) {
 	}
 }
 
-func TestAllowsInvocationCodeWriter(t *testing.T) {
+func TestAllowsCommandCodeWriter(t *testing.T) {
 	root := t.TempDir()
 	root, _ = filepath.EvalSymlinks(root)
 	if err := os.MkdirAll(filepath.Join(root, "src"), 0o700); err != nil {
@@ -273,36 +275,36 @@ func TestAllowsInvocationCodeWriter(t *testing.T) {
 		{[]string{"GIT_CONFIG_PARAMETERS=x", "git", "status"}, root, false},
 	}
 	for _, tc := range tests {
-		err := m.AllowsInvocation(inv(tc.words...), tc.cwd)
+		err := m.AllowsCommand(inv(tc.words...), tc.cwd)
 		var ce *CommandDeniedError
 		if (err == nil) != tc.ok || (err != nil && !errors.As(err, &ce)) {
 			t.Errorf("code_writer %q in %q = %v, want ok=%v", tc.words, tc.cwd, err, tc.ok)
 		}
 	}
 	all := Mode{Name: ModeCodeWriter, AllCommands: true}
-	if err := all.AllowsInvocation(inv("curl", "x"), root); err != nil {
+	if err := all.AllowsCommand(inv("curl", "x"), root); err != nil {
 		t.Errorf("code_writer all commands: curl = %v", err)
 	}
-	if err := all.AllowsInvocation(inv("$cmd"), root); err == nil {
+	if err := all.AllowsCommand(inv("$cmd"), root); err == nil {
 		t.Errorf("code_writer all commands: a dynamic name was allowed")
 	}
-	if err := all.AllowsInvocation(inv("ls", ">x"), root); err == nil {
+	if err := all.AllowsCommand(inv("ls", ">x"), root); err == nil {
 		t.Errorf("code_writer all commands, no globs: a redirection was allowed")
 	}
 }
 
-func TestAllowsInvocationWCGW(t *testing.T) {
+func TestAllowsCommandWCGW(t *testing.T) {
 	m := Mode{Name: ModeWCGW}
 	for _, words := range [][]string{{"rm", "-rf", "x"}, {"$cmd"}, {"echo", ">f"}, {"PATH=.", "ls"}} {
-		if err := m.AllowsInvocation(inv(words...), ""); err != nil {
+		if err := m.AllowsCommand(inv(words...), ""); err != nil {
 			t.Errorf("wcgw %q = %v, want allowed", words, err)
 		}
 	}
 }
 
 func TestCommandDeniedMessage(t *testing.T) {
-	err := Mode{Name: ModeArchitect}.AllowsInvocation(inv("curl", "x"), "/w")
-	want := `auth: mode architect does not allow "curl x": not on architect's read-only command list`
+	err := Mode{Name: ModeArchitect}.AllowsCommand(inv("curl", "x"), "/w")
+	want := `policy: mode architect does not allow "curl x": not on architect's read-only command list`
 	if err == nil || err.Error() != want {
 		t.Errorf("error = %v, want %q", err, want)
 	}
@@ -311,7 +313,7 @@ func TestCommandDeniedMessage(t *testing.T) {
 // TestReadmeListsReadOnlyCommands keeps the README's Modes section in step
 // with the list architect enforces.
 func TestReadmeListsReadOnlyCommands(t *testing.T) {
-	b, err := os.ReadFile("../README.md")
+	b, err := os.ReadFile("../../README.md")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -336,7 +338,7 @@ func TestReadmeListsReadOnlyCommands(t *testing.T) {
 func TestEvaluationsRefused(t *testing.T) {
 	cw := Mode{Name: ModeCodeWriter, AllCommands: true, AllGlobs: true}
 	for _, m := range []Mode{{Name: ModeArchitect}, cw} {
-		for _, in := range []Invocation{
+		for _, in := range []shellparse.Command{
 			inv("echo", "${!x}"),
 			inv("echo", "${x@P}"),
 			inv("echo", "${x:1}"),
@@ -355,17 +357,17 @@ func TestEvaluationsRefused(t *testing.T) {
 			inv("local", "-n", "r=a"),
 			inv("a[x]=1"),
 			inv("a=([x]=1)"),
-			{Args: []string{"cat"}, ArgDynamic: []bool{false}, Redirects: []Redirection{{Op: "<<", Target: "EOF", Body: "$((x))\n"}}},
-			{Args: []string{"cat"}, ArgDynamic: []bool{false}, Redirects: []Redirection{{Op: "<<<", Target: "${!x}", Dynamic: true}}},
+			{Args: []string{"cat"}, ArgDynamic: []bool{false}, Redirects: []shellparse.Redirect{{Op: "<<", Target: "EOF", Body: "$((x))\n"}}},
+			{Args: []string{"cat"}, ArgDynamic: []bool{false}, Redirects: []shellparse.Redirect{{Op: "<<<", Target: "${!x}", Dynamic: true}}},
 		} {
-			if err := m.AllowsInvocation(in, "/w"); err == nil {
-				t.Errorf("%s %q allowed, want denied", m.Name, in.String())
+			if err := m.AllowsCommand(in, "/w"); err == nil {
+				t.Errorf("%s %q allowed, want denied", m.Name, commandString(in))
 			}
 		}
 	}
-	for _, in := range []Invocation{inv("echo", "${x:-y}", "${#x}", "${a[@]}", "${a[*]}"), inv("[[", "-v", "x", "]]")} {
-		if err := cw.AllowsInvocation(in, "/w"); err != nil {
-			t.Errorf("code_writer %q = %v, want allowed", in.String(), err)
+	for _, in := range []shellparse.Command{inv("echo", "${x:-y}", "${#x}", "${a[@]}", "${a[*]}"), inv("[[", "-v", "x", "]]")} {
+		if err := cw.AllowsCommand(in, "/w"); err != nil {
+			t.Errorf("code_writer %q = %v, want allowed", commandString(in), err)
 		}
 	}
 }
@@ -373,7 +375,7 @@ func TestEvaluationsRefused(t *testing.T) {
 func TestArchitectAssignsPlainValues(t *testing.T) {
 	m := Mode{Name: ModeArchitect}
 	for words, ok := range map[string]bool{"LANG=en_US.UTF-8": true, "TZ=Europe/Paris": true, "LANG=a[x]": false, "TZ=$(id)": false, "LANG[1]=C": false} {
-		if err := m.AllowsInvocation(inv(words), "/w"); (err == nil) != ok {
+		if err := m.AllowsCommand(inv(words), "/w"); (err == nil) != ok {
 			t.Errorf("architect %q = %v, want ok=%v", words, err, ok)
 		}
 	}

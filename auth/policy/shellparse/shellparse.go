@@ -1,7 +1,8 @@
-// Package shellcmd finds every simple command a bash command line would run,
-// for the command allowlist of session modes. It reads bash syntax
-// statically: it runs, expands and evaluates nothing, and it does not decide
-// what is allowed (package auth does).
+// Package shellparse finds every simple command a bash command line would
+// run: the parsed-command model that package auth/policy decides on (session
+// modes, temporary-artifact writes). It reads bash syntax statically: it
+// runs, expands and evaluates nothing, and it does not decide what is
+// allowed (package policy does).
 //
 // The reading is conservative. Commands nested anywhere are reported: in
 // pipelines and lists, $( ), backticks, ( ) subshells, { ; } groups, <( )
@@ -20,7 +21,7 @@
 // constructs bash accepts only with options (extglob patterns, "for x in a;
 // { ...; }") are errors; single quotes inside ${ } within double quotes are
 // read as quotes.
-package shellcmd
+package shellparse
 
 import (
 	"fmt"
@@ -83,6 +84,14 @@ type Command struct {
 	// Assignments are the leading NAME=value words (also those given to
 	// env and sudo for the command they run).
 	Assignments []string
+}
+
+// ArgIsDynamic reports whether Args[i] is only known at run time. The name
+// also counts as dynamic when Dynamic is set, and so does a word without an
+// ArgDynamic entry: Parse fills every entry, and a command built by hand
+// that leaves one out is read the safe way for an allowlist.
+func (c Command) ArgIsDynamic(i int) bool {
+	return i >= len(c.ArgDynamic) || c.ArgDynamic[i] || (i == 0 && c.Dynamic)
 }
 
 // ParseError is a line Parse could not read. Offset is a byte offset into
