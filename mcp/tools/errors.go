@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 
+	"winx/auth/policy"
 	"winx/mcp"
 )
 
@@ -33,8 +34,9 @@ var (
 	// ErrWorkspaceChangeNeedsNewSession: a remote conversation asked to
 	// move to another workspace; it must start a new conversation.
 	ErrWorkspaceChangeNeedsNewSession = errors.New("tools: a remote conversation cannot change its workspace")
-	// ErrInvalidMode: an unknown mode or a malformed code_writer config.
-	ErrInvalidMode = errors.New("tools: invalid mode")
+	// ErrInvalidMode: an unknown mode or a malformed code_writer config
+	// (Mode.Validate wraps it).
+	ErrInvalidMode = policy.ErrInvalidMode
 	// ErrTaskNotFound: no saved context has the id.
 	ErrTaskNotFound = errors.New("tools: saved task not found")
 	// ErrSessionsClosed: the registry was closed.

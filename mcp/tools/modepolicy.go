@@ -16,20 +16,6 @@ import (
 // codeCommandNotAllowed is the errorCode of a denied command.
 const codeCommandNotAllowed = "command_not_allowed"
 
-// validateMode reports a mode that is unknown or a code_writer mode whose
-// configuration is malformed. It wraps ErrInvalidMode.
-func validateMode(m Mode) error {
-	err := m.Validate()
-	if err == nil {
-		return nil
-	}
-	var ce *policy.ModeConfigError
-	if errors.As(err, &ce) {
-		return fmt.Errorf("%w: %s", ErrInvalidMode, ce.Msg)
-	}
-	return fmt.Errorf("%w: %v", ErrInvalidMode, err)
-}
-
 // commandDenial is the data of a denied command.
 type commandDenial struct {
 	Mode       string `json:"mode"`

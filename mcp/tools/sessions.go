@@ -88,7 +88,7 @@ func (s *Session) Mode() Mode {
 
 // SetMode records a new mode after validating it.
 func (s *Session) SetMode(m Mode) error {
-	if err := validateMode(m); err != nil {
+	if err := m.Validate(); err != nil {
 		return err
 	}
 	s.mu.Lock()
@@ -191,7 +191,7 @@ func (s *Sessions) attach(ctx context.Context, principal, scope, root string, mo
 		return nil, false, &WorkspaceError{Path: root, Err: ErrWorkspaceRelative}
 	}
 	if mode.Name != "" {
-		if err := validateMode(mode); err != nil {
+		if err := mode.Validate(); err != nil {
 			return nil, false, err
 		}
 	}
