@@ -198,3 +198,35 @@ func TestTypedInputProblem(t *testing.T) {
 		}
 	}
 }
+
+func TestTypedLineAndKeys(t *testing.T) {
+	architect := Mode{Name: ModeArchitect}
+	for _, tc := range []struct {
+		mode      Mode
+		text      string
+		want      string
+		wantError bool
+	}{
+		{architect, "ls\r", "ls\n", false},
+		{architect, "\x03", "", false},
+		{architect, "ls", "", true},
+		{architect, "ls\x01rm\r", "", true},
+		{Mode{Name: ModeWCGW}, "ls\x01", "ls\x01", false},
+	} {
+		got, err := tc.mode.TypedLine(tc.text)
+		var ce *CommandDeniedError
+		if tc.wantError != (err != nil) || (err != nil && (!errors.As(err, &ce) || ce.Command == "")) || got != tc.want {
+			t.Errorf("%s TypedLine(%q) = %q, %v; want %q, error %v", tc.mode.Name, tc.text, got, err, tc.want, tc.wantError)
+		}
+	}
+	var ce *CommandDeniedError
+	if err := architect.CheckKeys([]string{"Enter", "Key-up"}); !errors.As(err, &ce) || ce.Command != "Key-up" {
+		t.Errorf("architect CheckKeys(Key-up) = %v, want Key-up denied", err)
+	}
+	if err := architect.CheckKeys([]string{"Enter", "Ctrl-c"}); err != nil {
+		t.Errorf("architect CheckKeys(Enter, Ctrl-c) = %v, want allowed", err)
+	}
+	if err := (Mode{Name: ModeWCGW}).CheckKeys([]string{"Key-up"}); err != nil {
+		t.Errorf("wcgw CheckKeys(Key-up) = %v, want allowed", err)
+	}
+}

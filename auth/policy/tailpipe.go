@@ -1,6 +1,11 @@
 package policy
 
-// Trailing-pipe detection for BashCommand's foreground commands.
+// Trailing-pipe detection for BashCommand's foreground commands. It scans
+// the source text instead of reading shellparse's commands: it must hand
+// back the exact text before the pipe, which the parse (words with quotes
+// removed, no offsets) does not keep, and it refuses more than the parser
+// does (backquotes, heredocs, case patterns), since a refusal only keeps a
+// tail the user asked for.
 
 import "strings"
 
