@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"winx/auth"
+	"winx/edit/atomicfile"
 	"winx/evidence"
 	"winx/evidence/redact"
 	"winx/mcp"
@@ -657,58 +658,14 @@ func ensureNewline(b *bytes.Buffer) {
 	}
 }
 
-// writePrivateFile replaces path with b atomically: a 0600 temp file in a
-// 0700 directory, fsync, rename, fsync of the directory. A reader sees the
-// old file or the new one, never a part.
+// writePrivateFile replaces path with b atomically and durably: a 0600
+// file in a private 0700 directory, file and directory fsynced. A reader
+// sees the old file or the new one, never a part.
 func writePrivateFile(path string, b []byte) error {
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o700); err != nil {
+	if err := atomicfile.MkdirPrivate(filepath.Dir(path)); err != nil {
 		return err
 	}
-	fi, err := os.Lstat(dir)
-	if err != nil {
-		return err
-	}
-	if !fi.IsDir() {
-		return &fs.PathError{Op: "save", Path: dir, Err: syscall.ENOTDIR}
-	}
-	if fi.Mode().Perm() != 0o700 {
-		if err := os.Chmod(dir, 0o700); err != nil {
-			return err
-		}
-	}
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".*.tmp") // CreateTemp makes 0600
-	if err != nil {
-		return err
-	}
-	done := false
-	defer func() {
-		if !done {
-			tmp.Close()
-			os.Remove(tmp.Name())
-		}
-	}()
-	if _, err := tmp.Write(b); err != nil {
-		return err
-	}
-	if err := tmp.Sync(); err != nil {
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		os.Remove(tmp.Name())
-		done = true
-		return err
-	}
-	done = true
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	return d.Sync()
+	return atomicfile.WriteFile(path, b, 0o600, atomicfile.Durability{SyncFile: true, SyncDir: true})
 }
 
 // openWithDesktop starts the desktop's default opener (xdg-open, or open on
