@@ -74,9 +74,12 @@ func importTable() map[string]importRule {
 			"golang.org/x/term",
 		}},
 		"guardian": {imports: []string{"jsonrpc", "pty", "vt", "evidence/redact", "edit/atomicfile"}},
-		"codemap":  {modules: []string{"github.com/smacker/go-tree-sitter"}, cgo: true},
+		"codemap":  {imports: []string{"codemap/walk"}, modules: []string{"github.com/smacker/go-tree-sitter"}, cgo: true},
 		"fuzz":     {anyGroup: true, anyModule: true},
 		"cmd":      {anyGroup: true, anyModule: true},
+
+		// The pure-Go walker that codemap shares with the workspace services.
+		"codemap/walk": {},
 	}
 }
 

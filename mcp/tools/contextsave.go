@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"winx/auth"
+	"winx/codemap/walk"
 	"winx/edit/atomicfile"
 	"winx/evidence"
 	"winx/evidence/redact"
@@ -476,35 +477,37 @@ func (t *contextSaver) collect(ctx context.Context, policy *auth.PathPolicy, roo
 }
 
 // walkGlob calls visit for each non-directory below plan.base matching the
-// plan, skipping .git and Winx's own .winx, within MaxContextScan entries
-// (counted in *scanned across globs) and ctx.
+// plan, never entering version-control or Winx state (codemap/walk's
+// SkipState), within MaxContextScan entries (counted in *scanned across
+// globs) and ctx.
 func walkGlob(ctx context.Context, plan globPlan, scanned *int, stopped *bool, visit func(string)) {
-	filepath.WalkDir(plan.base, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return nil // unreadable entry or missing base: nothing to match
-		}
-		if ctx.Err() != nil || *scanned >= MaxContextScan {
+	if *scanned >= MaxContextScan {
+		*stopped = true
+		return
+	}
+	*scanned++ // the base itself
+	err := walk.Walk(ctx, plan.base, "", walk.Options{Skip: walk.SkipState}, func(e walk.Entry) error {
+		if *scanned >= MaxContextScan {
 			*stopped = true
 			return fs.SkipAll
 		}
 		*scanned++
-		if d.IsDir() {
-			if p == plan.base {
-				return nil
-			}
-			if d.Name() == ".git" || d.Name() == ".winx" {
-				return fs.SkipDir
-			}
-			if rel, _ := filepath.Rel(plan.base, p); plan.depth >= 0 && strings.Count(rel, string(filepath.Separator))+1 >= plan.depth {
+		if e.IsDir() {
+			if plan.depth >= 0 && strings.Count(e.Rel, "/")+1 >= plan.depth {
 				return fs.SkipDir // matches are shallower than this
 			}
 			return nil
 		}
-		if rel, err := filepath.Rel(plan.base, p); err == nil && globMatch(plan.rest, filepath.ToSlash(rel)) {
-			visit(p)
+		if globMatch(plan.rest, e.Rel) {
+			visit(e.Path)
 		}
 		return nil
 	})
+	if err != nil && ctx.Err() != nil {
+		*stopped = true
+	}
+	// Any other error (an unreadable or missing base) means nothing more to
+	// match.
 }
 
 // readFile reads one canonical file (from policy.Resolve) within the

@@ -12,6 +12,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"winx/codemap/walk"
 )
 
 // Limits of the workspace overview Initialize shows the model. Each bounds
@@ -90,20 +92,14 @@ type Guideline struct {
 // guidelineFiles are read at the root only, in this order.
 var guidelineFiles = []string{"AGENTS.md", "CLAUDE.md", "GEMINI.md", ".cursorrules", ".github/copilot-instructions.md"}
 
-// skipAlways are directory names never listed, git or not: VCS internals,
-// Winx's own artifacts, dependency trees and virtual environments.
-var skipAlways = map[string]bool{
-	".git": true, ".hg": true, ".svn": true, ".winx": true,
-	"node_modules": true, "vendor": true, ".venv": true, "venv": true, "__pycache__": true,
-}
-
-// skipWithoutGit are build and cache directories a .gitignore would
-// usually hide; used only when git cannot say.
-var skipWithoutGit = map[string]bool{
-	"target": true, "dist": true, "build": true, "out": true, ".next": true, ".cache": true,
-	".tox": true, ".mypy_cache": true, ".pytest_cache": true, ".ruff_cache": true,
-	".gradle": true, ".idea": true, "coverage": true, ".terraform": true,
-}
+// Directory classes (codemap/walk) never listed, git or not: VCS internals,
+// Winx's own artifacts, dependency trees and virtual environments; and,
+// only when git cannot say, the build and cache directories a .gitignore
+// would usually hide.
+const (
+	overviewSkip        = walk.SkipState | walk.SkipDeps
+	overviewSkipWithout = overviewSkip | walk.SkipBuild
+)
 
 // importantFiles rank first at their depth, in this order; README* matches
 // any README with or without an extension.
@@ -172,16 +168,6 @@ type scannedFile struct {
 	mod time.Time
 }
 
-// skipped reports whether a slash path has a component that is never listed.
-func skipped(rel string, extra map[string]bool) bool {
-	for part := range strings.SplitSeq(rel, "/") {
-		if skipAlways[part] || extra[part] {
-			return true
-		}
-	}
-	return false
-}
-
 // gitEnv is the environment of the git commands: the process's, without
 // GIT_* variables that could point git at another repository, and with no
 // optional locks (a status must not block the user's own git) or prompts.
@@ -245,7 +231,7 @@ func gitFiles(ctx context.Context, root string, lim OverviewLimits) ([]scannedFi
 	seen := make(map[string]bool)
 	var files []scannedFile
 	for name := range strings.SplitSeq(string(out), "\x00") {
-		if name == "" || seen[name] || skipped(name, nil) {
+		if name == "" || seen[name] || overviewSkip.SkippedPath(name) {
 			continue
 		}
 		seen[name] = true // unmerged paths are listed once per stage
@@ -262,44 +248,30 @@ func gitFiles(ctx context.Context, root string, lim OverviewLimits) ([]scannedFi
 }
 
 // walkFiles lists files below root without git, skipping the built-in
-// ignore lists, within the git timeout and MaxScan files.
+// classes of directories, within the git timeout and MaxScan files.
 func walkFiles(ctx context.Context, root string, lim OverviewLimits) ([]scannedFile, bool, error) {
 	ctx, cancel := context.WithTimeout(ctx, lim.GitTimeout)
 	defer cancel()
 	var files []scannedFile
 	truncated := false
-	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if ctxErr := ctx.Err(); ctxErr != nil {
-			truncated = true
-			return fs.SkipAll
-		}
-		if err != nil {
-			if p == root {
-				return err
-			}
-			return nil // unreadable entry: leave it out
-		}
-		if p == root {
-			return nil
-		}
-		if d.IsDir() {
-			if skipAlways[d.Name()] || skipWithoutGit[d.Name()] {
-				return fs.SkipDir
-			}
+	err := walk.Walk(ctx, root, "", walk.Options{Skip: overviewSkipWithout}, func(e walk.Entry) error {
+		if e.IsDir() {
 			return nil
 		}
 		if len(files) == lim.MaxScan {
 			truncated = true
 			return fs.SkipAll
 		}
-		rel, _ := filepath.Rel(root, p)
 		var mod time.Time
-		if info, err := d.Info(); err == nil {
+		if info, err := e.Info(); err == nil {
 			mod = info.ModTime()
 		}
-		files = append(files, scannedFile{rel: filepath.ToSlash(rel), mod: mod})
+		files = append(files, scannedFile{rel: e.Rel, mod: mod})
 		return nil
 	})
+	if err != nil && ctx.Err() != nil {
+		return files, true, nil // out of time: what was listed stands
+	}
 	return files, truncated, err
 }
 
