@@ -80,6 +80,8 @@ func importTable() map[string]importRule {
 
 		// The pure-Go walker that codemap shares with the workspace services.
 		"codemap/walk": {},
+		// Workspace services: overview, context collection, saved contexts.
+		"mcp/workspace": {imports: []string{"evidence", "evidence/redact", "auth", "codemap/walk", "edit/atomicfile"}},
 	}
 }
 

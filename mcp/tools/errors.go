@@ -7,6 +7,7 @@ import (
 	"io/fs"
 
 	"winx/mcp"
+	wspace "winx/mcp/workspace" // the tests own the name workspace
 )
 
 // Sentinel errors of session routing and workspace resolution. Callers decide
@@ -36,7 +37,7 @@ var (
 	// ErrInvalidMode: an unknown mode or a malformed code_writer config.
 	ErrInvalidMode = errors.New("tools: invalid mode")
 	// ErrTaskNotFound: no saved context has the id.
-	ErrTaskNotFound = errors.New("tools: saved task not found")
+	ErrTaskNotFound = wspace.ErrTaskNotFound
 	// ErrSessionsClosed: the registry was closed.
 	ErrSessionsClosed = errors.New("tools: sessions are closed")
 )
