@@ -12,7 +12,7 @@ import (
 
 	"winx/evidence/redact"
 	"winx/mcp"
-	wspace "winx/mcp/workspace" // the tests own the name workspace
+	wspace "winx/mcp/workspace" // "workspace" names a test helper of this package
 )
 
 // AboutURI is the resource describing the running server.

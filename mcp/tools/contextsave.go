@@ -14,7 +14,7 @@ import (
 	"winx/auth"
 	"winx/evidence/redact"
 	"winx/mcp"
-	wspace "winx/mcp/workspace" // the tests own the name workspace
+	wspace "winx/mcp/workspace" // "workspace" names a test helper of this package
 )
 
 // ContextSaveTool is the name of the tool that saves a task's context for a
@@ -167,10 +167,9 @@ func (t *contextSaver) save(ctx context.Context, principal string, in *contextSa
 	if err != nil {
 		return contextFailure(err)
 	}
-	path := data.Path
 	if t.open != nil {
 		// Showing the file is a courtesy: its failure never fails the save.
-		if name, err := t.open(path); err == nil {
+		if name, err := t.open(data.Path); err == nil {
 			data.OpenedWith = name
 		}
 	}

@@ -7,7 +7,7 @@ import (
 	"io/fs"
 
 	"winx/mcp"
-	wspace "winx/mcp/workspace" // the tests own the name workspace
+	wspace "winx/mcp/workspace" // "workspace" names a test helper of this package
 )
 
 // Sentinel errors of session routing and workspace resolution. Callers decide

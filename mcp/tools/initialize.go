@@ -13,7 +13,7 @@ import (
 	"winx/auth"
 	"winx/evidence/redact"
 	"winx/mcp"
-	wspace "winx/mcp/workspace" // the tests own the name workspace
+	wspace "winx/mcp/workspace" // "workspace" names a test helper of this package
 )
 
 // InitializeTool is the name of the tool that starts or reattaches a session.

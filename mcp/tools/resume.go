@@ -6,7 +6,7 @@ import (
 	"sync"
 
 	"winx/evidence"
-	wspace "winx/mcp/workspace" // the tests own the name workspace
+	wspace "winx/mcp/workspace" // "workspace" names a test helper of this package
 )
 
 // Resuming a task saved with ContextSave: Initialize with
