@@ -1,37 +1,33 @@
 package edit
 
-// The commit stage: per file, an atomic same-directory replacement.
+// The commit stage: per file, an atomic same-directory replacement through
+// edit/atomicfile, durable (file and directory fsynced).
 //
-// Temp files are named ".winx-tmp-<16 hex>" in the target's directory and
-// are held under an exclusive flock(2) by their writer from creation until
-// the rename. The kernel drops the lock when the writer dies, so a temp file
-// whose lock can be taken belongs to a dead writer (SIGKILL, power loss):
-// the engine removes such files from a directory the first time it writes
-// there, and again when its last sweep of that directory is over a minute
-// old. A live writer's temp file is never removed.
+// Temp files (atomicfile.TempPrefix) of writers that died are removed from a
+// directory the first time the engine writes there, and again when its last
+// sweep of that directory is over a minute old. A live writer's temp file is
+// never removed.
 
 import (
 	"bytes"
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 	"sync"
 	"syscall"
 	"time"
 
+	"winx/edit/atomicfile"
 	"winx/evidence"
 )
 
 const (
 	// TempPrefix starts the name of every temp file the engine creates.
-	TempPrefix = ".winx-tmp-"
+	TempPrefix = atomicfile.TempPrefix
 	// sweepEvery is how often one engine sweeps one directory.
 	sweepEvery = time.Minute
 )
@@ -171,24 +167,17 @@ func (e *Engine) commitFile(pf *PlannedFile) (FileResult, error) {
 	}
 	e.maybeSweep(dir)
 
-	var tmp *os.File
-	var tmpName string
+	var tmp *atomicfile.Temp
 	if !pf.remove {
-		perm := fs.FileMode(0o644)
+		opts := atomicfile.TempOptions{Perm: 0o644, Umask: true, Sync: true}
 		if pf.Exists {
-			perm = pf.OldMode & (fs.ModePerm | fs.ModeSetuid | fs.ModeSetgid | fs.ModeSticky)
+			opts = atomicfile.TempOptions{Perm: pf.OldMode & (fs.ModePerm | fs.ModeSetuid | fs.ModeSetgid | fs.ModeSticky), Sync: true}
 		}
 		var err error
-		tmp, tmpName, err = writeTemp(dir, pf.new, perm, pf.Exists, true)
-		if err != nil {
+		if tmp, err = atomicfile.CreateTemp(dir, pf.new, opts); err != nil {
 			return FileResult{}, err
 		}
-		defer func() {
-			if tmp != nil {
-				os.Remove(tmpName)
-				tmp.Close()
-			}
-		}()
+		defer tmp.Discard() // nothing once renamed or linked
 	}
 
 	// The last checks, as close to the replacement as the API allows.
@@ -206,12 +195,10 @@ func (e *Engine) commitFile(pf *PlannedFile) (FileResult, error) {
 	case pf.remove:
 		err = os.Remove(pf.Path)
 	case pf.Exists:
-		err = os.Rename(tmpName, pf.Path)
+		err = tmp.Rename(pf.Path)
 	default:
 		// link(2) fails if the name appeared since verifyTarget.
-		if err = os.Link(tmpName, pf.Path); err == nil {
-			os.Remove(tmpName)
-		} else if errors.Is(err, fs.ErrExist) {
+		if err = tmp.Link(pf.Path); errors.Is(err, fs.ErrExist) {
 			err = &ConflictError{Path: pf.Path, Want: "", Got: "", Reason: ReasonChangedAfterRead}
 		}
 	}
@@ -219,15 +206,13 @@ func (e *Engine) commitFile(pf *PlannedFile) (FileResult, error) {
 		e.dropUndo(undoID)
 		return FileResult{}, err
 	}
-	if tmp != nil {
-		tmp.Close() // releases the flock; the name is gone
-		tmp = nil
-	}
 	// The rename happened, so the file is committed on the live system
 	// whatever fsync of the directory says; an error here only weakens
 	// durability across a power loss, and reporting the file as failed
-	// would be false.
-	_ = syncDir(dir)
+	// would be false. That is why the engine syncs the directory itself
+	// rather than through atomicfile.WriteFile, and why a removal (undo of
+	// a creation) is synced the same way.
+	_ = atomicfile.SyncDir(dir)
 	return e.finish(pf, undoID), nil
 }
 
@@ -299,92 +284,6 @@ func (e *Engine) finish(pf *PlannedFile, undoID string) FileResult {
 	return fr
 }
 
-// writeTemp creates a locked temp file in dir holding b, with perm, fsynced
-// if durable. exact: set perm exactly (an existing file's bits), rather than
-// perm less the umask (a new file).
-func writeTemp(dir string, b []byte, perm fs.FileMode, exact, durable bool) (*os.File, string, error) {
-	f, name, err := createTemp(dir, perm)
-	if err != nil {
-		return nil, "", err
-	}
-	fail := func(err error) (*os.File, string, error) {
-		os.Remove(name)
-		f.Close()
-		return nil, "", err
-	}
-	if exact {
-		if err := f.Chmod(perm); err != nil {
-			return fail(err)
-		}
-	}
-	if _, err := f.Write(b); err != nil {
-		return fail(err)
-	}
-	if durable {
-		if err := f.Sync(); err != nil {
-			return fail(err)
-		}
-	}
-	return f, name, nil
-}
-
-// createTemp creates and flocks a new temp file in dir. The name is checked
-// again after the lock, since a sweeper may have taken the lock between
-// open and flock and removed the name.
-func createTemp(dir string, perm fs.FileMode) (*os.File, string, error) {
-	for range 16 {
-		var rnd [8]byte
-		rand.Read(rnd[:])
-		name := filepath.Join(dir, TempPrefix+hex.EncodeToString(rnd[:]))
-		f, err := os.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL|syscall.O_NOFOLLOW|syscall.O_CLOEXEC, perm)
-		if errors.Is(err, fs.ErrExist) {
-			continue
-		}
-		if err != nil {
-			return nil, "", err
-		}
-		if err := flock(f, syscall.LOCK_EX); err != nil {
-			f.Close()
-			os.Remove(name)
-			return nil, "", err
-		}
-		if sameFile(f, name) {
-			return f, name, nil
-		}
-		f.Close()
-	}
-	return nil, "", errors.New("edit: could not create a temp file")
-}
-
-func flock(f *os.File, how int) error {
-	rc, err := f.SyscallConn()
-	if err != nil {
-		return err
-	}
-	var ferr error
-	if err := rc.Control(func(fd uintptr) {
-		for {
-			ferr = syscall.Flock(int(fd), how)
-			if ferr != syscall.EINTR {
-				return
-			}
-		}
-	}); err != nil {
-		return err
-	}
-	return ferr
-}
-
-// sameFile reports whether name still refers to f's inode.
-func sameFile(f *os.File, name string) bool {
-	a, err := f.Stat()
-	if err != nil {
-		return false
-	}
-	b, err := os.Lstat(name)
-	return err == nil && os.SameFile(a, b)
-}
-
 // maybeSweep sweeps dir unless this engine did so within sweepEvery.
 func (e *Engine) maybeSweep(dir string) {
 	now := e.now()
@@ -400,56 +299,15 @@ func (e *Engine) maybeSweep(dir string) {
 		e.swept[dir] = now
 	}
 	e.mu.Unlock()
-	sweepTemps(dir)
+	atomicfile.Sweep(dir)
 }
 
-// sweepTemps removes temp files in dir whose writer is gone (no flock held).
-func sweepTemps(dir string) {
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		return
-	}
-	for _, ent := range entries {
-		if !strings.HasPrefix(ent.Name(), TempPrefix) || !ent.Type().IsRegular() {
-			continue
-		}
-		name := filepath.Join(dir, ent.Name())
-		f, err := os.OpenFile(name, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK|syscall.O_CLOEXEC, 0)
-		if err != nil {
-			continue
-		}
-		if flock(f, syscall.LOCK_EX|syscall.LOCK_NB) == nil && sameFile(f, name) {
-			os.Remove(name)
-		}
-		f.Close()
-	}
-}
-
-// syncDir fsyncs a directory so a rename in it is durable.
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	return d.Sync()
-}
-
-// writeFileAtomic writes a state file (receipt, undo record) with mode 0600
-// through a temp file and a rename, without fsync: these records are
-// conveniences, and a power loss that drops one costs a replay or an undo,
-// never a user file. Skipping the fsyncs halves the latency of an edit.
-func writeFileAtomic(path string, b []byte) error {
-	f, name, err := writeTemp(filepath.Dir(path), b, 0o600, true, false)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	if err := os.Rename(name, path); err != nil {
-		os.Remove(name)
-		return err
-	}
-	return nil
+// writeStateFile writes a state file (receipt, undo record) with mode 0600,
+// atomically but without fsync: these records are conveniences, and a power
+// loss that drops one costs a replay or an undo, never a user file.
+// Skipping the fsyncs halves the latency of an edit.
+func writeStateFile(path string, b []byte) error {
+	return atomicfile.WriteFile(path, b, 0o600, atomicfile.Durability{})
 }
 
 // readBounded reads a state file of at most limit bytes.

@@ -13,11 +13,11 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"sync"
 	"time"
 
+	"winx/edit/atomicfile"
 	"winx/evidence"
 )
 
@@ -138,7 +138,7 @@ func NewEngine(opts EngineOptions) (*Engine, error) {
 	}
 	if e.stateDir != "" {
 		for _, sub := range []string{receiptDir, undoDir} {
-			if err := os.MkdirAll(filepath.Join(e.stateDir, sub), 0o700); err != nil {
+			if err := atomicfile.MkdirPrivate(filepath.Join(e.stateDir, sub)); err != nil {
 				return nil, fmt.Errorf("edit: state directory: %w", err)
 			}
 		}

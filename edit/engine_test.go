@@ -683,7 +683,7 @@ func TestNewFileModeAndStaleTemps(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer live.Close()
-	if err := flock(live, syscall.LOCK_EX); err != nil {
+	if err := syscall.Flock(int(live.Fd()), syscall.LOCK_EX); err != nil {
 		t.Fatal(err)
 	}
 	old := syscall.Umask(0o027)

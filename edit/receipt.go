@@ -18,6 +18,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"winx/edit/atomicfile"
 	"winx/evidence"
 )
 
@@ -128,7 +129,7 @@ func (e *Engine) storeReceipt(key string, res *Result) {
 	if err != nil || len(b) > maxReceiptBytes {
 		return
 	}
-	_ = writeFileAtomic(e.receiptPath(key), b)
+	_ = writeStateFile(e.receiptPath(key), b)
 }
 
 // sweepState removes expired receipts and undo records.
@@ -146,6 +147,6 @@ func (e *Engine) sweepState() {
 				os.Remove(filepath.Join(dir, ent.Name()))
 			}
 		}
-		sweepTemps(dir)
+		atomicfile.Sweep(dir)
 	}
 }

@@ -63,7 +63,7 @@ func (e *Engine) storeUndo(pf *PlannedFile) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	if err := writeFileAtomic(e.undoPath(id), b); err != nil {
+	if err := writeStateFile(e.undoPath(id), b); err != nil {
 		return "", fmt.Errorf("edit: undo record: %w", err)
 	}
 	return id, nil

@@ -65,17 +65,23 @@ func importTable() map[string]importRule {
 		// Evidence and its sub-packages may import each other, nothing else.
 		"evidence":        {imports: []string{"evidence/redact"}},
 		"evidence/redact": {imports: []string{"evidence"}},
-		"edit":            {imports: []string{"evidence", "evidence/redact"}},
+		"edit":            {imports: []string{"evidence", "evidence/redact", "edit/atomicfile"}},
+		"edit/atomicfile": {},
 		"vt":              {},
 		"pty": {modules: []string{
 			"github.com/creack/pty",
 			"golang.org/x/sys",
 			"golang.org/x/term",
 		}},
-		"guardian": {imports: []string{"jsonrpc", "pty", "vt", "evidence/redact"}},
-		"codemap":  {modules: []string{"github.com/smacker/go-tree-sitter"}, cgo: true},
+		"guardian": {imports: []string{"jsonrpc", "pty", "vt", "evidence/redact", "edit/atomicfile"}},
+		"codemap":  {imports: []string{"codemap/walk"}, modules: []string{"github.com/smacker/go-tree-sitter"}, cgo: true},
 		"fuzz":     {anyGroup: true, anyModule: true},
 		"cmd":      {anyGroup: true, anyModule: true},
+
+		// The pure-Go walker that codemap shares with the workspace services.
+		"codemap/walk": {},
+		// Workspace services: overview, context collection, saved contexts.
+		"mcp/workspace": {imports: []string{"evidence", "evidence/redact", "auth", "codemap/walk", "edit/atomicfile"}},
 	}
 }
 

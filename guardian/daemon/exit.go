@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"winx/edit/atomicfile"
 	"winx/guardian/wire"
 )
 
@@ -53,36 +54,22 @@ func StateDir(getenv func(string) string) string {
 	return filepath.Join(home, ".local", "state", "winx")
 }
 
-// WriteExitRecord replaces the record in dir (created 0700) with a 0600
-// file, atomically.
+// WriteExitRecord replaces the record in dir (a private 0700 directory,
+// created if missing) with a 0600 file, atomically. It is not fsynced: the
+// record only helps `winx doctor` explain a stop, and a power loss explains
+// itself.
 func WriteExitRecord(dir string, r ExitRecord) error {
 	if dir == "" {
 		return errors.New("daemon: no state directory")
 	}
-	if err := os.MkdirAll(dir, 0o700); err != nil {
+	if err := atomicfile.MkdirPrivate(dir); err != nil {
 		return err
 	}
 	b, err := json.MarshalIndent(r, "", "  ")
 	if err != nil {
 		return err
 	}
-	tmp, err := os.CreateTemp(dir, ".winxd-exit-*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(append(b, '\n')); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Chmod(0o600); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), filepath.Join(dir, ExitFileName))
+	return atomicfile.WriteFile(filepath.Join(dir, ExitFileName), append(b, '\n'), 0o600, atomicfile.Durability{})
 }
 
 // ReadExitRecord reads the record in dir; a missing file wraps

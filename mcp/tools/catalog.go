@@ -12,6 +12,7 @@ import (
 
 	"winx/evidence/redact"
 	"winx/mcp"
+	wspace "winx/mcp/workspace" // "workspace" names a test helper of this package
 )
 
 // AboutURI is the resource describing the running server.
@@ -35,7 +36,7 @@ type Options struct {
 	ScratchRoot string
 	// Overview bounds the workspace context Initialize shows; zero fields
 	// mean the defaults.
-	Overview OverviewLimits
+	Overview wspace.Limits
 	// AllowPaths are extra roots file tools may use besides the workspace
 	// (WINX_ALLOW_PATHS, parsed once at start with auth.ParseAllowPaths).
 	AllowPaths []string

@@ -5,19 +5,19 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"runtime"
 	"slices"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
-	"winx/auth"
-	"winx/evidence/redact"
+	"winx/evidence"
 	"winx/mcp"
 	"winx/mcp/mcptest"
+	wspace "winx/mcp/workspace"
 )
 
 // Secrets the default redactor knows; the saved file and every answer must
@@ -53,7 +53,7 @@ func (a *adapter) init(args map[string]any) *initResult {
 }
 
 // save calls ContextSave and decodes its data.
-func (a *adapter) save(args map[string]any) (*toolResult, contextSaveData) {
+func (a *adapter) save(args map[string]any) (*toolResult, wspace.SaveResult) {
 	a.t.Helper()
 	resp, err := a.client.Call(context.Background(), "tools/call", map[string]any{"name": ContextSaveTool, "arguments": args})
 	if err != nil {
@@ -63,7 +63,7 @@ func (a *adapter) save(args map[string]any) (*toolResult, contextSaveData) {
 	if err := resp.Decode(&r); err != nil {
 		a.t.Fatalf("ContextSave(%v): %v", args, err)
 	}
-	var d contextSaveData
+	var d wspace.SaveResult
 	if len(r.Structured.Data) > 0 {
 		if err := json.Unmarshal(r.Structured.Data, &d); err != nil {
 			a.t.Fatalf("ContextSave data: %v", err)
@@ -125,6 +125,26 @@ func checkRedacted(t *testing.T, where, text string) {
 	}
 }
 
+func needGit(t *testing.T) {
+	t.Helper()
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git is not installed")
+	}
+}
+
+// git runs git in dir without the GIT_* variables of the environment, which
+// could point it at another repository.
+func git(t *testing.T, dir string, args ...string) {
+	t.Helper()
+	cmd := exec.Command("git", append([]string{"-c", "user.name=winx", "-c", "user.email=winx@example.invalid",
+		"-c", "init.defaultBranch=main", "-c", "commit.gpgsign=false"}, args...)...)
+	cmd.Dir = dir
+	cmd.Env = slices.DeleteFunc(os.Environ(), func(kv string) bool { return strings.HasPrefix(kv, "GIT_") })
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("git %v: %v\n%s", args, err, out)
+	}
+}
+
 // resumeProject is a git repository with code, a file of secrets, an
 // uncommitted change and a file no glob names.
 func resumeProject(t *testing.T) string {
@@ -175,7 +195,7 @@ func TestContextSaveThenResumeInFreshAdapter(t *testing.T) {
 		t.Fatal(err)
 	}
 	saved := string(raw)
-	for _, want := range []string{savedContextMagic + "\nid: task-1.fix_flux\n", fmt.Sprintf("project_root: %q\n", root),
+	for _, want := range []string{wspace.SavedContextMagic + "\nid: task-1.fix_flux\n", fmt.Sprintf("project_root: %q\n", root),
 		"Fix the flux capacitor", "MARKER-main", "MARKER-deep", "## git status", "## git diff (unstaged changes)",
 		"MARKER-diff", "### notes/keys.txt (", "## Workspace " + root} {
 		if !strings.Contains(saved, want) {
@@ -231,7 +251,7 @@ func TestContextSaveTaskIDs(t *testing.T) {
 	a := newAdapter(t, Options{StateDir: state})
 	root := canon(t, t.TempDir())
 	bind := a.bound(root)
-	for _, id := range []string{"../x", "..", ".hidden", "a/b", "a b", "a\x00b", "ü", strings.Repeat("a", MaxTaskIDLen+1)} {
+	for _, id := range []string{"../x", "..", ".hidden", "a/b", "a b", "a\x00b", "ü", strings.Repeat("a", wspace.MaxTaskIDLen+1)} {
 		r, _ := a.save(with(bind, "id", id, "description", "d"))
 		wantSaveStatus(t, r, "invalid_input", codeInvalidToolInput)
 		r2 := a.init(map[string]any{"task_id_to_resume": id})
@@ -244,11 +264,11 @@ func TestContextSaveTaskIDs(t *testing.T) {
 		t.Error("a traversal id wrote outside the state directory")
 	}
 
-	r, d := a.save(with(bind, "description", "generated id", "id", strings.Repeat("z", MaxTaskIDLen)))
+	r, d := a.save(with(bind, "description", "generated id", "id", strings.Repeat("z", wspace.MaxTaskIDLen)))
 	wantSaveStatus(t, r, "completed", "")
 	r, d = a.save(with(bind, "description", "generated id"))
 	wantSaveStatus(t, r, "completed", "")
-	if validTaskID(d.ID) != nil || !regexp.MustCompile(`^task-[0-9a-f]{12}$`).MatchString(d.ID) {
+	if wspace.ValidTaskID(d.ID) != nil || !regexp.MustCompile(`^task-[0-9a-f]{12}$`).MatchString(d.ID) {
 		t.Errorf("generated id %q", d.ID)
 	}
 	if _, err := os.Stat(filepath.Join(state, "contexts", d.ID+".txt")); err != nil || !strings.Contains(r.Structured.Output, "task_id_to_resume="+d.ID) {
@@ -327,7 +347,7 @@ func TestContextSaveCaps(t *testing.T) {
 	if !strings.Contains(text, "[saved context truncated to about 20000 tokens") {
 		t.Errorf("resumed answer does not say it was truncated")
 	}
-	if n := strings.Count(text, line); n == 0 || n*len(line) > DefaultResumeTokens*bytesPerToken {
+	if n := strings.Count(text, line); n == 0 || n*len(line) > DefaultResumeTokens*evidence.BytesPerToken {
 		t.Errorf("resumed answer holds %d content lines, over the budget of %d tokens", n, DefaultResumeTokens)
 	}
 }
@@ -463,50 +483,6 @@ func TestContextSaveOpens(t *testing.T) {
 	}
 }
 
-// TestContextSaveReadRechecksContainment: a directory swapped for a symlink
-// to somewhere outside the workspace between policy.Resolve and the read
-// (a command racing the save) must not carry the read out.
-func TestContextSaveReadRechecksContainment(t *testing.T) {
-	root := canon(t, t.TempDir())
-	outside := canon(t, t.TempDir())
-	writeFile(t, filepath.Join(root, "sub", "a.txt"), "inside\n")
-	writeFile(t, filepath.Join(outside, "a.txt"), "OUTSIDE-CONTENT\n")
-	policy, err := auth.NewPathPolicy(root, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cs := &contextSaver{redactor: redact.New(false), fileTokens: DefaultContextFileTokens}
-	resolved, err := policy.Resolve("sub/a.txt")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if f, reason := cs.readFile(policy, resolved, "sub/a.txt"); reason != "" || f.text != "inside\n" {
-		t.Fatalf("readFile before the swap = %+v, %q", f, reason)
-	}
-	// The swap, after Resolve and before the read.
-	if err := os.Rename(filepath.Join(root, "sub"), filepath.Join(root, "sub.old")); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Symlink(outside, filepath.Join(root, "sub")); err != nil {
-		t.Fatal(err)
-	}
-	f, reason := cs.readFile(policy, resolved, "sub/a.txt")
-	if reason != "outside the workspace and the allowed paths" || strings.Contains(f.text, "OUTSIDE") {
-		t.Errorf("readFile after the swap = %+v, %q; want it refused as outside", f, reason)
-	}
-	// A FIFO put in a file's place is refused without blocking on it.
-	fifo := filepath.Join(root, "sub.old", "a.txt")
-	if err := os.Remove(fifo); err != nil {
-		t.Fatal(err)
-	}
-	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	if _, reason := cs.readFile(policy, fifo, "sub.old/a.txt"); reason != "not a regular file" {
-		t.Errorf("readFile(FIFO) reason %q, want not a regular file", reason)
-	}
-}
-
 // TestContextSaveListsAreBounded: a broad glob over many files must not
 // make the saved file or the answer grow with the number of files. Empty
 // files cost no content tokens but still take a heading each, and every
@@ -530,14 +506,14 @@ func TestContextSaveListsAreBounded(t *testing.T) {
 	// Every file's heading is charged to the total: 3000 empty files and
 	// 3000 files of 25 tokens cannot all be listed as saved.
 	if len(d.FilesIncluded) >= 2*n {
-		t.Errorf("%d files saved, want the heading of each charged to the %d-token cap", len(d.FilesIncluded), DefaultContextTotalTokens)
+		t.Errorf("%d files saved, want the heading of each charged to the %d-token cap", len(d.FilesIncluded), wspace.DefaultContextTotalTokens)
 	}
-	if got := tokensOf(len(raw)); got > DefaultContextTotalTokens+tokensOf(MaxContextDescriptionBytes)+8000 {
-		t.Errorf("saved file is about %d tokens, want it near the %d-token cap", got, DefaultContextTotalTokens)
+	if got := wspace.Tokens(len(raw)); got > wspace.DefaultContextTotalTokens+wspace.Tokens(MaxContextDescriptionBytes)+8000 {
+		t.Errorf("saved file is about %d tokens, want it near the %d-token cap", got, wspace.DefaultContextTotalTokens)
 	}
-	if len(d.FilesOmitted) > MaxContextListedOmissions || d.FilesOmittedMore != 2*n-len(d.FilesIncluded)-len(d.FilesOmitted) {
+	if len(d.FilesOmitted) > wspace.MaxContextListedOmissions || d.FilesOmittedMore != 2*n-len(d.FilesIncluded)-len(d.FilesOmitted) {
 		t.Errorf("%d omissions listed and %d more counted, want at most %d listed and the rest (%d) counted",
-			len(d.FilesOmitted), d.FilesOmittedMore, MaxContextListedOmissions, 2*n-len(d.FilesIncluded)-len(d.FilesOmitted))
+			len(d.FilesOmitted), d.FilesOmittedMore, wspace.MaxContextListedOmissions, 2*n-len(d.FilesIncluded)-len(d.FilesOmitted))
 	}
 	if len(r.Structured.Output) > 64<<10 {
 		t.Errorf("answer is %d bytes, want it short", len(r.Structured.Output))

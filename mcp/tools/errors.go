@@ -8,6 +8,7 @@ import (
 
 	"winx/auth/policy"
 	"winx/mcp"
+	wspace "winx/mcp/workspace" // "workspace" names a test helper of this package
 )
 
 // Sentinel errors of session routing and workspace resolution. Callers decide
@@ -38,7 +39,7 @@ var (
 	// (Mode.Validate wraps it).
 	ErrInvalidMode = policy.ErrInvalidMode
 	// ErrTaskNotFound: no saved context has the id.
-	ErrTaskNotFound = errors.New("tools: saved task not found")
+	ErrTaskNotFound = wspace.ErrTaskNotFound
 	// ErrSessionsClosed: the registry was closed.
 	ErrSessionsClosed = errors.New("tools: sessions are closed")
 )

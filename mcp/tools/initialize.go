@@ -13,6 +13,7 @@ import (
 	"winx/auth/policy"
 	"winx/evidence/redact"
 	"winx/mcp"
+	wspace "winx/mcp/workspace" // "workspace" names a test helper of this package
 )
 
 // InitializeTool is the name of the tool that starts or reattaches a session.
@@ -101,7 +102,7 @@ type initializeInput struct {
 	// scope is the session affinity scope of the call (not client input).
 	scope string
 	// resumed is the saved context of task_id_to_resume (not client input).
-	resumed *savedContext
+	resumed *wspace.SavedContext
 
 	Type               string            `json:"type"`
 	AnyWorkspacePath   string            `json:"any_workspace_path"`
@@ -145,7 +146,7 @@ type initialFileNote struct {
 type initializer struct {
 	sessions    *Sessions
 	scratchRoot string // "" means DefaultScratchRoot
-	overview    OverviewLimits
+	overview    wspace.Limits
 	// redactor cleans the answer: guideline and initial files may hold
 	// secrets.
 	redactor *redact.Redactor
@@ -528,7 +529,7 @@ func (t *initializer) answer(ctx context.Context, in *initializeInput, sess *Ses
 		if o.reattached {
 			message = "Attached to the running session for " + sess.Root + "."
 		}
-		ov, err := WorkspaceContext(ctx, sess.Root, t.overview)
+		ov, err := wspace.NewOverview(ctx, sess.Root, t.overview)
 		if err != nil {
 			fmt.Fprintf(&b, "\nWorkspace context is unavailable: %v\n", err)
 		} else {
@@ -603,7 +604,7 @@ func writeInitialFiles(b *strings.Builder, root string, paths []string) ([]initi
 				note.Status, note.Bytes = "shown", f.Size
 				budget -= len(f.Content)
 				fmt.Fprintf(b, "\n## %s (%d bytes)\n", f.Rel, f.Size)
-				b.WriteString(fenced(string(f.Content)))
+				b.WriteString(wspace.Fenced(string(f.Content)))
 				if f.Truncated {
 					note.Status = "truncated"
 					fmt.Fprintf(b, "[%s truncated after %d bytes; read the rest with ReadFiles]\n", f.Rel, len(f.Content))

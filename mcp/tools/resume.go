@@ -1,16 +1,12 @@
 package tools
 
 import (
-	"bufio"
-	"errors"
 	"fmt"
-	"io"
-	"io/fs"
-	"os"
-	"strconv"
 	"strings"
 	"sync"
-	"syscall"
+
+	"winx/evidence"
+	wspace "winx/mcp/workspace" // "workspace" names a test helper of this package
 )
 
 // Resuming a task saved with ContextSave: Initialize with
@@ -25,81 +21,7 @@ const (
 	// session was shown; past it the record starts over, and a context may
 	// be shown a second time.
 	maxResumeRecords = 4096
-	// maxSavedHeaderLines bounds the header lines parsed.
-	maxSavedHeaderLines = 32
 )
-
-// savedContext is a saved context read back.
-type savedContext struct {
-	ID        string
-	Root      string // project root as saved
-	Text      string // the file, at most MaxSavedContextBytes
-	Truncated bool   // the file was longer than MaxSavedContextBytes
-}
-
-// loadSavedContext reads the context saved under id. Errors: *InputError
-// for a malformed id, ErrTaskNotFound (naming the id) when nothing is saved
-// under it, or a read error.
-func loadSavedContext(stateDir, id string) (*savedContext, error) {
-	if err := validTaskID(id); err != nil {
-		return nil, err
-	}
-	if stateDir == "" {
-		return nil, fmt.Errorf("%w: no saved context has id %q (this server has no state directory); call Initialize without task_id_to_resume",
-			ErrTaskNotFound, id)
-	}
-	path := contextFile(stateDir, id)
-	// Never follow a link planted in the state directory, never block on a
-	// FIFO, and judge the file by what was opened, not by an earlier lstat.
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK|syscall.O_NOCTTY|syscall.O_CLOEXEC, 0)
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		return nil, fmt.Errorf("%w: no saved context has id %q; save one with ContextSave or call Initialize without task_id_to_resume",
-			ErrTaskNotFound, id)
-	case errors.Is(err, syscall.ELOOP):
-		return nil, fmt.Errorf("%w: the saved context of %q is not a regular file", ErrTaskNotFound, id)
-	case err != nil:
-		return nil, err
-	}
-	defer f.Close()
-	if fi, err := f.Stat(); err != nil {
-		return nil, err
-	} else if !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("%w: the saved context of %q is not a regular file", ErrTaskNotFound, id)
-	}
-	b, err := io.ReadAll(io.LimitReader(f, MaxSavedContextBytes+1))
-	if err != nil {
-		return nil, err
-	}
-	sc := &savedContext{ID: id}
-	if len(b) > MaxSavedContextBytes {
-		b, sc.Truncated = cutToLine(b[:MaxSavedContextBytes]), true
-	}
-	sc.Text = string(b)
-	if sc.Root, err = savedRoot(sc.Text); err != nil {
-		return nil, fmt.Errorf("%w: the saved context of %q is damaged: %v", ErrTaskNotFound, id, err)
-	}
-	return sc, nil
-}
-
-// savedRoot finds the project_root line of a saved context's header.
-func savedRoot(text string) (string, error) {
-	sc := bufio.NewScanner(strings.NewReader(text))
-	sc.Buffer(nil, 64<<10)
-	if !sc.Scan() || sc.Text() != savedContextMagic {
-		return "", errors.New("it does not start with the saved context header")
-	}
-	for n := 0; n < maxSavedHeaderLines && sc.Scan() && sc.Text() != ""; n++ {
-		if v, ok := strings.CutPrefix(sc.Text(), "project_root: "); ok {
-			root, err := strconv.Unquote(v)
-			if err != nil || root == "" {
-				return "", errors.New("its project_root is malformed")
-			}
-			return root, nil
-		}
-	}
-	return "", errors.New("its header has no project_root")
-}
 
 // resumer serves task_id_to_resume for Initialize.
 type resumer struct {
@@ -121,9 +43,9 @@ func (r *resumer) prepare(in *initializeInput) error {
 	if in.Type != initFirstCall {
 		return &InputError{Msg: "task_id_to_resume works only with type first_call"}
 	}
-	sc, err := loadSavedContext(r.stateDir, in.TaskIDToResume)
+	sc, err := wspace.Load(r.stateDir, in.TaskIDToResume)
 	if err != nil {
-		return err
+		return taskIDInput(err)
 	}
 	if in.AnyWorkspacePath != "" {
 		given, _, err := ResolveWorkspace(in.AnyWorkspacePath, "")
@@ -147,7 +69,7 @@ func (r *resumer) prepare(in *initializeInput) error {
 
 // write adds the saved context to the answer of sess, within the token
 // budget, unless this session was already shown it.
-func (r *resumer) write(b *strings.Builder, sess *Session, sc *savedContext) {
+func (r *resumer) write(b *strings.Builder, sess *Session, sc *wspace.SavedContext) {
 	key := sess.Key + "\x00" + sc.ID
 	r.mu.Lock()
 	seen := r.shown[key]
@@ -162,14 +84,14 @@ func (r *resumer) write(b *strings.Builder, sess *Session, sc *savedContext) {
 		fmt.Fprintf(b, "Resumed task %s: its saved context was shown to this session before and is not repeated.\n", sc.ID)
 		return
 	}
-	text, limit := sc.Text, r.tokens*bytesPerToken
+	text, limit := sc.Text, r.tokens*evidence.BytesPerToken
 	truncated := sc.Truncated
 	if len(text) > limit {
-		text, truncated = string(cutToLine([]byte(text[:limit]))), true
+		text, truncated = string(wspace.CutToLine([]byte(text[:limit]))), true
 	}
 	fmt.Fprintf(b, "\n## Resumed task %s\n", sc.ID)
-	b.WriteString(fenced(text))
+	b.WriteString(wspace.Fenced(text))
 	if truncated {
-		fmt.Fprintf(b, "[saved context truncated to about %d tokens; the whole file is %s]\n", r.tokens, contextFile(r.stateDir, sc.ID))
+		fmt.Fprintf(b, "[saved context truncated to about %d tokens; the whole file is %s]\n", r.tokens, wspace.ContextPath(r.stateDir, sc.ID))
 	}
 }

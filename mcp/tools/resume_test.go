@@ -1,38 +1,19 @@
 package tools
 
 import (
-	"bytes"
 	"os"
 	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
-	"time"
-)
 
-func TestResumeHeaderRoundTrip(t *testing.T) {
-	for _, root := range []string{"/srv/proj", "/tmp/a b/\"quoted\"", "/tmp/line\nbreak", "/tmp/ü/\x01"} {
-		cs := &contextSaver{build: "v1 (abc)", now: func() time.Time { return time.Unix(0, 0) }}
-		var doc bytes.Buffer
-		cs.writeHeader(&doc, "t", root)
-		doc.WriteString("\n## Task description\nproject_root: \"/elsewhere\"\n")
-		got, err := savedRoot(doc.String())
-		if err != nil || got != root {
-			t.Errorf("savedRoot(header of %q) = %q, %v", root, got, err)
-		}
-	}
-	for _, text := range []string{"", "# Winx saved contexts\nproject_root: \"/x\"\n", savedContextMagic + "\nid: x\n\nproject_root: \"/x\"\n",
-		savedContextMagic + "\nproject_root: /x\n", savedContextMagic + "\nproject_root: \"\"\n"} {
-		if got, err := savedRoot(text); err == nil {
-			t.Errorf("savedRoot(%q) = %q, want an error", text, got)
-		}
-	}
-}
+	wspace "winx/mcp/workspace"
+)
 
 func TestResumeDamagedFile(t *testing.T) {
 	state := t.TempDir()
 	writeFile(t, filepath.Join(state, "contexts", "bad.txt"), "not a saved context\n")
-	writeFile(t, filepath.Join(state, "contexts", "noroot.txt"), savedContextMagic+"\nid: noroot\n\nbody\n")
+	writeFile(t, filepath.Join(state, "contexts", "noroot.txt"), wspace.SavedContextMagic+"\nid: noroot\n\nbody\n")
 	if err := os.Symlink(filepath.Join(state, "contexts", "bad.txt"), filepath.Join(state, "contexts", "link.txt")); err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package tools
+package workspace
 
 import (
 	"context"
@@ -10,6 +10,26 @@ import (
 	"testing"
 	"time"
 )
+
+// canon is p with every symlink resolved (t.TempDir may sit behind one).
+func canon(t *testing.T, p string) string {
+	t.Helper()
+	c, err := filepath.EvalSymlinks(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+func writeFile(t testing.TB, path, content string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
 
 func needGit(t *testing.T) {
 	t.Helper()
@@ -73,7 +93,7 @@ func gitWorkspace(t *testing.T) string {
 
 func TestWorkspaceContextGit(t *testing.T) {
 	root := gitWorkspace(t)
-	ov, err := WorkspaceContext(context.Background(), root, OverviewLimits{})
+	ov, err := NewOverview(context.Background(), root, Limits{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -119,12 +139,12 @@ func TestWorkspaceContextGit(t *testing.T) {
 
 func TestWorkspaceContextSubdirectoryOfRepo(t *testing.T) {
 	root := gitWorkspace(t)
-	ov, err := WorkspaceContext(context.Background(), filepath.Join(root, "cmd"), OverviewLimits{})
+	ov, err := NewOverview(context.Background(), filepath.Join(root, "cmd"), Limits{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !ov.Git || !slices.Equal(ov.Entries, []string{"tool/", "tool/main.go"}) {
-		t.Errorf("WorkspaceContext(repo/cmd) = git %v, %q; want git true, [tool/ tool/main.go]", ov.Git, ov.Entries)
+		t.Errorf("NewOverview(repo/cmd) = git %v, %q; want git true, [tool/ tool/main.go]", ov.Git, ov.Entries)
 	}
 }
 
@@ -133,7 +153,7 @@ func TestWorkspaceContextWithoutGit(t *testing.T) {
 	for _, name := range []string{"Makefile", "src/lib.rs", "target/debug/app", "node_modules/m/index.js", ".winx/tmp/x", "docs/guide.md", "CLAUDE.md"} {
 		writeFile(t, filepath.Join(root, filepath.FromSlash(name)), "x\n")
 	}
-	ov, err := WorkspaceContext(context.Background(), root, OverviewLimits{})
+	ov, err := NewOverview(context.Background(), root, Limits{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -163,7 +183,7 @@ func TestWorkspaceContextLimits(t *testing.T) {
 	if err := os.Symlink(outside, filepath.Join(root, "CLAUDE.md")); err != nil {
 		t.Fatal(err)
 	}
-	ov, err := WorkspaceContext(context.Background(), root, OverviewLimits{MaxEntries: 10, MaxGuidelineBytes: 100})
+	ov, err := NewOverview(context.Background(), root, Limits{MaxEntries: 10, MaxGuidelineBytes: 100})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -187,7 +207,7 @@ func TestWorkspaceContextLimits(t *testing.T) {
 		t.Error("a guideline symlink pointing outside the workspace was read")
 	}
 
-	scan, err := WorkspaceContext(context.Background(), root, OverviewLimits{MaxScan: 5})
+	scan, err := NewOverview(context.Background(), root, Limits{MaxScan: 5})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -201,7 +221,7 @@ func TestWorkspaceContextGitStatusBounded(t *testing.T) {
 	for i := range 50 {
 		writeFile(t, filepath.Join(root, "many", strings.Repeat("n", 20)+string(rune('a'+i%26))+string(rune('a'+i/26))+".txt"), "x\n")
 	}
-	ov, err := WorkspaceContext(context.Background(), root, OverviewLimits{MaxStatusBytes: 64})
+	ov, err := NewOverview(context.Background(), root, Limits{MaxStatusBytes: 64})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -211,7 +231,7 @@ func TestWorkspaceContextGitStatusBounded(t *testing.T) {
 }
 
 func TestWorkspaceContextEmpty(t *testing.T) {
-	ov, err := WorkspaceContext(context.Background(), canon(t, t.TempDir()), OverviewLimits{})
+	ov, err := NewOverview(context.Background(), canon(t, t.TempDir()), Limits{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -227,8 +247,8 @@ func TestFenced(t *testing.T) {
 		{"x ```` y\n", "`````\nx ```` y\n`````\n"},
 	}
 	for _, tc := range tests {
-		if got := fenced(tc.in); got != tc.want {
-			t.Errorf("fenced(%q) = %q, want %q", tc.in, got, tc.want)
+		if got := Fenced(tc.in); got != tc.want {
+			t.Errorf("Fenced(%q) = %q, want %q", tc.in, got, tc.want)
 		}
 	}
 }

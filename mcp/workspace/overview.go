@@ -1,17 +1,19 @@
-package tools
+package workspace
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"io/fs"
 	"os"
-	"os/exec"
 	"path"
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"time"
+
+	"winx/auth"
+	"winx/codemap/walk"
 )
 
 // Limits of the workspace overview Initialize shows the model. Each bounds
@@ -24,13 +26,10 @@ const (
 	DefaultGitStatusBytes    = 8 << 10
 	DefaultGuidelineBytes    = 8 << 10
 	DefaultGitTimeout        = 5 * time.Second
-	// maxGitListBytes bounds what git ls-files may write before the rest
-	// is ignored.
-	maxGitListBytes = 4 << 20
 )
 
-// OverviewLimits bound WorkspaceContext; a zero field means its default.
-type OverviewLimits struct {
+// Limits bound NewOverview; a zero field means its default.
+type Limits struct {
 	MaxEntries        int           // tree entries shown (files and directories)
 	MaxTreeBytes      int           // rendered tree size
 	MaxScan           int           // files considered before ranking
@@ -39,7 +38,7 @@ type OverviewLimits struct {
 	GitTimeout        time.Duration // per git command, and for the whole walk without git
 }
 
-func (l OverviewLimits) withDefaults() OverviewLimits {
+func (l Limits) withDefaults() Limits {
 	def := func(v *int, d int) {
 		if *v <= 0 {
 			*v = d
@@ -56,9 +55,9 @@ func (l OverviewLimits) withDefaults() OverviewLimits {
 	return l
 }
 
-// WorkspaceOverview is what the model is shown of a workspace when its
-// session starts: a ranked file tree, git status and agent guideline files.
-type WorkspaceOverview struct {
+// Overview is what the model is shown of a workspace when its session
+// starts: a ranked file tree, git status and agent guideline files.
+type Overview struct {
 	Root string
 	// Git reports that the root is inside a git work tree and git answered;
 	// the tree then lists what git does not ignore.
@@ -90,20 +89,14 @@ type Guideline struct {
 // guidelineFiles are read at the root only, in this order.
 var guidelineFiles = []string{"AGENTS.md", "CLAUDE.md", "GEMINI.md", ".cursorrules", ".github/copilot-instructions.md"}
 
-// skipAlways are directory names never listed, git or not: VCS internals,
-// Winx's own artifacts, dependency trees and virtual environments.
-var skipAlways = map[string]bool{
-	".git": true, ".hg": true, ".svn": true, ".winx": true,
-	"node_modules": true, "vendor": true, ".venv": true, "venv": true, "__pycache__": true,
-}
-
-// skipWithoutGit are build and cache directories a .gitignore would
-// usually hide; used only when git cannot say.
-var skipWithoutGit = map[string]bool{
-	"target": true, "dist": true, "build": true, "out": true, ".next": true, ".cache": true,
-	".tox": true, ".mypy_cache": true, ".pytest_cache": true, ".ruff_cache": true,
-	".gradle": true, ".idea": true, "coverage": true, ".terraform": true,
-}
+// Directory classes (codemap/walk) never listed, git or not: VCS internals,
+// Winx's own artifacts, dependency trees and virtual environments; and,
+// only when git cannot say, the build and cache directories a .gitignore
+// would usually hide.
+const (
+	overviewSkip        = walk.SkipState | walk.SkipDeps
+	overviewSkipWithout = overviewSkip | walk.SkipBuild
+)
 
 // importantFiles rank first at their depth, in this order; README* matches
 // any README with or without an extension.
@@ -122,23 +115,24 @@ var sourceExts = map[string]bool{
 	".ml": true, ".clj": true, ".jl": true, ".m": true, ".mm": true, ".r": true,
 }
 
-// WorkspaceContext builds the overview of the canonical directory root.
-// When root is in a git work tree it lists what `git ls-files --cached
-// --others --exclude-standard` names; otherwise (or when git is missing or
-// fails) it walks the tree with a small built-in ignore list. It fails only
-// when root is unusable or ctx ends.
-func WorkspaceContext(ctx context.Context, root string, limits OverviewLimits) (WorkspaceOverview, error) {
+// NewOverview builds the overview of the canonical directory root. When
+// root is in a git work tree it lists what `git ls-files --cached --others
+// --exclude-standard` names; otherwise (or when git is missing or fails) it
+// walks the tree skipping the built-in classes of directories. It fails
+// only when root is unusable (a root that is not a directory is a
+// *fs.PathError wrapping syscall.ENOTDIR) or ctx ends.
+func NewOverview(ctx context.Context, root string, limits Limits) (Overview, error) {
 	lim := limits.withDefaults()
-	ov := WorkspaceOverview{Root: root}
+	ov := Overview{Root: root}
 	fi, err := os.Stat(root)
 	if err != nil {
 		return ov, err
 	}
 	if !fi.IsDir() {
-		return ov, &WorkspaceError{Path: root, Err: ErrNotRegularFile}
+		return ov, &fs.PathError{Op: "overview", Path: root, Err: syscall.ENOTDIR}
 	}
 	var files []scannedFile
-	if gitWorkTree(ctx, root, lim) {
+	if gitWorkTree(ctx, root, lim.GitTimeout) {
 		if files, ov.ScanTruncated, err = gitFiles(ctx, root, lim); err == nil {
 			ov.Git = true
 		}
@@ -155,14 +149,38 @@ func WorkspaceContext(ctx context.Context, root string, limits OverviewLimits) (
 			ov.GitStatus, ov.GitStatusTruncated = string(out), truncated
 		}
 	}
-	for _, name := range guidelineFiles {
-		f, err := readContained(root, filepath.FromSlash(name), lim.MaxGuidelineBytes)
-		if err != nil || f.Binary {
-			continue // absent, outside the workspace or not text: nothing to show
-		}
-		ov.Guidelines = append(ov.Guidelines, Guideline{Path: name, Content: string(f.Content), Truncated: f.Truncated})
-	}
+	ov.Guidelines = readGuidelines(root, lim.MaxGuidelineBytes)
 	return ov, ctx.Err()
+}
+
+// readGuidelines reads the guideline files at root that are text and
+// resolve inside it, each cut to whole lines within limit bytes.
+func readGuidelines(root string, limit int) []Guideline {
+	policy, err := auth.NewPathPolicy(root, nil)
+	if err != nil {
+		return nil
+	}
+	var out []Guideline
+	for _, name := range guidelineFiles {
+		canon, err := policy.Resolve(filepath.FromSlash(name))
+		if err != nil {
+			continue // absent or outside the workspace: nothing to show
+		}
+		buf, _, reason := readBounded(policy, canon, limit)
+		if reason != "" {
+			continue
+		}
+		g := Guideline{Path: name}
+		if len(buf) > limit {
+			buf, g.Truncated = CutToLine(buf[:limit]), true
+		}
+		if slices.Contains(buf, 0) {
+			continue // not text
+		}
+		g.Content = string(buf)
+		out = append(out, g)
+	}
+	return out
 }
 
 // scannedFile is one listed path.
@@ -172,134 +190,31 @@ type scannedFile struct {
 	mod time.Time
 }
 
-// skipped reports whether a slash path has a component that is never listed.
-func skipped(rel string, extra map[string]bool) bool {
-	for part := range strings.SplitSeq(rel, "/") {
-		if skipAlways[part] || extra[part] {
-			return true
-		}
-	}
-	return false
-}
-
-// gitEnv is the environment of the git commands: the process's, without
-// GIT_* variables that could point git at another repository, and with no
-// optional locks (a status must not block the user's own git) or prompts.
-func gitEnv() []string {
-	env := slices.DeleteFunc(os.Environ(), func(kv string) bool { return strings.HasPrefix(kv, "GIT_") })
-	return append(env, "GIT_OPTIONAL_LOCKS=0", "GIT_TERMINAL_PROMPT=0", "LC_ALL=C")
-}
-
-// runGit runs git in dir with a timeout and keeps at most limit bytes of its
-// output. A repository's core.fsmonitor is switched off: it names a program
-// that git status would otherwise run.
-func runGit(ctx context.Context, dir string, timeout time.Duration, limit int, args ...string) ([]byte, bool, error) {
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	full := append([]string{"-c", "core.fsmonitor=false", "-c", "core.quotepath=off"}, args...)
-	cmd := exec.CommandContext(ctx, "git", full...)
-	cmd.Dir = dir
-	cmd.Env = gitEnv()
-	out := &cappedBuffer{limit: limit}
-	cmd.Stdout = out
-	cmd.WaitDelay = time.Second
-	if err := cmd.Run(); err != nil {
-		return nil, false, err
-	}
-	return out.buf.Bytes(), out.truncated, nil
-}
-
-// cappedBuffer keeps the first limit bytes written and drops the rest, so
-// the writer is never blocked or failed.
-type cappedBuffer struct {
-	buf       bytes.Buffer
-	limit     int
-	truncated bool
-}
-
-func (c *cappedBuffer) Write(p []byte) (int, error) {
-	if room := c.limit - c.buf.Len(); room < len(p) {
-		c.truncated = true
-		c.buf.Write(p[:max(room, 0)])
-		return len(p), nil
-	}
-	return c.buf.Write(p)
-}
-
-func gitWorkTree(ctx context.Context, root string, lim OverviewLimits) bool {
-	out, _, err := runGit(ctx, root, lim.GitTimeout, 64, "rev-parse", "--is-inside-work-tree")
-	return err == nil && strings.TrimSpace(string(out)) == "true"
-}
-
-// gitFiles lists what git does not ignore below root (git prints paths
-// relative to the directory it runs in and only below it).
-func gitFiles(ctx context.Context, root string, lim OverviewLimits) ([]scannedFile, bool, error) {
-	out, truncated, err := runGit(ctx, root, lim.GitTimeout, maxGitListBytes,
-		"ls-files", "-z", "--cached", "--others", "--exclude-standard")
-	if err != nil {
-		return nil, false, err
-	}
-	if truncated { // the last name may be cut: keep complete ones only
-		out = out[:bytes.LastIndexByte(out, 0)+1]
-	}
-	seen := make(map[string]bool)
-	var files []scannedFile
-	for name := range strings.SplitSeq(string(out), "\x00") {
-		if name == "" || seen[name] || skipped(name, nil) {
-			continue
-		}
-		seen[name] = true // unmerged paths are listed once per stage
-		if len(files) == lim.MaxScan {
-			return files, true, nil
-		}
-		fi, err := os.Lstat(filepath.Join(root, filepath.FromSlash(name)))
-		if err != nil {
-			continue // tracked but deleted in the work tree
-		}
-		files = append(files, scannedFile{rel: name, dir: fi.IsDir(), mod: fi.ModTime()})
-	}
-	return files, truncated, nil
-}
-
 // walkFiles lists files below root without git, skipping the built-in
-// ignore lists, within the git timeout and MaxScan files.
-func walkFiles(ctx context.Context, root string, lim OverviewLimits) ([]scannedFile, bool, error) {
+// classes of directories, within the git timeout and MaxScan files.
+func walkFiles(ctx context.Context, root string, lim Limits) ([]scannedFile, bool, error) {
 	ctx, cancel := context.WithTimeout(ctx, lim.GitTimeout)
 	defer cancel()
 	var files []scannedFile
 	truncated := false
-	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if ctxErr := ctx.Err(); ctxErr != nil {
-			truncated = true
-			return fs.SkipAll
-		}
-		if err != nil {
-			if p == root {
-				return err
-			}
-			return nil // unreadable entry: leave it out
-		}
-		if p == root {
-			return nil
-		}
-		if d.IsDir() {
-			if skipAlways[d.Name()] || skipWithoutGit[d.Name()] {
-				return fs.SkipDir
-			}
+	err := walk.Walk(ctx, root, "", walk.Options{Skip: overviewSkipWithout}, func(e walk.Entry) error {
+		if e.IsDir() {
 			return nil
 		}
 		if len(files) == lim.MaxScan {
 			truncated = true
 			return fs.SkipAll
 		}
-		rel, _ := filepath.Rel(root, p)
 		var mod time.Time
-		if info, err := d.Info(); err == nil {
+		if info, err := e.Info(); err == nil {
 			mod = info.ModTime()
 		}
-		files = append(files, scannedFile{rel: filepath.ToSlash(rel), mod: mod})
+		files = append(files, scannedFile{rel: e.Rel, mod: mod})
 		return nil
 	})
+	if err != nil && ctx.Err() != nil {
+		return files, true, nil // out of time: what was listed stands
+	}
 	return files, truncated, err
 }
 
@@ -328,7 +243,7 @@ const (
 // orders them by depth then importance, and keeps the head within the
 // entry and byte budgets. Depth comes first, so every kept entry's parent
 // is kept too.
-func (ov *WorkspaceOverview) rank(files []scannedFile, lim OverviewLimits) {
+func (ov *Overview) rank(files []scannedFile, lim Limits) {
 	byRel := make(map[string]*rankedEntry)
 	children := make(map[string]int) // direct children per directory ("" = root)
 	add := func(rel string, dir bool, mod time.Time) {
@@ -420,7 +335,7 @@ func parentOf(rel string) string {
 }
 
 // Text renders the overview for the model.
-func (ov WorkspaceOverview) Text() string {
+func (ov Overview) Text() string {
 	var b strings.Builder
 	kind := "directory (not a git repository)"
 	if ov.Git {
@@ -447,7 +362,7 @@ func (ov WorkspaceOverview) Text() string {
 	}
 	for _, g := range ov.Guidelines {
 		fmt.Fprintf(&b, "\n## Guidelines from %s\n", g.Path)
-		b.WriteString(fenced(g.Content))
+		b.WriteString(Fenced(g.Content))
 		if g.Truncated {
 			fmt.Fprintf(&b, "[%s truncated; read the rest with ReadFiles]\n", g.Path)
 		}
@@ -457,7 +372,7 @@ func (ov WorkspaceOverview) Text() string {
 
 // writeTree writes the shown entries as an indented tree: each directory's
 // children in rank order, with a count of those that did not fit.
-func (ov WorkspaceOverview) writeTree(b *strings.Builder) {
+func (ov Overview) writeTree(b *strings.Builder) {
 	kids := make(map[string][]string)
 	for _, e := range ov.Entries {
 		rel := strings.TrimSuffix(e, "/")
@@ -485,23 +400,4 @@ func (ov WorkspaceOverview) writeTree(b *strings.Builder) {
 	if n := ov.hidden[""]; n > 0 {
 		fmt.Fprintf(b, "(%d more top-level entries not shown)\n", n)
 	}
-}
-
-// fenced wraps text in a Markdown code fence longer than any backtick run
-// inside it, so file contents cannot close the fence early.
-func fenced(text string) string {
-	longest, run := 0, 0
-	for i := 0; i < len(text); i++ {
-		if text[i] == '`' {
-			run++
-			longest = max(longest, run)
-		} else {
-			run = 0
-		}
-	}
-	fence := strings.Repeat("`", max(3, longest+1))
-	if !strings.HasSuffix(text, "\n") {
-		text += "\n"
-	}
-	return fence + "\n" + text + fence + "\n"
 }

@@ -1,0 +1,162 @@
+package workspace
+
+// Saved contexts: one private file per task id under
+// <state>/contexts/<id>.txt, written atomically and durably, read back
+// bounded for Initialize's task_id_to_resume.
+
+import (
+	"bufio"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+
+	"winx/edit/atomicfile"
+)
+
+const (
+	// MaxTaskIDLen bounds a task id (1..64 bytes of [A-Za-z0-9_.-]).
+	MaxTaskIDLen = 64
+	// MaxSavedContextBytes bounds a saved context file read back; what
+	// Save writes stays well below it.
+	MaxSavedContextBytes = 2 << 20
+	// maxSavedHeaderLines bounds the header lines parsed.
+	maxSavedHeaderLines = 32
+)
+
+// SavedContextMagic is the first line of every saved context file.
+const SavedContextMagic = "# Winx saved context"
+
+// ErrTaskNotFound: no saved context has the id (or what is saved under it
+// is not a saved context).
+var ErrTaskNotFound = errors.New("workspace: saved task not found")
+
+// TaskIDError is a task id that cannot name a saved context. Msg says why,
+// for the model.
+type TaskIDError struct {
+	ID  string
+	Msg string
+}
+
+func (e *TaskIDError) Error() string { return "workspace: invalid task id: " + e.Msg }
+
+// ValidTaskID reports whether id may name a saved context (a *TaskIDError
+// when not): it becomes a file name, so only a small alphabet, no leading
+// dot (no "..", no hidden files) and no separator.
+func ValidTaskID(id string) error {
+	if id == "" || len(id) > MaxTaskIDLen {
+		return &TaskIDError{ID: id, Msg: fmt.Sprintf("task id must be 1 to %d characters", MaxTaskIDLen)}
+	}
+	if id[0] == '.' {
+		return &TaskIDError{ID: id, Msg: fmt.Sprintf("task id %q must not start with a dot", id)}
+	}
+	for i := 0; i < len(id); i++ {
+		switch c := id[i]; {
+		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9', c == '_', c == '-', c == '.':
+		default:
+			return &TaskIDError{ID: id, Msg: fmt.Sprintf("task id %q may only hold A-Z, a-z, 0-9, '_', '.' and '-'", id)}
+		}
+	}
+	return nil
+}
+
+// NewTaskID is a fresh random task id.
+func NewTaskID() string {
+	var b [6]byte
+	rand.Read(b[:]) // never fails (crypto/rand)
+	return "task-" + hex.EncodeToString(b[:])
+}
+
+// ContextPath is where the context of task id is saved.
+func ContextPath(stateDir, id string) string {
+	return filepath.Join(stateDir, "contexts", id+".txt")
+}
+
+// writeSaved replaces path with b atomically and durably: a 0600 file in a
+// private 0700 directory, file and directory fsynced. A reader sees the old
+// file or the new one, never a part.
+func writeSaved(path string, b []byte) error {
+	if err := atomicfile.MkdirPrivate(filepath.Dir(path)); err != nil {
+		return err
+	}
+	return atomicfile.WriteFile(path, b, 0o600, atomicfile.Durability{SyncFile: true, SyncDir: true})
+}
+
+// SavedContext is a saved context read back.
+type SavedContext struct {
+	ID        string
+	Root      string // project root as saved
+	Text      string // the file, at most MaxSavedContextBytes
+	Truncated bool   // the file was longer than MaxSavedContextBytes
+}
+
+// Load reads the context saved under id. Errors: *TaskIDError for a
+// malformed id, ErrTaskNotFound (naming the id) when nothing is saved under
+// it, or a read error.
+func Load(stateDir, id string) (*SavedContext, error) {
+	if err := ValidTaskID(id); err != nil {
+		return nil, err
+	}
+	if stateDir == "" {
+		return nil, fmt.Errorf("%w: no saved context has id %q (this server has no state directory); call Initialize without task_id_to_resume",
+			ErrTaskNotFound, id)
+	}
+	path := ContextPath(stateDir, id)
+	// Never follow a link planted in the state directory, never block on a
+	// FIFO, and judge the file by what was opened, not by an earlier lstat.
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK|syscall.O_NOCTTY|syscall.O_CLOEXEC, 0)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, fmt.Errorf("%w: no saved context has id %q; save one with ContextSave or call Initialize without task_id_to_resume",
+			ErrTaskNotFound, id)
+	case errors.Is(err, syscall.ELOOP):
+		return nil, fmt.Errorf("%w: the saved context of %q is not a regular file", ErrTaskNotFound, id)
+	case err != nil:
+		return nil, err
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err != nil {
+		return nil, err
+	} else if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("%w: the saved context of %q is not a regular file", ErrTaskNotFound, id)
+	}
+	b, err := io.ReadAll(io.LimitReader(f, MaxSavedContextBytes+1))
+	if err != nil {
+		return nil, err
+	}
+	sc := &SavedContext{ID: id}
+	if len(b) > MaxSavedContextBytes {
+		b, sc.Truncated = CutToLine(b[:MaxSavedContextBytes]), true
+	}
+	sc.Text = string(b)
+	if sc.Root, err = savedRoot(sc.Text); err != nil {
+		return nil, fmt.Errorf("%w: the saved context of %q is damaged: %v", ErrTaskNotFound, id, err)
+	}
+	return sc, nil
+}
+
+// savedRoot finds the project_root line of a saved context's header.
+func savedRoot(text string) (string, error) {
+	sc := bufio.NewScanner(strings.NewReader(text))
+	sc.Buffer(nil, 64<<10)
+	if !sc.Scan() || sc.Text() != SavedContextMagic {
+		return "", errors.New("it does not start with the saved context header")
+	}
+	for n := 0; n < maxSavedHeaderLines && sc.Scan() && sc.Text() != ""; n++ {
+		if v, ok := strings.CutPrefix(sc.Text(), "project_root: "); ok {
+			root, err := strconv.Unquote(v)
+			if err != nil || root == "" {
+				return "", errors.New("its project_root is malformed")
+			}
+			return root, nil
+		}
+	}
+	return "", errors.New("its header has no project_root")
+}
