@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"winx/auth"
+	"winx/auth/policy"
 	"winx/codemap/walk"
 	"winx/evidence/redact"
 )
@@ -355,7 +356,7 @@ func walkGlob(ctx context.Context, plan globPlan, scanned *int, stopped *bool, v
 			}
 			return nil
 		}
-		if auth.GlobMatch(plan.rest, e.Rel) {
+		if policy.GlobMatch(plan.rest, e.Rel) {
 			visit(e.Path)
 		}
 		return nil
