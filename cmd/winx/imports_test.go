@@ -76,6 +76,10 @@ func importTable() map[string]importRule {
 		"codemap":  {modules: []string{"github.com/smacker/go-tree-sitter"}, cgo: true},
 		"fuzz":     {anyGroup: true, anyModule: true},
 		"cmd":      {anyGroup: true, anyModule: true},
+
+		// The HTTP server assembly: admission (auth/admission) and callers
+		// (auth) in front of the protocol; tool profiles come from its caller.
+		"mcp/httpserve": {imports: []string{"mcp", "jsonrpc", "auth"}},
 	}
 }
 
