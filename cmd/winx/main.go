@@ -64,7 +64,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		}
 		return serve(ctx, &cfg.Serve, id, stdin, stdout, stderr)
 	}
-	o := cfg.OperatorEnv
+	o := cfg.OperatorOptions
 	o.Build, o.FormatBuild, o.Stdout = entry.WireBuild(id), formatBuild, stdout
 	return operator.Run(ctx, cfg.Operator, o)
 }

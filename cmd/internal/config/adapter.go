@@ -41,9 +41,9 @@ type Adapter struct {
 	Serve    Serve            // when Command is CommandServe
 	Report   Report           // when Command is CommandReport
 	Operator operator.Command // when Command is an operator command
-	// OperatorEnv is the rest of an operator command's configuration;
+	// OperatorOptions is the rest of an operator command's configuration;
 	// Stdout is left to the caller.
-	OperatorEnv operator.Options
+	OperatorOptions operator.Options
 }
 
 // Serve is `winx [serve]`: the flags, then the environment.
@@ -188,16 +188,18 @@ func loadServe(args, environ []string, getenv func(string) string, cat Catalog, 
 	}
 
 	e := &env{getenv: getenv}
-	s.Shell = e.str("WINX_SHELL")
+	s.Shell = getenv("WINX_SHELL")
 	s.NoRedact = e.bool("WINX_NO_REDACT")
 	s.NoCompress = e.bool("WINX_NO_COMPRESS")
 	s.KeepTailPipe = e.bool("WINX_KEEP_TAIL_PIPE")
 	s.OpenContext = e.bool("WINX_OPEN_CONTEXT")
 	s.Sandbox = e.bool("WINX_SANDBOX")
 	embedded := e.bool("WINX_EMBEDDED")
-	if err := e.err(); err != nil {
-		fmt.Fprintf(stderr, "winx: %v\n", err)
-		return s, fmt.Errorf("%w: %w", ErrUsage, err)
+	if len(e.errs) > 0 {
+		for _, err := range e.errs {
+			fmt.Fprintf(stderr, "winx: %v\n", err)
+		}
+		return s, fmt.Errorf("%w: %w", ErrUsage, errors.Join(e.errs...))
 	}
 	if s.HTTP {
 		s.HTTPToken = getenv("WINX_HTTP_TOKEN")
@@ -354,7 +356,7 @@ func loadOperator(name string, args, environ []string, getenv func(string) strin
 	if embErr != nil {
 		rtErr = embErr
 	}
-	a.OperatorEnv = operator.Options{
+	a.OperatorOptions = operator.Options{
 		Paths:       paths,
 		WinxdBin:    entry.SiblingBinary(getenv("WINXD_BIN"), "winxd"),
 		GuardianBin: entry.SiblingBinary(getenv("WINX_GUARDIAN_BIN"), "winx-guardian"),

@@ -89,8 +89,6 @@ type env struct {
 	errs   []error
 }
 
-func (e *env) str(name string) string { return e.getenv(name) }
-
 func (e *env) bool(name string) bool {
 	v, err := ParseBool(name, e.getenv(name))
 	if err != nil {
@@ -98,8 +96,6 @@ func (e *env) bool(name string) bool {
 	}
 	return v
 }
-
-func (e *env) err() error { return errors.Join(e.errs...) }
 
 // Lookup is getenv over an environment list such as os.Environ(): the last
 // entry of a name wins.

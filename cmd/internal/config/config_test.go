@@ -281,7 +281,7 @@ func TestLoadAdapterOperator(t *testing.T) {
 	if err != nil || a.Operator.Idle == nil || *a.Operator.Idle != 90*time.Second {
 		t.Errorf("prune --idle-seconds 90 = %+v, %v", a, err)
 	}
-	o := a.OperatorEnv
+	o := a.OperatorOptions
 	// An invalid runtime does not stop an operator command: doctor reports it.
 	if o.RuntimeErr == nil || o.WinxdBin != "/opt/winxd" || o.Paths.Daemon == "" {
 		t.Errorf("operator options = %+v", o)
