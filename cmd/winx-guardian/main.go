@@ -7,8 +7,6 @@ package main
 
 import (
 	"context"
-	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"log/slog"
@@ -17,6 +15,7 @@ import (
 	"syscall"
 
 	"winx/cmd/internal/buildid"
+	"winx/cmd/internal/config"
 	"winx/cmd/internal/entry"
 	"winx/guardian/remote"
 	"winx/pty/sandbox"
@@ -36,46 +35,32 @@ func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	err := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
 	stop()
-	entry.Exit(err, errUsage, "winx-guardian:")
+	entry.Exit(err, config.ErrUsage, "winx-guardian:")
 }
 
-var errUsage = errors.New("usage")
-
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	var (
-		cfg     remote.Config
-		version bool
-		logFile string
-	)
-	fs := flag.NewFlagSet("winx-guardian", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	cfg.RegisterFlags(fs)
-	fs.BoolVar(&version, "version", false, "print the build identity and exit")
-	fs.StringVar(&logFile, "log-file", "", "append logs to this file (created 0600); default: no logs")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return err
-		}
-		return fmt.Errorf("%w: %v", errUsage, err)
+	g, err := config.LoadGuardian(args, os.Getenv, stderr)
+	// The hand-off variables name the user's principal and project: the
+	// shell must not inherit them, whatever the command line said.
+	for _, name := range config.GuardianHandoff() {
+		os.Unsetenv(name)
 	}
-	cfg.TakeEnviron()
+	if err != nil {
+		return err
+	}
 	id := buildid.Read()
-	if version {
+	if g.Version {
 		_, err := fmt.Fprintf(stdout, "winx-guardian %s\n", id)
 		return err
 	}
-	if fs.NArg() > 0 || cfg.Key == "" || cfg.Dir == "" {
-		fs.Usage()
-		return fmt.Errorf("%w: a key and a directory are required (-key and -dir, or %s and %s), and no arguments", errUsage, remote.EnvKey, remote.EnvDir)
-	}
 	logger := slog.New(slog.DiscardHandler)
-	if logFile != "" {
-		f, err := os.OpenFile(logFile, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	if g.LogFile != "" {
+		f, err := os.OpenFile(g.LogFile, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
 		if err != nil {
 			return err
 		}
 		defer f.Close()
 		logger = slog.New(slog.NewTextHandler(f, nil))
 	}
-	return remote.RunGuardian(ctx, cfg, entry.WireBuild(id), logger)
+	return remote.RunGuardian(ctx, g.Remote, entry.WireBuild(id), logger)
 }

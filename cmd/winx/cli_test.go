@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"winx/guardian/daemon"
+	"winx/guardian/daemon/operator"
 	"winx/guardian/wire"
 )
 
@@ -106,6 +107,16 @@ func (d *daemonEnv) teardown() {
 	}
 }
 
+// zombie reports a process that exited and waits to be reaped (Linux).
+func zombie(pid int) bool {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return false
+	}
+	i := strings.LastIndexByte(string(b), ')')
+	return i > 0 && i+2 < len(b) && b[i+2] == 'Z'
+}
+
 // waitGone waits until pid no longer runs (gone or a zombie).
 func waitGone(pid int, limit time.Duration) bool {
 	deadline := time.Now().Add(limit)
@@ -133,14 +144,14 @@ func (d *daemonEnv) winx(args ...string) (string, error) {
 }
 
 // list runs `winx list`.
-func (d *daemonEnv) list() []listEntry {
+func (d *daemonEnv) list() []operator.ListEntry {
 	d.tb.Helper()
 	out, err := d.winx("list")
 	if err != nil {
 		d.tb.Fatal(err)
 	}
 	var l struct {
-		Sessions []listEntry `json:"sessions"`
+		Sessions []operator.ListEntry `json:"sessions"`
 	}
 	if err := json.Unmarshal([]byte(out), &l); err != nil {
 		d.tb.Fatalf("winx list printed no JSON (%v): %s", err, out)
@@ -494,7 +505,7 @@ func TestDaemonOperatorCommands(t *testing.T) {
 	if len(l) != 2 {
 		t.Fatalf("winx list = %+v, want two sessions", l)
 	}
-	var e listEntry
+	var e operator.ListEntry
 	for _, x := range l {
 		if x.Thread == s.ThreadID {
 			e = x
@@ -587,47 +598,6 @@ func TestDaemonStartFailureIsClear(t *testing.T) {
 	r, _ := a.initialize(t.TempDir(), "")
 	if r.Status != "failed" || !strings.Contains(r.Message, "WINX_RUNTIME=embedded") || !strings.Contains(r.Message, "WINXD_BIN") {
 		t.Errorf("Initialize with no winxd = %+v, want a failure naming WINXD_BIN and WINX_RUNTIME=embedded", r)
-	}
-}
-
-func TestRuntimeName(t *testing.T) {
-	tests := []struct {
-		env     map[string]string
-		want    string
-		wantErr bool
-	}{
-		{map[string]string{}, runtimeDaemon, false},
-		{map[string]string{"WINX_RUNTIME": "daemon"}, runtimeDaemon, false},
-		{map[string]string{"WINX_RUNTIME": "embedded"}, runtimeEmbedded, false},
-		{map[string]string{"WINX_EMBEDDED": "1"}, runtimeEmbedded, false},
-		{map[string]string{"WINX_EMBEDDED": "0"}, runtimeDaemon, false},
-		{map[string]string{"WINX_RUNTIME": "threads"}, "", true},
-	}
-	for _, tt := range tests {
-		got, err := runtimeName(func(k string) string { return tt.env[k] })
-		if got != tt.want || (err != nil) != tt.wantErr {
-			t.Errorf("runtimeName(%v) = %q, %v; want %q (error %v)", tt.env, got, err, tt.want, tt.wantErr)
-		}
-	}
-}
-
-func TestNewRows(t *testing.T) {
-	tests := []struct {
-		name      string
-		prev, cur []string
-		want      []string
-	}{
-		{"nothing new", []string{"$ a", "x", "$ "}, []string{"$ a", "x", "$ "}, nil},
-		{"appended", []string{"$ a", "x"}, []string{"$ a", "x", "y", "$ "}, []string{"y", "$ "}},
-		{"last row completed", []string{"$ a", "$ ec"}, []string{"$ a", "$ echo hi", "hi"}, []string{"$ echo hi", "hi"}},
-		{"scrolled by one", []string{"r1", "r2", "r3"}, []string{"r2", "r3", "r4"}, []string{"r4"}},
-		{"from nothing", nil, []string{"a"}, []string{"a"}},
-		{"cleared", []string{"a", "b"}, []string{"z"}, []string{"z"}},
-	}
-	for _, tt := range tests {
-		if got := newRows(tt.prev, tt.cur); !slices.Equal(got, tt.want) {
-			t.Errorf("%s: newRows = %q, want %q", tt.name, got, tt.want)
-		}
 	}
 }
 

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"winx/mcp"
+	"winx/mcp/httpserve"
 )
 
 const bearer = "Bearer " + serveTestToken
@@ -42,8 +43,8 @@ func TestGuardBadAuthIsDelayed(t *testing.T) {
 	if resp.StatusCode != http.StatusUnauthorized {
 		t.Fatalf("wrong token = %d", resp.StatusCode)
 	}
-	if d := time.Since(start); d < badAuthDelay {
-		t.Errorf("401 after %v, want at least %v", d, badAuthDelay)
+	if d := time.Since(start); d < httpserve.BadAuthDelay {
+		t.Errorf("401 after %v, want at least %v", d, httpserve.BadAuthDelay)
 	}
 }
 

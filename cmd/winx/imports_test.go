@@ -82,6 +82,9 @@ func importTable() map[string]importRule {
 		"codemap/walk": {},
 		// Workspace services: overview, context collection, saved contexts.
 		"mcp/workspace": {imports: []string{"evidence", "evidence/redact", "auth", "codemap/walk", "edit/atomicfile"}},
+		// The HTTP server assembly: admission (auth/admission) and callers
+		// (auth) in front of the protocol; tool profiles come from its caller.
+		"mcp/httpserve": {imports: []string{"mcp", "jsonrpc", "auth"}},
 	}
 }
 

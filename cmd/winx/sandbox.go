@@ -8,15 +8,15 @@ import (
 	"winx/pty/sandbox"
 )
 
-// sandboxArgv reads WINX_SANDBOX once at start-up and returns how session
-// processes are wrapped: nil when the sandbox is off, or when it is on but
-// this kernel cannot confine shells. In that case a warning with the exact
+// sandboxArgv returns how session processes are wrapped (on is WINX_SANDBOX,
+// as the configuration read it): nil when the sandbox is off, or when it is
+// on but this kernel cannot confine shells. In that case a warning with the exact
 // reason is logged and shells run unconfined: the sandbox is a defence in
 // depth that the user asked for, and refusing to start would leave them with
 // no server on an older kernel; the warning says what they do not get.
 // A malformed WINX_SANDBOX_RW_PATHS or WINX_SANDBOX_RO_PATHS stops start-up.
-func sandboxArgv(getenv func(string) string, probe func() (int, error), self func() (string, error), logger *slog.Logger) (func(workspace string, argv []string) ([]string, error), error) {
-	if getenv(sandbox.EnvEnable) != "1" {
+func sandboxArgv(on bool, getenv func(string) string, probe func() (int, error), self func() (string, error), logger *slog.Logger) (func(workspace string, argv []string) ([]string, error), error) {
+	if !on {
 		return nil, nil
 	}
 	abi, err := probe()

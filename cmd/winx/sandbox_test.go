@@ -34,7 +34,7 @@ func TestSandboxArgv(t *testing.T) {
 
 	// Off: no wrapping, no probe, nothing logged.
 	probed := false
-	wrap, err := sandboxArgv(env(map[string]string{"HOME": home}), func() (int, error) { probed = true; return 7, nil }, self, logger)
+	wrap, err := sandboxArgv(false, env(map[string]string{"HOME": home}), func() (int, error) { probed = true; return 7, nil }, self, logger)
 	if wrap != nil || err != nil || probed || logs.Len() != 0 {
 		t.Errorf("sandbox off: wrap set %v, err %v, probed %v, logs %q; want nothing", wrap != nil, err, probed, logs.String())
 	}
@@ -44,7 +44,7 @@ func TestSandboxArgv(t *testing.T) {
 	unavailable := func() (int, error) {
 		return 0, &sandbox.UnavailableError{Reason: reason, Err: errors.ErrUnsupported}
 	}
-	wrap, err = sandboxArgv(env(map[string]string{sandbox.EnvEnable: "1", "HOME": home}), unavailable, self, logger)
+	wrap, err = sandboxArgv(true, env(map[string]string{"HOME": home}), unavailable, self, logger)
 	if wrap != nil || err != nil {
 		t.Errorf("sandbox unavailable: wrap set %v, err %v; want no wrapping and no error", wrap != nil, err)
 	}
@@ -53,20 +53,20 @@ func TestSandboxArgv(t *testing.T) {
 	}
 
 	// On, with a malformed path list: start-up stops.
-	_, err = sandboxArgv(env(map[string]string{sandbox.EnvEnable: "1", "HOME": home, sandbox.EnvRWPaths: "relative/path"}), probeOK, self, logger)
+	_, err = sandboxArgv(true, env(map[string]string{"HOME": home, sandbox.EnvRWPaths: "relative/path"}), probeOK, self, logger)
 	if !errors.Is(err, sandbox.ErrInvalidPolicy) {
 		t.Errorf("sandbox with a relative RW path = %v, want ErrInvalidPolicy", err)
 	}
 
 	// On, with HOME under /tmp, which the policy makes writable: the home
 	// directory could not be hidden, so start-up stops.
-	_, err = sandboxArgv(env(map[string]string{sandbox.EnvEnable: "1", "HOME": t.TempDir()}), probeOK, self, logger)
+	_, err = sandboxArgv(true, env(map[string]string{"HOME": t.TempDir()}), probeOK, self, logger)
 	if !errors.Is(err, sandbox.ErrInvalidPolicy) {
 		t.Errorf("sandbox with HOME under /tmp = %v, want ErrInvalidPolicy", err)
 	}
 
 	// On: every argv goes through the launcher with the shell's workspace.
-	wrap, err = sandboxArgv(env(map[string]string{sandbox.EnvEnable: "1", "HOME": home}), probeOK, self, logger)
+	wrap, err = sandboxArgv(true, env(map[string]string{"HOME": home}), probeOK, self, logger)
 	if err != nil || wrap == nil {
 		t.Fatalf("sandbox on: wrap set %v, err %v", wrap != nil, err)
 	}
@@ -140,7 +140,8 @@ func (c *sandboxClient) call(tool string, args map[string]any) (status, output s
 	return s.Status, s.Output + s.Message
 }
 
-// TestSandboxEndToEnd runs the built winx with WINX_SANDBOX=1 and a home
+// TestSandboxEndToEnd runs the built winx with WINX_SANDBOX=1 (and =true,
+// the same boolean) and a home
 // directory outside /tmp: BashCommand may write in the workspace (which is
 // inside the home directory) but not elsewhere in the home directory, and
 // cannot read ~/.ssh/config; a background command is confined as well.
@@ -152,15 +153,44 @@ func TestSandboxEndToEnd(t *testing.T) {
 		t.Skip("Landlock unavailable:", err)
 	}
 	t.Run("embedded", func(t *testing.T) {
-		sandboxEndToEnd(t, buildWinx(t), append(os.Environ(), "WINX_RUNTIME=embedded"))
+		sandboxEndToEnd(t, buildWinx(t), append(os.Environ(), "WINX_RUNTIME=embedded"), "1")
+	})
+	t.Run("embedded-true", func(t *testing.T) {
+		sandboxEndToEnd(t, buildWinx(t), append(os.Environ(), "WINX_RUNTIME=embedded"), "true")
 	})
 	t.Run("daemon", func(t *testing.T) {
 		d := newDaemonEnv(t)
-		sandboxEndToEnd(t, filepath.Join(d.bins, "winx"), d.env)
+		sandboxEndToEnd(t, filepath.Join(d.bins, "winx"), d.env, "1")
 	})
 }
 
-func sandboxEndToEnd(t *testing.T, bin string, env []string) {
+// TestSandboxInvalidStopsStartUp: a WINX_SANDBOX that is not a boolean stops
+// the stdio adapter before it serves, with exit status 2 and a message
+// naming the variable, instead of running shells unconfined.
+func TestSandboxInvalidStopsStartUp(t *testing.T) {
+	cmd := exec.Command(buildWinx(t))
+	cmd.Env = append(os.Environ(), "WINX_SANDBOX=maybe", "HOME="+t.TempDir(), "XDG_STATE_HOME="+t.TempDir())
+	cmd.Stdin = strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"ping"}` + "\n")
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) || exit.ExitCode() != 2 {
+		t.Errorf("winx with WINX_SANDBOX=maybe = %v, want exit status 2", err)
+	}
+	if !strings.Contains(stderr.String(), "WINX_SANDBOX") || stdout.Len() != 0 {
+		t.Errorf("winx with WINX_SANDBOX=maybe: stdout %q, stderr %q; want no answer and a message naming WINX_SANDBOX", stdout.String(), stderr.String())
+	}
+
+	t.Setenv("WINX_SANDBOX", "maybe")
+	stderr.Reset()
+	err = run(t.Context(), nil, strings.NewReader(""), io.Discard, &stderr)
+	if !errors.Is(err, errUsage) || !strings.Contains(stderr.String(), "WINX_SANDBOX") {
+		t.Errorf("run with WINX_SANDBOX=maybe = %v, stderr %q; want a usage error naming WINX_SANDBOX", err, stderr.String())
+	}
+}
+
+func sandboxEndToEnd(t *testing.T, bin string, env []string, enable string) {
 	home, err := os.MkdirTemp("/var/tmp", "winx-e2e-home-")
 	if err != nil {
 		t.Skip("no /var/tmp for a home directory outside /tmp:", err)
@@ -183,7 +213,7 @@ func sandboxEndToEnd(t *testing.T, bin string, env []string) {
 	}
 
 	cmd := exec.Command(bin)
-	cmd.Env = append(env, "WINX_SANDBOX=1", "HOME="+home, "XDG_STATE_HOME="+t.TempDir(), "LC_ALL=C")
+	cmd.Env = append(env, "WINX_SANDBOX="+enable, "HOME="+home, "XDG_STATE_HOME="+t.TempDir(), "LC_ALL=C")
 	in, err := cmd.StdinPipe()
 	if err != nil {
 		t.Fatal(err)

@@ -7,19 +7,17 @@ package main
 
 import (
 	"context"
-	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"log/slog"
 	"os"
 	"os/signal"
 	"path/filepath"
-	"strconv"
 	"syscall"
 	"time"
 
 	"winx/cmd/internal/buildid"
+	"winx/cmd/internal/config"
 	"winx/cmd/internal/entry"
 	"winx/guardian/daemon"
 	"winx/guardian/wire"
@@ -32,81 +30,26 @@ func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	err := run(ctx, os.Args[1:], os.Getenv, os.Stdout, os.Stderr)
 	stop()
-	entry.Exit(err, errUsage, "winxd:")
-}
-
-var errUsage = errors.New("usage")
-
-type options struct {
-	version       bool
-	socket        string
-	logFile       string
-	guardianBin   string
-	maxGuardians  int
-	sweepInterval time.Duration
-	neverUsedTTL  time.Duration
-	usedTTL       time.Duration
+	entry.Exit(err, config.ErrUsage, "winxd:")
 }
 
 func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
-	var o options
-	fs := flag.NewFlagSet("winxd", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.BoolVar(&o.version, "version", false, "print the build identity and exit")
-	fs.StringVar(&o.socket, "socket", "", "winxd's socket (default: WINX_SOCKET, else the resolved runtime directory)")
-	fs.StringVar(&o.logFile, "log-file", "", "append logs to this file, created 0600 (default: winxd.log in the state directory; \"-\" for none)")
-	fs.StringVar(&o.guardianBin, "guardian-bin", "", "winx-guardian binary (default: WINX_GUARDIAN_BIN, else next to winxd)")
-	fs.IntVar(&o.maxGuardians, "max-guardians", 0, "guardian quota (default: WINX_MAX_GUARDIANS, else 32)")
-	fs.DurationVar(&o.sweepInterval, "sweep-interval", daemon.DefaultSweepInterval, "how often idle guardians are swept")
-	fs.DurationVar(&o.neverUsedTTL, "never-used-ttl", daemon.DefaultNeverUsedTTL, "idle time after which a guardian that never ran a command ends")
-	fs.DurationVar(&o.usedTTL, "used-ttl", daemon.DefaultUsedTTL, "idle time after which a guardian that ran a command ends")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return err
-		}
-		return fmt.Errorf("%w: %v", errUsage, err)
+	o, err := config.LoadDaemon(args, getenv, stderr)
+	if err != nil {
+		return err
 	}
 	id := buildid.Read()
-	if o.version {
+	if o.Version {
 		_, err := fmt.Fprintf(stdout, "winxd %s\n", id)
 		return err
 	}
-	if fs.NArg() > 0 {
-		return fmt.Errorf("%w: unexpected argument %q", errUsage, fs.Arg(0))
-	}
-	if o.maxGuardians == 0 {
-		if v := getenv("WINX_MAX_GUARDIANS"); v != "" {
-			n, err := strconv.Atoi(v)
-			if err != nil || n < 1 {
-				return fmt.Errorf("WINX_MAX_GUARDIANS must be a positive integer, got %q", v)
-			}
-			o.maxGuardians = n
-		}
-	}
-	socket := o.socket
-	if socket == "" {
-		paths, err := wire.Resolve(getenv)
-		if err != nil {
-			return err
-		}
-		socket = paths.Daemon
-	}
-	if !filepath.IsAbs(socket) {
-		return fmt.Errorf("%w: -socket must be absolute", errUsage)
-	}
+	socket, state := o.Socket, o.StateDir
 	if err := wire.EnsureDir(filepath.Dir(socket)); err != nil {
 		return err
 	}
-	if o.guardianBin == "" {
-		o.guardianBin = entry.SiblingBinary(getenv("WINX_GUARDIAN_BIN"), "winx-guardian")
-	}
-	state := daemon.StateDir(getenv)
 	logger := slog.New(slog.DiscardHandler)
-	if o.logFile == "" && state != "" {
-		o.logFile = filepath.Join(state, daemon.LogFileName)
-	}
-	if o.logFile != "" && o.logFile != "-" {
-		f, err := daemon.OpenLog(o.logFile)
+	if o.LogFile != "" && o.LogFile != "-" {
+		f, err := daemon.OpenLog(o.LogFile)
 		if err != nil {
 			return err
 		}
@@ -122,9 +65,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	}
 	srv := daemon.NewServer(daemon.Options{
 		Dir:           filepath.Dir(socket),
-		GuardianBin:   o.guardianBin,
-		Policy:        daemon.Policy{Max: o.maxGuardians, NeverUsedTTL: o.neverUsedTTL, UsedTTL: o.usedTTL},
-		SweepInterval: o.sweepInterval,
+		GuardianBin:   o.GuardianBin,
+		Policy:        daemon.Policy{Max: o.MaxGuardians, NeverUsedTTL: o.NeverUsedTTL, UsedTTL: o.UsedTTL},
+		SweepInterval: o.SweepInterval,
 		Build:         build,
 		Logger:        logger,
 	})
@@ -139,7 +82,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		}
 	}
 	writeRecord(daemon.StateRunning, "")
-	logger.Info("winxd serving", "socket", socket, "guardian_bin", o.guardianBin, "max_guardians", o.maxGuardians)
+	logger.Info("winxd serving", "socket", socket, "guardian_bin", o.GuardianBin, "max_guardians", o.MaxGuardians)
 	reason, err := srv.Run(ctx, ln)
 	switch {
 	case err != nil:

@@ -1,4 +1,12 @@
-package main
+// Package admission owns the HTTP front door's admission limits: how many
+// requests run at once, how many one source address may send per minute, how
+// long a request may take to start its answer, and the drain on shutdown. It
+// does not authenticate callers or know the protocol behind the handler it
+// wraps.
+//
+// Each refusal answers at once with a status a client can act on (503 or 429
+// with Retry-After: 1, 408) and never reaches the wrapped handler.
+package admission
 
 import (
 	"context"
@@ -9,21 +17,22 @@ import (
 	"time"
 )
 
-// Admission limits of the HTTP front door, in front of every route but the
-// health probes. Each refusal answers at once with a status a client can act
-// on and never reaches the MCP handler.
-type guardOptions struct {
-	maxConcurrency    int           // 503 + Retry-After beyond it
-	requestsPerMinute int           // per source IP; 429 + Retry-After beyond it
-	requestTimeout    time.Duration // 408 when no answer has started by then
-	now               func() time.Time
+// Options are the admission limits, in front of every route but the health
+// probes.
+type Options struct {
+	MaxConcurrency    int           // 503 + Retry-After beyond it; must be at least 1
+	RequestsPerMinute int           // per source IP; 429 + Retry-After beyond it; 0 means no limit
+	RequestTimeout    time.Duration // 408 when no answer has started by then; 0 means none
+	Now               func() time.Time
 }
 
-// maxRateEntries bounds the per-IP table; the oldest idle entries go first.
-const maxRateEntries = 4096
+// MaxRateEntries bounds the per-IP table; the oldest idle entries go first.
+const MaxRateEntries = 4096
 
-type guard struct {
-	opts  guardOptions
+// Gate applies the limits of Options to the handlers it wraps. It is safe
+// for concurrent use.
+type Gate struct {
+	opts  Options
 	slots chan struct{}
 	// draining is set on shutdown: new requests get 503 while running
 	// ones finish.
@@ -36,26 +45,33 @@ type guard struct {
 	rates map[string]*bucket
 }
 
-// bucket is a token bucket refilled continuously at requestsPerMinute.
+// bucket is a token bucket refilled continuously at RequestsPerMinute.
 type bucket struct {
 	tokens float64
 	last   time.Time
 }
 
-func newGuard(o guardOptions) *guard {
-	if o.now == nil {
-		o.now = time.Now
+// New returns a gate with the limits of o.
+func New(o Options) *Gate {
+	if o.Now == nil {
+		o.Now = time.Now
 	}
-	return &guard{opts: o, slots: make(chan struct{}, o.maxConcurrency), rates: map[string]*bucket{}}
+	return &Gate{opts: o, slots: make(chan struct{}, o.MaxConcurrency), rates: map[string]*bucket{}}
 }
+
+// Draining reports whether Drain has begun: new requests get 503.
+func (g *Gate) Draining() bool { return g.draining.Load() }
+
+// Active is the number of admitted requests that are not long-lived streams.
+func (g *Gate) Active() int64 { return g.active.Load() }
 
 func refuse(w http.ResponseWriter, status int, msg string) {
 	w.Header().Set("Retry-After", "1")
 	http.Error(w, msg, status)
 }
 
-// wrap applies drain, rate, concurrency and timeout limits to next.
-func (g *guard) wrap(next http.Handler) http.Handler {
+// Wrap applies drain, rate, concurrency and timeout limits to next.
+func (g *Gate) Wrap(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if g.draining.Load() {
 			refuse(w, http.StatusServiceUnavailable, "server is shutting down")
@@ -81,17 +97,17 @@ func (g *guard) wrap(next http.Handler) http.Handler {
 }
 
 // withTimeout ends a request that has not started its answer within
-// requestTimeout with 408. A streaming answer that has started (SSE,
+// RequestTimeout with 408. A streaming answer that has started (SSE,
 // subscriptions) is not cut: its client is waiting on the stream itself.
-func (g *guard) withTimeout(next http.Handler, w http.ResponseWriter, r *http.Request) {
-	if g.opts.requestTimeout <= 0 {
+func (g *Gate) withTimeout(next http.Handler, w http.ResponseWriter, r *http.Request) {
+	if g.opts.RequestTimeout <= 0 {
 		next.ServeHTTP(w, r)
 		return
 	}
 	ctx, cancel := context.WithCancel(r.Context())
 	defer cancel()
 	tw := &timeoutWriter{ResponseWriter: w}
-	timer := time.AfterFunc(g.opts.requestTimeout, func() {
+	timer := time.AfterFunc(g.opts.RequestTimeout, func() {
 		if tw.expire() {
 			cancel()
 		}
@@ -160,18 +176,18 @@ func (t *timeoutWriter) Flush() {
 }
 
 // allow spends one request token of ip.
-func (g *guard) allow(ip string) bool {
-	if g.opts.requestsPerMinute <= 0 {
+func (g *Gate) allow(ip string) bool {
+	if g.opts.RequestsPerMinute <= 0 {
 		return true
 	}
-	now := g.opts.now()
-	rate := float64(g.opts.requestsPerMinute) / 60 // tokens per second
-	capacity := float64(g.opts.requestsPerMinute)
+	now := g.opts.Now()
+	rate := float64(g.opts.RequestsPerMinute) / 60 // tokens per second
+	capacity := float64(g.opts.RequestsPerMinute)
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	b, ok := g.rates[ip]
 	if !ok {
-		if len(g.rates) >= maxRateEntries {
+		if len(g.rates) >= MaxRateEntries {
 			g.evictLocked(now, capacity, rate)
 		}
 		b = &bucket{tokens: capacity, last: now}
@@ -188,7 +204,7 @@ func (g *guard) allow(ip string) bool {
 
 // evictLocked drops buckets that have refilled (they carry no state), and
 // if none has, the least recently used one.
-func (g *guard) evictLocked(now time.Time, capacity, rate float64) {
+func (g *Gate) evictLocked(now time.Time, capacity, rate float64) {
 	var oldest string
 	for ip, b := range g.rates {
 		if b.tokens+now.Sub(b.last).Seconds()*rate >= capacity {
@@ -199,7 +215,7 @@ func (g *guard) evictLocked(now time.Time, capacity, rate float64) {
 			oldest = ip
 		}
 	}
-	if len(g.rates) >= maxRateEntries && oldest != "" {
+	if len(g.rates) >= MaxRateEntries && oldest != "" {
 		delete(g.rates, oldest)
 	}
 }
@@ -211,9 +227,9 @@ func isStream(r *http.Request) bool {
 	return r.Method == http.MethodGet || r.Header.Get("Mcp-Method") == "subscriptions/listen"
 }
 
-// drain stops admission and waits until no ordinary request runs, or ctx
+// Drain stops admission and waits until no ordinary request runs, or ctx
 // ends. Streams are left to the caller to end.
-func (g *guard) drain(ctx context.Context) {
+func (g *Gate) Drain(ctx context.Context) {
 	g.draining.Store(true)
 	tick := time.NewTicker(20 * time.Millisecond)
 	defer tick.Stop()

@@ -1,17 +1,16 @@
-package main
-
-// The runtime of sessions (the daemon one by default) and the operator
-// commands that manage durable sessions: list, attach, kill, prune,
-// restart-daemon and doctor.
+// Package operator holds the operator commands of winx's durable sessions
+// (winx list, attach, kill, prune, restart-daemon and doctor): they find the
+// guardians and winxd from their sockets and report or end them. They never
+// type into a shell. It does not parse command lines or read configuration:
+// the caller hands it a parsed Command and the resolved Options.
+package operator
 
 import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
-	"log/slog"
 	"os"
 	"path/filepath"
 	"slices"
@@ -19,20 +18,11 @@ import (
 	"syscall"
 	"time"
 
-	"winx/cmd/internal/buildid"
-	"winx/cmd/internal/entry"
 	"winx/evidence/redact"
 	"winx/guardian"
 	"winx/guardian/daemon"
 	"winx/guardian/remote"
 	"winx/guardian/wire"
-	"winx/mcp/tools"
-)
-
-// Values of WINX_RUNTIME.
-const (
-	runtimeDaemon   = "daemon"
-	runtimeEmbedded = "embedded"
 )
 
 // Operator command limits.
@@ -42,152 +32,94 @@ const (
 	restartWait     = 10 * time.Second       // for the old winxd to exit
 )
 
-// runtimeName is the session runtime the environment selects: the daemon
-// one unless WINX_RUNTIME=embedded or WINX_EMBEDDED=1.
-func runtimeName(getenv func(string) string) (string, error) {
-	switch rt := getenv("WINX_RUNTIME"); {
-	case rt == runtimeEmbedded, rt == "" && getenv("WINX_EMBEDDED") == "1":
-		return runtimeEmbedded, nil
-	case rt == "" || rt == runtimeDaemon:
-		return runtimeDaemon, nil
-	default:
-		return "", fmt.Errorf("winx: WINX_RUNTIME %q is not %s or %s", rt, runtimeDaemon, runtimeEmbedded)
-	}
-}
+// Names of the operator commands.
+const (
+	List          = "list"
+	Attach        = "attach"
+	Kill          = "kill"
+	Prune         = "prune"
+	RestartDaemon = "restart-daemon"
+	Doctor        = "doctor"
+)
 
-// shellRuntime returns the ShellFactory of the selected runtime. The daemon
-// runtime starts nothing yet: the first session asks winxd (starting it),
-// and a winxd that cannot start fails that Initialize with an error naming
-// WINXD_BIN and WINX_RUNTIME=embedded; it never falls back silently, since
-// sessions that quietly die with the adapter are what the user opted out of.
-// With the sandbox on (o.Sandbox), the guardians confine their shells
-// themselves, with the same Landlock policy.
-func shellRuntime(o tools.RuntimeOptions, getenv func(string) string, id buildid.Identity, logger *slog.Logger) (tools.ShellFactory, error) {
-	rt, err := runtimeName(getenv)
-	if err != nil {
-		return nil, err
-	}
-	if rt == runtimeEmbedded {
-		return tools.EmbeddedShells(o), nil
-	}
-	paths, err := wire.Resolve(getenv)
-	if err != nil {
-		return nil, err
-	}
-	return tools.DaemonShells(tools.DaemonOptions{
-		RuntimeOptions: o,
-		Socket:         paths.Daemon,
-		Start:          &daemon.StartOptions{Bin: entry.SiblingBinary(getenv("WINXD_BIN"), "winxd"), Env: shellEnv(os.Environ())},
-		Build:          entry.WireBuild(id),
-	})
-}
-
-func isOperatorCommand(name string) bool {
+// IsCommand reports whether name is an operator command.
+func IsCommand(name string) bool {
 	switch name {
-	case "list", "attach", "kill", "prune", "restart-daemon", "doctor":
+	case List, Attach, Kill, Prune, RestartDaemon, Doctor:
 		return true
 	}
 	return false
 }
 
-// operator is what every operator command needs.
-type operator struct {
-	getenv         func(string) string
-	stdout, stderr io.Writer
-	paths          wire.Paths
-	build          wire.Build
-	hello          wire.Hello
-	fleet          *daemon.Fleet
+// Command is one parsed operator command line.
+type Command struct {
+	Name   string         // one of List, Attach, Kill, Prune, RestartDaemon, Doctor
+	Thread string         // attach and kill: a session's external id, workspace or socket file name; "" with All
+	Follow bool           // attach --follow
+	All    bool           // kill --all
+	Idle   *time.Duration // prune --idle-seconds; nil means the TTL tiers
 }
 
-func runOperator(ctx context.Context, name string, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
-	build := entry.WireBuild(buildid.Read())
-	op := &operator{getenv: getenv, stdout: stdout, stderr: stderr, build: build, hello: wire.NewHello(wire.RoleAdapter, build, nil)}
-	fs := flag.NewFlagSet("winx "+name, flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	var (
-		follow bool
-		all    bool
-		idle   = int64(-1)
-	)
-	if name == "prune" {
-		fs.Int64Var(&idle, "idle-seconds", -1, "prune guardians idle at least this long (default: the TTL tiers, 30 min never used, 24 h used)")
-	}
-	if name == "attach" {
-		fs.BoolVar(&follow, "follow", false, "keep printing new output until interrupted")
-	}
-	if name == "kill" {
-		fs.BoolVar(&all, "all", false, "kill every session")
-	}
-	usage := map[string]string{
-		"list": "winx list", "attach": "winx attach <thread> [--follow]", "kill": "winx kill <thread> | --all",
-		"prune": "winx prune [--idle-seconds N]", "restart-daemon": "winx restart-daemon", "doctor": "winx doctor",
-	}[name]
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage:", usage)
-		fs.PrintDefaults()
-	}
-	// Flags may follow the thread argument: parse around it.
-	var rest []string
-	for a := args; ; {
-		if err := fs.Parse(a); err != nil {
-			if errors.Is(err, flag.ErrHelp) {
-				return err
-			}
-			return errUsage
-		}
-		if fs.NArg() == 0 {
-			break
-		}
-		rest = append(rest, fs.Arg(0))
-		a = fs.Args()[1:]
-	}
-	wantArgs := 0
-	if name == "attach" || (name == "kill" && !all) {
-		wantArgs = 1
-	}
-	if len(rest) != wantArgs || idle < -1 {
-		fs.Usage()
-		return errUsage
-	}
-	paths, err := wire.Resolve(getenv)
-	if err != nil {
-		return err
-	}
-	op.paths = paths
-	op.fleet = &daemon.Fleet{Dir: paths.Dir, Hello: op.hello}
-	if name == "attach" && follow {
-		return op.attach(ctx, rest[0], true)
+// Options are what every operator command needs, resolved by the caller.
+type Options struct {
+	Paths wire.Paths // the runtime sockets in use
+	Build wire.Build // this binary's build, as a hello carries it
+	// FormatBuild renders a build on one line, as `winx --version` does.
+	FormatBuild func(wire.Build) string
+	// WinxdBin and GuardianBin are the binaries winx would start; DaemonEnv
+	// is the environment restart-daemon starts winxd with.
+	WinxdBin, GuardianBin string
+	DaemonEnv             []string
+	// Runtime is the session runtime the configuration selects, or
+	// RuntimeErr why it selects none; doctor reports them.
+	Runtime    string
+	RuntimeErr error
+	// Getenv reads the variables that decide the socket directory
+	// candidates and the state directory (doctor).
+	Getenv func(string) string
+	Stdout io.Writer
+}
+
+// operator is what every operator command needs.
+type operator struct {
+	Options
+	hello wire.Hello
+	fleet *daemon.Fleet
+}
+
+// Run runs c. Attach with Follow runs until ctx ends; every other command
+// has 30 seconds.
+func Run(ctx context.Context, c Command, o Options) error {
+	op := &operator{Options: o, hello: wire.NewHello(wire.RoleAdapter, o.Build, nil)}
+	op.fleet = &daemon.Fleet{Dir: o.Paths.Dir, Hello: op.hello}
+	if c.Name == Attach && c.Follow {
+		return op.attach(ctx, c.Thread, true)
 	}
 	ctx, cancel := context.WithTimeout(ctx, operatorTimeout)
 	defer cancel()
-	switch name {
-	case "list":
+	switch c.Name {
+	case List:
 		return op.list(ctx)
-	case "attach":
-		return op.attach(ctx, rest[0], false)
-	case "kill":
+	case Attach:
+		return op.attach(ctx, c.Thread, false)
+	case Kill:
 		thread := ""
-		if !all {
-			thread = rest[0]
+		if !c.All {
+			thread = c.Thread
 		}
 		return op.kill(ctx, thread)
-	case "prune":
-		var d *time.Duration
-		if idle >= 0 {
-			v := time.Duration(idle) * time.Second
-			d = &v
-		}
-		return op.prune(ctx, d)
-	case "restart-daemon":
+	case Prune:
+		return op.prune(ctx, c.Idle)
+	case RestartDaemon:
 		return op.restartDaemon(ctx)
-	default:
+	case Doctor:
 		return op.doctor(ctx)
 	}
+	panic("operator: unknown command " + c.Name)
 }
 
-// listEntry is one session in `winx list`.
-type listEntry struct {
+// ListEntry is one session in `winx list`.
+type ListEntry struct {
 	Thread          string    `json:"thread"` // the session's external id, its default thread id
 	Workspace       string    `json:"workspace"`
 	Principal       string    `json:"principal,omitempty"`
@@ -207,21 +139,17 @@ type listEntry struct {
 	Socket          string    `json:"socket"`
 }
 
-func (op *operator) entry(g daemon.Guardian) listEntry {
+func (op *operator) entry(g daemon.Guardian) ListEntry {
 	k, _ := g.Session()
 	cmd, _ := redact.New(false).String(g.Status.Command)
-	return listEntry{
+	return ListEntry{
 		Thread: k.ExternalID, Workspace: k.Workspace, Principal: k.Principal, Scope: k.Scope,
 		PID: g.PID, ShellPID: g.Status.ShellPID, Cwd: g.Status.Cwd,
 		Created: g.Status.Created, LastActivity: g.Status.LastActivity, LastCommandAt: g.Status.LastCommand,
 		LastCommand: cmd, EverRanCommand: g.Status.EverRanCommand, Running: g.Status.Running,
-		BackgroundCount: g.Status.BackgroundRunning, Build: buildString(g.Build), SameBuild: g.Build == op.build,
+		BackgroundCount: g.Status.BackgroundRunning, Build: op.FormatBuild(g.Build), SameBuild: g.Build == op.Build,
 		Socket: g.Socket,
 	}
-}
-
-func buildString(b wire.Build) string {
-	return buildid.Identity{Module: b.Module, Version: b.Version, Revision: b.Revision, Modified: b.Modified, GoVersion: b.GoVersion}.String()
 }
 
 func (op *operator) list(ctx context.Context) error {
@@ -231,13 +159,13 @@ func (op *operator) list(ctx context.Context) error {
 	}
 	out := struct {
 		SocketDir   string               `json:"socket_dir"`
-		Sessions    []listEntry          `json:"sessions"`
+		Sessions    []ListEntry          `json:"sessions"`
 		Unreachable []daemon.Unreachable `json:"unreachable,omitempty"`
-	}{SocketDir: op.paths.Dir, Sessions: []listEntry{}, Unreachable: bad}
+	}{SocketDir: op.Paths.Dir, Sessions: []ListEntry{}, Unreachable: bad}
 	for _, g := range live {
 		out.Sessions = append(out.Sessions, op.entry(g))
 	}
-	enc := json.NewEncoder(op.stdout)
+	enc := json.NewEncoder(op.Stdout)
 	enc.SetIndent("", "  ")
 	return enc.Encode(out)
 }
@@ -274,7 +202,7 @@ func (op *operator) attach(ctx context.Context, thread string, follow bool) erro
 	if err != nil {
 		return err
 	}
-	rs, err := remote.Attach(ctx, g.Socket, &remote.ClientOptions{Build: op.build})
+	rs, err := remote.Attach(ctx, g.Socket, &remote.ClientOptions{Build: op.Build})
 	if err != nil {
 		return err
 	}
@@ -284,10 +212,10 @@ func (op *operator) attach(ctx context.Context, thread string, follow bool) erro
 	if snap.Running {
 		state = "running: " + snap.Command
 	}
-	fmt.Fprintf(op.stdout, "# %s %s (guardian pid %d, shell pid %d, cwd %s, %s)\n", k.ExternalID, k.Workspace, g.PID, snap.ShellPID, snap.Cwd, state)
+	fmt.Fprintf(op.Stdout, "# %s %s (guardian pid %d, shell pid %d, cwd %s, %s)\n", k.ExternalID, k.Workspace, g.PID, snap.ShellPID, snap.Cwd, state)
 	prev := screenRows(rs.Screen(0, false))
 	for _, r := range prev {
-		fmt.Fprintln(op.stdout, r)
+		fmt.Fprintln(op.Stdout, r)
 	}
 	if !follow {
 		return nil
@@ -305,7 +233,7 @@ func (op *operator) attach(ctx context.Context, thread string, follow bool) erro
 		}
 		cur := screenRows(rs.Screen(0, false))
 		for _, r := range newRows(prev, cur) {
-			fmt.Fprintln(op.stdout, r)
+			fmt.Fprintln(op.Stdout, r)
 		}
 		prev = cur
 	}
@@ -362,7 +290,7 @@ func (op *operator) kill(ctx context.Context, thread string) error {
 			errs = append(errs, fmt.Errorf("winx: kill %s: %w", k.ExternalID, err))
 			continue
 		}
-		fmt.Fprintf(op.stdout, "killed %s %s (guardian pid %d)\n", k.ExternalID, k.Workspace, g.PID)
+		fmt.Fprintf(op.Stdout, "killed %s %s (guardian pid %d)\n", k.ExternalID, k.Workspace, g.PID)
 	}
 	return errors.Join(errs...)
 }
@@ -371,11 +299,11 @@ func (op *operator) prune(ctx context.Context, idle *time.Duration) error {
 	ended, err := daemon.Prune(ctx, op.fleet, daemon.Policy{}, time.Now(), idle)
 	for _, g := range ended {
 		k, _ := g.Session()
-		fmt.Fprintf(op.stdout, "pruned %s %s (guardian pid %d, idle since %s)\n", k.ExternalID, k.Workspace, g.PID,
+		fmt.Fprintf(op.Stdout, "pruned %s %s (guardian pid %d, idle since %s)\n", k.ExternalID, k.Workspace, g.PID,
 			daemon.IdleSince(g.Status).Format(time.RFC3339))
 	}
 	if len(ended) == 0 && err == nil {
-		fmt.Fprintln(op.stdout, "nothing to prune")
+		fmt.Fprintln(op.Stdout, "nothing to prune")
 	}
 	return err
 }
@@ -383,11 +311,11 @@ func (op *operator) prune(ctx context.Context, idle *time.Duration) error {
 // restartDaemon stops winxd (a planned stop: guardians keep running) and
 // starts a new one, which finds them from their sockets.
 func (op *operator) restartDaemon(ctx context.Context) error {
-	c := &daemon.Client{Socket: op.paths.Daemon, Hello: op.hello}
+	c := &daemon.Client{Socket: op.Paths.Daemon, Hello: op.hello}
 	old, err := c.Shutdown(ctx, "winx restart-daemon")
 	switch {
 	case errors.Is(err, wire.ErrNoServer):
-		fmt.Fprintln(op.stdout, "winxd was not running")
+		fmt.Fprintln(op.Stdout, "winxd was not running")
 	case err != nil:
 		return err
 	default:
@@ -395,14 +323,12 @@ func (op *operator) restartDaemon(ctx context.Context) error {
 			return err
 		}
 	}
-	peer, err := daemon.Start(ctx, op.paths.Daemon, op.hello, daemon.StartOptions{
-		Bin: entry.SiblingBinary(op.getenv("WINXD_BIN"), "winxd"), Env: shellEnv(os.Environ()),
-	})
+	peer, err := daemon.Start(ctx, op.Paths.Daemon, op.hello, daemon.StartOptions{Bin: op.WinxdBin, Env: op.DaemonEnv})
 	if err != nil {
 		return err
 	}
 	live, _, _ := op.fleet.Discover(ctx)
-	fmt.Fprintf(op.stdout, "winxd restarted: pid %d -> %d; %d guardians kept running\n", old.PID, peer.PID, len(live))
+	fmt.Fprintf(op.Stdout, "winxd restarted: pid %d -> %d; %d guardians kept running\n", old.PID, peer.PID, len(live))
 	return nil
 }
 
@@ -445,16 +371,15 @@ func zombie(pid int) bool {
 // prints paths, pids and build identities, never environment values or
 // tokens.
 func (op *operator) doctor(ctx context.Context) error {
-	w := op.stdout
-	fmt.Fprintf(w, "winx doctor: this binary is %s\n", buildString(op.build))
-	rt, err := runtimeName(op.getenv)
-	if err != nil {
-		fmt.Fprintf(w, "runtime: invalid WINX_RUNTIME (%v)\n", err)
+	w := op.Stdout
+	fmt.Fprintf(w, "winx doctor: this binary is %s\n", op.FormatBuild(op.Build))
+	if op.RuntimeErr != nil {
+		fmt.Fprintf(w, "runtime: invalid WINX_RUNTIME (%v)\n", op.RuntimeErr)
 	} else {
-		fmt.Fprintf(w, "runtime: %s\n", rt)
+		fmt.Fprintf(w, "runtime: %s\n", op.Runtime)
 	}
-	for _, b := range []struct{ env, name string }{{"WINXD_BIN", "winxd"}, {"WINX_GUARDIAN_BIN", "winx-guardian"}} {
-		p := entry.SiblingBinary(op.getenv(b.env), b.name)
+	for _, b := range []struct{ env, name, path string }{{"WINXD_BIN", "winxd", op.WinxdBin}, {"WINX_GUARDIAN_BIN", "winx-guardian", op.GuardianBin}} {
+		p := b.path
 		state := "found"
 		if fi, err := os.Stat(p); err != nil || !fi.Mode().IsRegular() {
 			state = "not found next to winx (set " + b.env + " or put it on PATH)"
@@ -469,9 +394,9 @@ func (op *operator) doctor(ctx context.Context) error {
 		live   []daemon.Guardian
 	}
 	var seen []dirState
-	for _, c := range socketCandidates(op.getenv) {
+	for _, c := range socketCandidates(op.Getenv) {
 		mark := ""
-		if c.dir == op.paths.Dir {
+		if c.dir == op.Paths.Dir {
 			mark = " [used]"
 		}
 		fi, err := os.Lstat(c.dir)
@@ -489,8 +414,8 @@ func (op *operator) doctor(ctx context.Context) error {
 		}
 		fmt.Fprintf(w, "  %s: %s%s: mode %04o, owner uid %d, %s\n", c.source, c.dir, mark, fi.Mode().Perm(), owner, check)
 		ds := dirState{dir: c.dir, daemon: filepath.Join(c.dir, wire.DaemonSocketName)}
-		if c.dir == op.paths.Dir {
-			ds.daemon = op.paths.Daemon
+		if c.dir == op.Paths.Dir {
+			ds.daemon = op.Paths.Daemon
 		}
 		f := &daemon.Fleet{Dir: c.dir, Hello: op.hello}
 		live, bad, err := f.Discover(ctx)
@@ -555,7 +480,7 @@ func (op *operator) doctor(ctx context.Context) error {
 		fmt.Fprintln(w, "split-brain: none")
 	}
 
-	state := daemon.StateDir(op.getenv)
+	state := daemon.StateDir(op.Getenv)
 	switch rec, err := daemon.ReadExitRecord(state); {
 	case errors.Is(err, os.ErrNotExist):
 		fmt.Fprintln(w, "winxd last exit: no record")
@@ -574,8 +499,8 @@ func (op *operator) doctor(ctx context.Context) error {
 
 // buildNote is how doctor shows a peer's build next to this binary's.
 func (op *operator) buildNote(b wire.Build) string {
-	if b != op.build {
-		return "MIXED BUILD: " + buildString(b)
+	if b != op.Build {
+		return "MIXED BUILD: " + op.FormatBuild(b)
 	}
 	return "same build"
 }

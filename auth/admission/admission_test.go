@@ -1,0 +1,147 @@
+package admission
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"testing/synctest"
+	"time"
+)
+
+func serve(h http.Handler, remote string) *httptest.ResponseRecorder {
+	r := httptest.NewRequest(http.MethodPost, "/mcp", strings.NewReader("{}"))
+	r.RemoteAddr = remote
+	w := httptest.NewRecorder()
+	h.ServeHTTP(w, r)
+	return w
+}
+
+var ok = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "ok") })
+
+func TestRateLimitPerIP(t *testing.T) {
+	now := time.Unix(1000, 0)
+	g := New(Options{MaxConcurrency: 4, RequestsPerMinute: 5, Now: func() time.Time { return now }})
+	h := g.Wrap(ok)
+	codes := map[int]int{}
+	for range 8 {
+		w := serve(h, "192.0.2.1:1234")
+		codes[w.Code]++
+		if w.Code == http.StatusTooManyRequests && w.Header().Get("Retry-After") != "1" {
+			t.Errorf("429 without Retry-After: 1")
+		}
+	}
+	if codes[http.StatusOK] != 5 || codes[http.StatusTooManyRequests] != 3 {
+		t.Errorf("status counts = %v, want 5 x 200 and 3 x 429", codes)
+	}
+	// Another source address has its own bucket.
+	if w := serve(h, "192.0.2.2:1234"); w.Code != http.StatusOK {
+		t.Errorf("second IP = %d, want 200", w.Code)
+	}
+	// The bucket refills at RequestsPerMinute.
+	now = now.Add(12 * time.Second)
+	if w := serve(h, "192.0.2.1:1234"); w.Code != http.StatusOK {
+		t.Errorf("after 12 s = %d, want 200 (one token refilled)", w.Code)
+	}
+}
+
+func TestRateTableBounded(t *testing.T) {
+	now := time.Unix(1000, 0)
+	g := New(Options{MaxConcurrency: 1, RequestsPerMinute: 60, Now: func() time.Time { return now }})
+	for i := range MaxRateEntries + 100 {
+		now = now.Add(time.Millisecond)
+		if !g.allow(fmt.Sprintf("10.%d.%d.%d", i>>16&255, i>>8&255, i&255)) {
+			t.Fatalf("first request of a new IP refused")
+		}
+	}
+	if n := len(g.rates); n > MaxRateEntries {
+		t.Errorf("rate table holds %d entries, want at most %d", n, MaxRateEntries)
+	}
+}
+
+func TestConcurrencyLimit(t *testing.T) {
+	release := make(chan struct{})
+	var started sync.WaitGroup
+	started.Add(2)
+	block := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		started.Done()
+		<-release
+	})
+	g := New(Options{MaxConcurrency: 2})
+	h := g.Wrap(block)
+	var done sync.WaitGroup
+	for range 2 {
+		done.Add(1)
+		go func() { defer done.Done(); serve(h, "192.0.2.1:1") }()
+	}
+	started.Wait()
+	if n := g.Active(); n != 2 {
+		t.Errorf("Active() = %d with two running requests, want 2", n)
+	}
+	w := serve(h, "192.0.2.1:1")
+	if w.Code != http.StatusServiceUnavailable || w.Header().Get("Retry-After") != "1" {
+		t.Errorf("third concurrent request = %d, want 503 with Retry-After", w.Code)
+	}
+	close(release)
+	done.Wait()
+	if w := serve(g.Wrap(ok), "192.0.2.1:1"); w.Code != http.StatusOK {
+		t.Errorf("after the slots freed = %d, want 200", w.Code)
+	}
+}
+
+func TestRequestTimeout(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		g := New(Options{MaxConcurrency: 1, RequestTimeout: time.Second})
+		slow := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			<-r.Context().Done()
+			io.WriteString(w, "late")
+		})
+		w := serve(g.Wrap(slow), "192.0.2.1:1")
+		if w.Code != http.StatusRequestTimeout || strings.Contains(w.Body.String(), "late") {
+			t.Errorf("slow request = %d %q, want 408 alone", w.Code, w.Body.String())
+		}
+		// An answer that has started is not cut.
+		stream := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			io.WriteString(w, "first ")
+			time.Sleep(2 * time.Second)
+			io.WriteString(w, "second")
+		})
+		w = serve(g.Wrap(stream), "192.0.2.1:1")
+		if w.Code != http.StatusOK || w.Body.String() != "first second" {
+			t.Errorf("started stream = %d %q, want 200 with both writes", w.Code, w.Body.String())
+		}
+	})
+}
+
+func TestDrain(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		g := New(Options{MaxConcurrency: 4})
+		release := make(chan struct{})
+		h := g.Wrap(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { <-release }))
+		go serve(h, "192.0.2.1:1")
+		synctest.Wait()
+		drained := make(chan struct{})
+		go func() { g.Drain(context.Background()); close(drained) }()
+		synctest.Wait()
+		if !g.Draining() {
+			t.Fatalf("Draining() = false after Drain began")
+		}
+		if w := serve(h, "192.0.2.1:1"); w.Code != http.StatusServiceUnavailable {
+			t.Errorf("request while draining = %d, want 503", w.Code)
+		}
+		select {
+		case <-drained:
+			t.Fatalf("Drain returned while a request ran")
+		default:
+		}
+		close(release)
+		<-drained
+		if n := g.Active(); n != 0 {
+			t.Errorf("Active() = %d after the drain, want 0", n)
+		}
+	})
+}

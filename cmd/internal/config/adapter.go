@@ -1,0 +1,369 @@
+package config
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"winx/auth"
+	"winx/cmd/internal/entry"
+	"winx/guardian/daemon/operator"
+	"winx/guardian/wire"
+	"winx/mcp/usage"
+)
+
+// Values of WINX_RUNTIME.
+const (
+	RuntimeDaemon   = "daemon"
+	RuntimeEmbedded = "embedded"
+)
+
+// Commands of winx besides the operator ones.
+const (
+	CommandServe  = "serve"
+	CommandReport = "report"
+)
+
+// Catalog is what the adapter's flags need from the tool catalog.
+type Catalog struct {
+	Affinities   []string // valid --session-affinity values; the first is the default
+	MaxBodyBytes int64    // default of --max-body-bytes
+}
+
+// Adapter is winx's configuration: one command and its settings.
+type Adapter struct {
+	Command  string           // CommandServe, CommandReport or an operator command
+	Serve    Serve            // when Command is CommandServe
+	Report   Report           // when Command is CommandReport
+	Operator operator.Command // when Command is an operator command
+	// OperatorOptions is the rest of an operator command's configuration;
+	// Stdout is left to the caller.
+	OperatorOptions operator.Options
+}
+
+// Serve is `winx [serve]`: the flags, then the environment.
+type Serve struct {
+	Version bool // --version: print the build identity and exit; nothing below is read
+
+	HTTP             bool     // --http
+	Bind             string   // --bind
+	AllowNonLoopback bool     // --allow-non-loopback
+	AllowedHosts     []string // --allowed-host
+	// HTTP admission limits.
+	MaxConcurrency    int           // --max-concurrency, at least 1
+	RequestsPerMinute int           // --requests-per-minute, not negative
+	RequestTimeout    time.Duration // --request-timeout, not negative
+	MaxBodyBytes      int64         // --max-body-bytes, at least 1
+	// Callers: with HTTP exactly one of TokenFile, Token, HTTPToken or
+	// PrincipalConfig.
+	TokenFile       string
+	Token           string
+	HTTPToken       string // WINX_HTTP_TOKEN
+	PrincipalConfig string
+	AllowWeakToken  bool
+	AllowQueryToken bool
+	ToolProfile     string   // --tool-profile
+	AllowTools      []string // --allow-tool; replaces ToolProfile
+	SessionAffinity string   // --session-affinity
+
+	Runtime            string   // RuntimeDaemon or RuntimeEmbedded (WINX_RUNTIME, WINX_EMBEDDED)
+	Shell              string   // WINX_SHELL
+	NoRedact           bool     // WINX_NO_REDACT
+	NoCompress         bool     // WINX_NO_COMPRESS
+	KeepTailPipe       bool     // WINX_KEEP_TAIL_PIPE
+	OpenContext        bool     // WINX_OPEN_CONTEXT
+	Sandbox            bool     // WINX_SANDBOX; the paths are the policy's (pty/sandbox)
+	AllowPaths         []string // WINX_ALLOW_PATHS, parsed
+	ServerInstructions string   // WINX_SERVER_INSTRUCTIONS
+	// ReadFiles budgets; 0 means the default.
+	CodingTokenBudget    int // WINX_CODING_TOKEN_BUDGET
+	NonCodingTokenBudget int // WINX_NONCODING_TOKEN_BUDGET
+	ReadParallelism      int // WINX_READ_PARALLELISM
+	StateDir             string
+	UsageLog             string        // WINX_USAGE_LOG; "" means none
+	Usage                usage.Options // WINX_USAGE_ROTATION, WINX_USAGE_RETENTION_DAYS
+	WinxdBin             string        // WINXD_BIN, else winxd next to winx
+	// ShellEnv is the environment of session shells and of the winxd winx
+	// starts: winx's own minus its credentials.
+	ShellEnv []string
+	// Getenv is the lookup the configuration was read with, for the
+	// packages that read variables of their own.
+	Getenv func(string) string
+}
+
+// Report is `winx report`.
+type Report struct {
+	Log          string // --log, default WINX_USAGE_LOG
+	Last         int    // --last
+	SinceMinutes int    // --since-minutes
+}
+
+// LoadAdapter reads winx's command line (without the program name) and
+// environment. A rejected command line or environment is explained on stderr
+// and returns an error matching ErrUsage; other errors (a malformed path
+// list, an unknown runtime) are returned to be printed.
+func LoadAdapter(args, environ []string, cat Catalog, stderr io.Writer) (*Adapter, error) {
+	getenv := Lookup(environ)
+	switch {
+	case len(args) > 0 && args[0] == CommandReport:
+		r, err := loadReport(args[1:], getenv, stderr)
+		return &Adapter{Command: CommandReport, Report: r}, err
+	case len(args) > 0 && operator.IsCommand(args[0]):
+		return loadOperator(args[0], args[1:], environ, getenv, stderr)
+	case len(args) > 0 && args[0] == CommandServe:
+		args = args[1:]
+	}
+	s, err := loadServe(args, environ, getenv, cat, stderr)
+	return &Adapter{Command: CommandServe, Serve: s}, err
+}
+
+type stringList []string
+
+func (l *stringList) String() string     { return strings.Join(*l, ",") }
+func (l *stringList) Set(v string) error { *l = append(*l, v); return nil }
+
+// parseFlags parses fs, returning flag.ErrHelp for -help and ErrUsage for
+// any other rejection (which fs has explained).
+func parseFlags(fs *flag.FlagSet, args []string) error {
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return err
+		}
+		return ErrUsage
+	}
+	return nil
+}
+
+// usagef explains a rejected configuration on stderr and returns ErrUsage.
+func usagef(stderr io.Writer, format string, args ...any) error {
+	fmt.Fprintf(stderr, "winx: "+format+"\n", args...)
+	return ErrUsage
+}
+
+func loadServe(args, environ []string, getenv func(string) string, cat Catalog, stderr io.Writer) (Serve, error) {
+	var s Serve
+	var allowedHosts, allowTools stringList
+	fs := flag.NewFlagSet("winx", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.BoolVar(&s.Version, "version", false, "print the build identity and exit")
+	fs.BoolVar(&s.HTTP, "http", false, "serve Streamable HTTP instead of stdio")
+	fs.StringVar(&s.Bind, "bind", "127.0.0.1:8000", "HTTP listen address")
+	fs.StringVar(&s.TokenFile, "token-file", "", "file holding the bearer token (regular file, mode 0600, at least 32 bytes)")
+	fs.BoolVar(&s.AllowNonLoopback, "allow-non-loopback", false, "allow binding an address that is not loopback")
+	fs.Var(&allowedHosts, "allowed-host", "extra host name accepted in Host and Origin headers (repeatable)")
+	fs.IntVar(&s.MaxConcurrency, "max-concurrency", 32, "HTTP requests served at once; more get 503")
+	fs.IntVar(&s.RequestsPerMinute, "requests-per-minute", 120, "HTTP requests per minute per source IP; more get 429")
+	fs.Int64Var(&s.MaxBodyBytes, "max-body-bytes", cat.MaxBodyBytes, "largest HTTP request body; larger gets 413")
+	fs.DurationVar(&s.RequestTimeout, "request-timeout", 120*time.Second, "time for an HTTP request to start its answer; later gets 408")
+	fs.StringVar(&s.Token, "token", "", "the bearer token itself (prefer --token-file or WINX_HTTP_TOKEN: arguments are visible to other users)")
+	fs.StringVar(&s.PrincipalConfig, "principal-config", "", "TOML file of [[principals]] (name, token_file or token_env, tool_profile or allowed_tools)")
+	fs.BoolVar(&s.AllowWeakToken, "allow-weak-token", false, "accept tokens shorter than 32 bytes")
+	fs.StringVar(&s.SessionAffinity, "session-affinity", cat.Affinities[0],
+		"which calls share a shell: workspace (principal + workspace), conversation (HTTP conversation, else thread) or thread")
+	fs.StringVar(&s.ToolProfile, "tool-profile", "full", "tools offered: full, coding, read-only or terminal")
+	fs.Var(&allowTools, "allow-tool", "offer exactly these tools (repeatable; replaces --tool-profile)")
+	fs.BoolVar(&s.AllowQueryToken, "allow-query-token", false, "also accept the token as ?access_token= (it may end up in proxy logs)")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: winx [serve] [--http --bind ADDR --token-file FILE] [--version]")
+		fmt.Fprintln(stderr, "       winx list | attach <thread> [--follow] | kill <thread>|--all | prune [--idle-seconds N] | restart-daemon | doctor")
+		fs.PrintDefaults()
+	}
+	if err := parseFlags(fs, args); err != nil {
+		return s, err
+	}
+	s.AllowedHosts, s.AllowTools = allowedHosts, allowTools
+	if fs.NArg() > 0 {
+		return s, usagef(stderr, "unexpected argument %q", fs.Arg(0))
+	}
+	if !slices.Contains(cat.Affinities, s.SessionAffinity) {
+		return s, usagef(stderr, "--session-affinity %q is not one of %s", s.SessionAffinity, strings.Join(cat.Affinities, ", "))
+	}
+	if s.Version {
+		return s, nil
+	}
+
+	e := &env{getenv: getenv}
+	s.Shell = getenv("WINX_SHELL")
+	s.NoRedact = e.bool("WINX_NO_REDACT")
+	s.NoCompress = e.bool("WINX_NO_COMPRESS")
+	s.KeepTailPipe = e.bool("WINX_KEEP_TAIL_PIPE")
+	s.OpenContext = e.bool("WINX_OPEN_CONTEXT")
+	s.Sandbox = e.bool("WINX_SANDBOX")
+	embedded := e.bool("WINX_EMBEDDED")
+	if len(e.errs) > 0 {
+		for _, err := range e.errs {
+			fmt.Fprintf(stderr, "winx: %v\n", err)
+		}
+		return s, fmt.Errorf("%w: %w", ErrUsage, errors.Join(e.errs...))
+	}
+	if s.HTTP {
+		s.HTTPToken = getenv("WINX_HTTP_TOKEN")
+		if err := checkHTTP(&s, stderr); err != nil {
+			return s, err
+		}
+	}
+	var err error
+	if s.Runtime, err = runtimeName(getenv("WINX_RUNTIME"), embedded); err != nil {
+		return s, err
+	}
+	if s.AllowPaths, err = auth.ParseAllowPaths(getenv("WINX_ALLOW_PATHS")); err != nil {
+		return s, fmt.Errorf("winx: WINX_ALLOW_PATHS: %w", err)
+	}
+	s.ServerInstructions = getenv("WINX_SERVER_INSTRUCTIONS")
+	s.CodingTokenBudget = budget(getenv, "WINX_CODING_TOKEN_BUDGET")
+	s.NonCodingTokenBudget = budget(getenv, "WINX_NONCODING_TOKEN_BUDGET")
+	s.ReadParallelism = budget(getenv, "WINX_READ_PARALLELISM")
+	s.StateDir = stateDir(getenv)
+	if s.UsageLog = getenv("WINX_USAGE_LOG"); s.UsageLog != "" {
+		s.Usage.Rotation = getenv("WINX_USAGE_ROTATION")
+		days, set, err := ParseInt("WINX_USAGE_RETENTION_DAYS", getenv("WINX_USAGE_RETENTION_DAYS"), 0)
+		if err != nil {
+			return s, fmt.Errorf("winx: WINX_USAGE_RETENTION_DAYS must be a number of days, not %q", getenv("WINX_USAGE_RETENTION_DAYS"))
+		}
+		if s.Usage.RetentionDays = days; set && days == 0 {
+			s.Usage.RetentionDays = usage.KeepForever
+		}
+	}
+	s.WinxdBin = entry.SiblingBinary(getenv("WINXD_BIN"), "winxd")
+	s.ShellEnv = shellEnv(environ)
+	s.Getenv = getenv
+	return s, nil
+}
+
+// checkHTTP refuses HTTP settings that cannot work together.
+func checkHTTP(s *Serve, stderr io.Writer) error {
+	sources := 0
+	for _, set := range []bool{s.TokenFile != "", s.Token != "", s.HTTPToken != "", s.PrincipalConfig != ""} {
+		if set {
+			sources++
+		}
+	}
+	if sources != 1 {
+		return usagef(stderr, "--http needs exactly one of --token-file, --token, WINX_HTTP_TOKEN or --principal-config")
+	}
+	if s.PrincipalConfig != "" && len(s.AllowTools) > 0 {
+		return usagef(stderr, "--allow-tool does not combine with --principal-config; give each principal allowed_tools")
+	}
+	if s.MaxConcurrency < 1 || s.RequestsPerMinute < 0 || s.RequestTimeout < 0 || s.MaxBodyBytes < 1 {
+		return usagef(stderr, "--max-concurrency and --max-body-bytes must be at least 1; --requests-per-minute and --request-timeout must not be negative")
+	}
+	return nil
+}
+
+// runtimeName is the session runtime WINX_RUNTIME selects: the daemon one
+// unless it is "embedded", or it is unset and WINX_EMBEDDED is true.
+func runtimeName(rt string, embedded bool) (string, error) {
+	switch {
+	case rt == RuntimeEmbedded, rt == "" && embedded:
+		return RuntimeEmbedded, nil
+	case rt == "" || rt == RuntimeDaemon:
+		return RuntimeDaemon, nil
+	default:
+		return "", fmt.Errorf("winx: WINX_RUNTIME %q is not %s or %s", rt, RuntimeDaemon, RuntimeEmbedded)
+	}
+}
+
+// stateDir is where receipts and undo records live: $XDG_STATE_HOME/winx,
+// else ~/.local/state/winx; "" (no home) disables them.
+func stateDir(getenv func(string) string) string {
+	if d := getenv("XDG_STATE_HOME"); filepath.IsAbs(d) {
+		return filepath.Join(d, "winx")
+	}
+	home := getenv("HOME")
+	if home == "" {
+		return ""
+	}
+	return filepath.Join(home, ".local", "state", "winx")
+}
+
+func loadReport(args []string, getenv func(string) string, stderr io.Writer) (Report, error) {
+	var r Report
+	fs := flag.NewFlagSet("winx report", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.StringVar(&r.Log, "log", getenv("WINX_USAGE_LOG"), "usage log (default $WINX_USAGE_LOG)")
+	fs.IntVar(&r.Last, "last", 0, "only the newest N calls (0 = all)")
+	fs.IntVar(&r.SinceMinutes, "since-minutes", 0, "only calls from the last M minutes (0 = all)")
+	if err := parseFlags(fs, args); err != nil {
+		return r, err
+	}
+	if r.Log == "" || fs.NArg() > 0 || r.Last < 0 || r.SinceMinutes < 0 {
+		fmt.Fprintln(stderr, "usage: winx report [--log FILE] [--last N] [--since-minutes M]")
+		return r, ErrUsage
+	}
+	return r, nil
+}
+
+// loadOperator parses an operator command. Flags may follow the thread
+// argument. The runtime is not required to be valid: doctor reports it.
+func loadOperator(name string, args, environ []string, getenv func(string) string, stderr io.Writer) (*Adapter, error) {
+	a := &Adapter{Command: name, Operator: operator.Command{Name: name}}
+	fs := flag.NewFlagSet("winx "+name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	idle := int64(-1)
+	switch name {
+	case operator.Prune:
+		fs.Int64Var(&idle, "idle-seconds", -1, "prune guardians idle at least this long (default: the TTL tiers, 30 min never used, 24 h used)")
+	case operator.Attach:
+		fs.BoolVar(&a.Operator.Follow, "follow", false, "keep printing new output until interrupted")
+	case operator.Kill:
+		fs.BoolVar(&a.Operator.All, "all", false, "kill every session")
+	}
+	usage := map[string]string{
+		operator.List: "winx list", operator.Attach: "winx attach <thread> [--follow]", operator.Kill: "winx kill <thread> | --all",
+		operator.Prune: "winx prune [--idle-seconds N]", operator.RestartDaemon: "winx restart-daemon", operator.Doctor: "winx doctor",
+	}[name]
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage:", usage)
+		fs.PrintDefaults()
+	}
+	var rest []string
+	for next := args; ; {
+		if err := parseFlags(fs, next); err != nil {
+			return nil, err
+		}
+		if fs.NArg() == 0 {
+			break
+		}
+		rest = append(rest, fs.Arg(0))
+		next = fs.Args()[1:]
+	}
+	wantArgs := 0
+	if name == operator.Attach || (name == operator.Kill && !a.Operator.All) {
+		wantArgs = 1
+	}
+	if len(rest) != wantArgs || idle < -1 {
+		fs.Usage()
+		return nil, ErrUsage
+	}
+	if wantArgs == 1 {
+		a.Operator.Thread = rest[0]
+	}
+	if idle >= 0 {
+		d := time.Duration(idle) * time.Second
+		a.Operator.Idle = &d
+	}
+	paths, err := wire.Resolve(getenv)
+	if err != nil {
+		return nil, err
+	}
+	embedded, embErr := ParseBool("WINX_EMBEDDED", getenv("WINX_EMBEDDED"))
+	rt, rtErr := runtimeName(getenv("WINX_RUNTIME"), embedded)
+	if embErr != nil {
+		rtErr = embErr
+	}
+	a.OperatorOptions = operator.Options{
+		Paths:       paths,
+		WinxdBin:    entry.SiblingBinary(getenv("WINXD_BIN"), "winxd"),
+		GuardianBin: entry.SiblingBinary(getenv("WINX_GUARDIAN_BIN"), "winx-guardian"),
+		DaemonEnv:   shellEnv(environ),
+		Runtime:     rt,
+		RuntimeErr:  rtErr,
+		Getenv:      getenv,
+	}
+	return a, nil
+}

@@ -1,0 +1,81 @@
+package config
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"path/filepath"
+	"time"
+
+	"winx/cmd/internal/entry"
+	"winx/guardian/daemon"
+	"winx/guardian/wire"
+)
+
+// Daemon is winxd's configuration.
+type Daemon struct {
+	Version       bool   // -version: print the build identity and exit; nothing below is read
+	Socket        string // absolute: -socket, else WINX_SOCKET, else the resolved runtime directory's
+	LogFile       string // -log-file, else winxd.log in StateDir; "-" or "" for none
+	GuardianBin   string // -guardian-bin, else WINX_GUARDIAN_BIN, else winx-guardian next to winxd
+	MaxGuardians  int    // -max-guardians, else WINX_MAX_GUARDIANS; 0 means the default
+	SweepInterval time.Duration
+	NeverUsedTTL  time.Duration
+	UsedTTL       time.Duration
+	StateDir      string // exit record and default log; "" means none
+}
+
+// LoadDaemon reads winxd's command line (without the program name) and
+// environment. A rejected command line returns an error matching ErrUsage.
+func LoadDaemon(args []string, getenv func(string) string, stderr io.Writer) (*Daemon, error) {
+	var d Daemon
+	fs := flag.NewFlagSet("winxd", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.BoolVar(&d.Version, "version", false, "print the build identity and exit")
+	fs.StringVar(&d.Socket, "socket", "", "winxd's socket (default: WINX_SOCKET, else the resolved runtime directory)")
+	fs.StringVar(&d.LogFile, "log-file", "", "append logs to this file, created 0600 (default: winxd.log in the state directory; \"-\" for none)")
+	fs.StringVar(&d.GuardianBin, "guardian-bin", "", "winx-guardian binary (default: WINX_GUARDIAN_BIN, else next to winxd)")
+	fs.IntVar(&d.MaxGuardians, "max-guardians", 0, "guardian quota (default: WINX_MAX_GUARDIANS, else 32)")
+	fs.DurationVar(&d.SweepInterval, "sweep-interval", daemon.DefaultSweepInterval, "how often idle guardians are swept")
+	fs.DurationVar(&d.NeverUsedTTL, "never-used-ttl", daemon.DefaultNeverUsedTTL, "idle time after which a guardian that never ran a command ends")
+	fs.DurationVar(&d.UsedTTL, "used-ttl", daemon.DefaultUsedTTL, "idle time after which a guardian that ran a command ends")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return nil, err
+		}
+		return nil, fmt.Errorf("%w: %v", ErrUsage, err)
+	}
+	if d.Version {
+		return &d, nil
+	}
+	if fs.NArg() > 0 {
+		return nil, fmt.Errorf("%w: unexpected argument %q", ErrUsage, fs.Arg(0))
+	}
+	if d.MaxGuardians == 0 {
+		v := getenv("WINX_MAX_GUARDIANS")
+		n, _, err := ParseInt("WINX_MAX_GUARDIANS", v, 1)
+		if err != nil {
+			return nil, fmt.Errorf("WINX_MAX_GUARDIANS must be a positive integer, got %q", v)
+		}
+		d.MaxGuardians = n
+	}
+	if d.Socket == "" {
+		paths, err := wire.Resolve(getenv)
+		if err != nil {
+			return nil, err
+		}
+		d.Socket = paths.Daemon
+	}
+	if !filepath.IsAbs(d.Socket) {
+		return nil, fmt.Errorf("%w: -socket must be absolute", ErrUsage)
+	}
+	if d.GuardianBin == "" {
+		d.GuardianBin = entry.SiblingBinary(getenv("WINX_GUARDIAN_BIN"), "winx-guardian")
+	}
+	d.StateDir = daemon.StateDir(getenv)
+	if d.LogFile == "" && d.StateDir != "" {
+		d.LogFile = filepath.Join(d.StateDir, daemon.LogFileName)
+	}
+	return &d, nil
+}

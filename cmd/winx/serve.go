@@ -1,0 +1,121 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"time"
+
+	"winx/auth/admission"
+	"winx/cmd/internal/buildid"
+	"winx/cmd/internal/config"
+	"winx/evidence/redact"
+	"winx/mcp"
+	"winx/mcp/httpserve"
+	"winx/mcp/tools"
+	"winx/pty/sandbox"
+)
+
+// serve runs the MCP server over stdio, or over HTTP with c.HTTP, until ctx
+// ends or stdin does.
+func serve(ctx context.Context, c *config.Serve, id buildid.Identity, stdin io.Reader, stdout, stderr io.Writer) error {
+	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	info := mcp.Implementation{Name: "winx", Title: "Winx for Go", Version: id.Version}
+	confine, err := sandboxArgv(c.Sandbox, c.Getenv, sandbox.Probe, os.Executable, logger)
+	if err != nil {
+		return err
+	}
+	shells, err := shellRuntime(tools.RuntimeOptions{
+		Shell:      c.Shell,
+		NoRedact:   c.NoRedact,
+		NoCompress: c.NoCompress,
+		BaseEnv:    c.ShellEnv,
+		Logger:     logger,
+		Sandbox:    confine,
+	}, c, id)
+	if err != nil {
+		return err
+	}
+	sessions := tools.NewSessions(shells, time.Now)
+	defer sessions.Close()
+	catalog := tools.Options{
+		Build:              id.String(),
+		Transport:          "stdio",
+		Sessions:           sessions,
+		AllowPaths:         c.AllowPaths,
+		Affinity:           c.SessionAffinity,
+		StateDir:           c.StateDir,
+		Redactor:           redact.New(c.NoRedact),
+		KeepTailPipe:       c.KeepTailPipe,
+		OpenContext:        c.OpenContext,
+		ServerInstructions: c.ServerInstructions,
+		Read: tools.ReadOptions{
+			CodingTokenBudget:    c.CodingTokenBudget,
+			NonCodingTokenBudget: c.NonCodingTokenBudget,
+			Parallelism:          c.ReadParallelism,
+		},
+	}
+	serverOpts := &mcp.ServerOptions{Logger: logger, Instructions: tools.Instructions(catalog.ServerInstructions)}
+	if c.UsageLog != "" {
+		ulog, err := openUsageLog(c, id.String())
+		if err != nil {
+			return err
+		}
+		defer ulog.Close()
+		serverOpts.ToolObserver = usageObserver(ulog, logger)
+	}
+	if !c.HTTP {
+		reg := tools.NewRegistry(catalog)
+		profile, err := callerProfile(reg, c)
+		if err != nil {
+			return err
+		}
+		srv := mcp.NewServer(info, reg, serverOpts)
+		return srv.ServeStdio(ctx, stdin, stdout, &mcp.StdioOptions{Caller: mcp.Caller{Profile: profile}})
+	}
+	catalog.Transport = "http"
+	reg := tools.NewRegistry(catalog)
+	authn, err := httpserve.NewAuthenticator(httpserve.Credentials{
+		TokenFile: c.TokenFile, Token: c.Token, EnvToken: c.HTTPToken, PrincipalConfig: c.PrincipalConfig,
+		AllowWeakToken: c.AllowWeakToken, AllowQueryToken: c.AllowQueryToken,
+	}, httpserve.AuthOptions{
+		KnownTools:    reg.ToolNames(),
+		Profiles:      tools.Profiles(),
+		ProfileFor:    tools.ProfileFor,
+		SingleProfile: func() (mcp.Profile, error) { return callerProfile(reg, c) },
+	})
+	if err != nil {
+		return err
+	}
+	srv := mcp.NewServer(info, reg, serverOpts)
+	return httpserve.Serve(ctx, srv, authn, &httpserve.Options{
+		Bind:             c.Bind,
+		AllowNonLoopback: c.AllowNonLoopback,
+		AllowedHosts:     c.AllowedHosts,
+		MaxBodyBytes:     c.MaxBodyBytes,
+		Admission: admission.Options{
+			MaxConcurrency:    c.MaxConcurrency,
+			RequestsPerMinute: c.RequestsPerMinute,
+			RequestTimeout:    c.RequestTimeout,
+		},
+		Logger: logger,
+	})
+}
+
+// callerProfile is the profile of the local (stdio) or single-token caller:
+// --allow-tool names replace --tool-profile; an unknown name stops start-up.
+func callerProfile(reg *mcp.Registry, c *config.Serve) (mcp.Profile, error) {
+	if len(c.AllowTools) == 0 {
+		if _, ok := tools.Profiles()[c.ToolProfile]; !ok {
+			return mcp.Profile{}, fmt.Errorf("winx: unknown --tool-profile %q (want full, coding, read-only or terminal)", c.ToolProfile)
+		}
+		return tools.ProfileFor(c.ToolProfile, nil), nil
+	}
+	p := tools.ProfileFor("", c.AllowTools)
+	if err := p.Validate(reg); err != nil {
+		return mcp.Profile{}, fmt.Errorf("winx: --allow-tool: %w", err)
+	}
+	return p, nil
+}

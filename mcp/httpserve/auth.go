@@ -1,0 +1,142 @@
+package httpserve
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"time"
+
+	"winx/auth"
+	"winx/mcp"
+)
+
+// BadAuthDelay slows every failed authentication, so guessing tokens over
+// the network is slow even below the rate limit.
+const BadAuthDelay = 100 * time.Millisecond
+
+// ErrCredentialSources is returned by NewAuthenticator when Credentials name
+// no credential source or more than one.
+var ErrCredentialSources = errors.New("httpserve: exactly one credential source is needed")
+
+// Credentials are the caller credentials of an HTTP server: exactly one of
+// TokenFile, Token, EnvToken (WINX_HTTP_TOKEN) or PrincipalConfig.
+type Credentials struct {
+	TokenFile       string // --token-file
+	Token           string // --token
+	EnvToken        string // WINX_HTTP_TOKEN
+	PrincipalConfig string // --principal-config
+	AllowWeakToken  bool   // accept tokens shorter than auth.MinTokenBytes
+	AllowQueryToken bool   // also accept ?access_token=
+}
+
+// Sources is how many credential sources c names.
+func (c Credentials) Sources() int {
+	n := 0
+	for _, set := range []bool{c.TokenFile != "", c.Token != "", c.EnvToken != "", c.PrincipalConfig != ""} {
+		if set {
+			n++
+		}
+	}
+	return n
+}
+
+// AuthOptions are what the authenticator needs from the tool catalog, which
+// this package does not import.
+type AuthOptions struct {
+	// KnownTools are the tool names a principal's allowed_tools may list.
+	KnownTools []string
+	// Profiles maps tool_profile names to their tools.
+	Profiles map[string][]string
+	// ProfileFor is the profile of a principal: the named profile, or the
+	// exact tools when name is "".
+	ProfileFor func(name string, exact []string) mcp.Profile
+	// SingleProfile is the profile of the single-token caller; it is asked
+	// only after the token was loaded.
+	SingleProfile func() (mcp.Profile, error)
+}
+
+// Authenticator admits requests carrying a known bearer token: the single
+// token of --token-file / --token / WINX_HTTP_TOKEN, or one principal's token
+// from --principal-config. It is immutable and safe for concurrent use.
+type Authenticator struct {
+	single        *auth.Bearer
+	singleProfile mcp.Profile
+	principals    *auth.PrincipalSet
+	profileFor    func(name string, exact []string) mcp.Profile
+	allowQuery    bool // also accept ?access_token= (--allow-query-token)
+}
+
+var _ mcp.Authenticator = (*Authenticator)(nil)
+
+// NewAuthenticator builds the authenticator from exactly one credential
+// source.
+func NewAuthenticator(c Credentials, o AuthOptions) (*Authenticator, error) {
+	if c.Sources() != 1 {
+		return nil, ErrCredentialSources
+	}
+	a := &Authenticator{allowQuery: c.AllowQueryToken, profileFor: o.ProfileFor}
+	if c.PrincipalConfig != "" {
+		set, err := auth.LoadPrincipals(c.PrincipalConfig, auth.PrincipalOptions{
+			AllowWeakToken: c.AllowWeakToken, KnownTools: o.KnownTools, Profiles: o.Profiles,
+		})
+		if err != nil {
+			return nil, err
+		}
+		a.principals = set
+		return a, nil
+	}
+	var token []byte
+	var err error
+	switch {
+	case c.TokenFile != "" && c.AllowWeakToken:
+		token, err = auth.LoadWeakTokenFile(c.TokenFile)
+	case c.TokenFile != "":
+		token, err = auth.LoadTokenFile(c.TokenFile)
+	case c.Token != "":
+		token = []byte(c.Token)
+	default:
+		token = []byte(c.EnvToken)
+	}
+	if err != nil {
+		return nil, err
+	}
+	newBearer := auth.NewBearer
+	if c.AllowWeakToken {
+		newBearer = auth.NewWeakBearer
+	}
+	if a.single, err = newBearer(token); err != nil {
+		return nil, fmt.Errorf("winx: bearer token: %w", err)
+	}
+	if a.singleProfile, err = o.SingleProfile(); err != nil {
+		return nil, err
+	}
+	return a, nil
+}
+
+// Authenticate implements mcp.Authenticator.
+func (a *Authenticator) Authenticate(r *http.Request) (mcp.Caller, error) {
+	header := r.Header.Get("Authorization")
+	if header == "" && a.allowQuery {
+		if tok := r.URL.Query().Get("access_token"); tok != "" {
+			header = "Bearer " + tok
+		}
+	}
+	if a.principals != nil {
+		if p, ok := a.principals.Authenticate(header); ok {
+			var exact []string
+			if p.Profile == "" {
+				exact = p.AllowedTools
+			}
+			return mcp.Caller{Principal: p.Name, Profile: a.profileFor(p.Profile, exact)}, nil
+		}
+	} else if a.single.VerifyHeader(header) {
+		return mcp.Caller{Profile: a.singleProfile}, nil
+	}
+	t := time.NewTimer(BadAuthDelay)
+	select {
+	case <-t.C:
+	case <-r.Context().Done():
+		t.Stop()
+	}
+	return mcp.Caller{}, mcp.ErrUnauthorized
+}

@@ -1,0 +1,127 @@
+// Package httpserve assembles winx's Streamable HTTP server: the listener
+// (loopback unless allowed otherwise), the admission gate in front of /mcp,
+// the health probes /healthz and /readyz, bearer-token and principal
+// authentication, and the drain on shutdown. It does not speak the protocol
+// (package mcp does) and does not know the tool catalog: profiles come from
+// the caller as values.
+package httpserve
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"strings"
+	"time"
+
+	"winx/auth/admission"
+	"winx/mcp"
+)
+
+// HTTP server limits against slow or abusive clients.
+const (
+	readHeaderTimeout = 10 * time.Second
+	idleTimeout       = 120 * time.Second
+	maxHeaderBytes    = 64 << 10
+)
+
+// ShutdownGrace is how long Serve lets running requests finish once its
+// context ends.
+const ShutdownGrace = 30 * time.Second
+
+// Options are where and how Serve listens.
+type Options struct {
+	Bind             string   // host:port to listen on
+	AllowNonLoopback bool     // allow a Bind host that is not loopback
+	AllowedHosts     []string // extra names accepted in Host and Origin
+	MaxBodyBytes     int64    // largest request body; larger gets 413
+	Admission        admission.Options
+	Logger           *slog.Logger // nil discards
+}
+
+// Serve serves srv on o.Bind until ctx ends, then drains: new requests get
+// 503 while the running ones finish (at most 30 s), streams are ended and
+// the server shuts down. It returns nil after a clean drain.
+func Serve(ctx context.Context, srv *mcp.Server, authn mcp.Authenticator, o *Options) error {
+	logger := o.Logger
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+	host, _, err := net.SplitHostPort(o.Bind)
+	if err != nil {
+		return fmt.Errorf("winx: --bind %q: %w", o.Bind, err)
+	}
+	if !IsLoopback(host) && !o.AllowNonLoopback {
+		return fmt.Errorf("winx: refusing to bind %s: not a loopback address (use --allow-non-loopback behind an authenticating proxy)", o.Bind)
+	}
+	allowed := append([]string(nil), o.AllowedHosts...)
+	if ip := net.ParseIP(host); host != "" && !IsLoopback(host) && (ip == nil || !ip.IsUnspecified()) {
+		allowed = append(allowed, host)
+	}
+	handler := mcp.NewHTTPHandler(srv, &mcp.HTTPOptions{
+		Auth:         authn,
+		AllowedHosts: allowed,
+		MaxBodyBytes: o.MaxBodyBytes,
+	})
+	g := admission.New(o.Admission)
+	mux := http.NewServeMux()
+	mux.Handle("/mcp", g.Wrap(handler))
+	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
+		io.WriteString(w, "ok\n")
+	})
+	mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, r *http.Request) {
+		if g.Draining() {
+			http.Error(w, "draining", http.StatusServiceUnavailable)
+			return
+		}
+		io.WriteString(w, "ready\n")
+	})
+	ln, err := net.Listen("tcp", o.Bind)
+	if err != nil {
+		return fmt.Errorf("winx: listen: %w", err)
+	}
+	// Streams (subscriptions, legacy GET streams) live as long as their
+	// request context; cancelling the base context on shutdown ends them so
+	// that Shutdown can drain the rest.
+	streamCtx, endStreams := context.WithCancel(context.WithoutCancel(ctx))
+	defer endStreams()
+	hs := &http.Server{
+		Handler:           mux,
+		BaseContext:       func(net.Listener) context.Context { return streamCtx },
+		ReadHeaderTimeout: readHeaderTimeout,
+		IdleTimeout:       idleTimeout,
+		MaxHeaderBytes:    maxHeaderBytes,
+		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
+	}
+	logger.Info("serving Streamable HTTP", "addr", ln.Addr().String(), "endpoint", "/mcp")
+	errc := make(chan error, 1)
+	go func() { errc <- hs.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	// Drain: new requests get 503 while the running ones finish; then the
+	// streams are ended and the server shuts down.
+	shutdownCtx, cancel := context.WithTimeout(context.Background(), ShutdownGrace)
+	defer cancel()
+	logger.Info("draining", "active", g.Active())
+	g.Drain(shutdownCtx)
+	hs.RegisterOnShutdown(endStreams)
+	if err := hs.Shutdown(shutdownCtx); err != nil {
+		return fmt.Errorf("winx: shutdown: %w", err)
+	}
+	return nil
+}
+
+// IsLoopback reports a host name or address that only this machine reaches:
+// "localhost" or a loopback IP, bracketed or not.
+func IsLoopback(host string) bool {
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(strings.Trim(host, "[]"))
+	return ip != nil && ip.IsLoopback()
+}
