@@ -1,4 +1,4 @@
-package tools
+package session
 
 import (
 	"context"
@@ -11,6 +11,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"winx/auth"
 )
 
 // procShell is a real process standing in for a shell: sessions only need
@@ -114,19 +116,19 @@ func newTestSessions(t *testing.T) (*Sessions, *countingFactory, *testClock) {
 func TestAttachSameKeySharesShell(t *testing.T) {
 	s, f, _ := newTestSessions(t)
 	root := canon(t, t.TempDir())
-	a, created, err := s.Attach(context.Background(), "alice", root, Mode{}, "", false)
+	a, created, err := s.Attach(context.Background(), "alice", root, auth.Mode{}, "", false)
 	if err != nil || !created {
 		t.Fatalf("first Attach = %v, created %v; want a new session", err, created)
 	}
-	b, created, err := s.Attach(context.Background(), "alice", root, Mode{}, "", false)
+	b, created, err := s.Attach(context.Background(), "alice", root, auth.Mode{}, "", false)
 	if err != nil || created {
 		t.Fatalf("second Attach = %v, created %v; want the same session", err, created)
 	}
 	if a != b || a.Shell().PID() != b.Shell().PID() || f.starts.Load() != 1 {
 		t.Errorf("same key gave sessions %p/%p, PIDs %d/%d, %d shell starts; want one", a, b, a.Shell().PID(), b.Shell().PID(), f.starts.Load())
 	}
-	if a.Key != sessionKey("alice", root) || a.ExternalID != ExternalSessionID("alice", root) ||
-		a.TempDir != TempArtifactDir(root, a.Key) || a.Mode().Name != ModeWCGW {
+	if a.Key != (Key{Principal: "alice", Root: root}) || a.ExternalID != ExternalSessionID("alice", root) ||
+		a.TempDir != TempArtifactDir(a.Key) || a.Mode().Name != auth.ModeWCGW {
 		t.Errorf("session fields = %+v, mode %q", a, a.Mode().Name)
 	}
 	sh := a.Shell().(*procShell)
@@ -145,7 +147,7 @@ func TestAttachConcurrentStartsOneShell(t *testing.T) {
 	for i := range n {
 		wg.Go(func() {
 			var err error
-			got[i], created[i], err = s.Attach(context.Background(), "", root, Mode{}, "", false)
+			got[i], created[i], err = s.Attach(context.Background(), "", root, auth.Mode{}, "", false)
 			if err != nil {
 				t.Errorf("Attach: %v", err)
 			}
@@ -174,11 +176,11 @@ func TestAttachPrincipalsAndThreads(t *testing.T) {
 	rootA, rootB := canon(t, t.TempDir()), canon(t, t.TempDir())
 	ctx := context.Background()
 
-	alice, _, err := s.Attach(ctx, "alice", rootA, Mode{}, "conv-1", false)
+	alice, _, err := s.Attach(ctx, "alice", rootA, auth.Mode{}, "conv-1", false)
 	if err != nil {
 		t.Fatal(err)
 	}
-	bob, _, err := s.Attach(ctx, "bob", rootA, Mode{}, "conv-1", false)
+	bob, _, err := s.Attach(ctx, "bob", rootA, auth.Mode{}, "conv-1", false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -199,12 +201,12 @@ func TestAttachPrincipalsAndThreads(t *testing.T) {
 	}
 
 	// The bound thread cannot silently move to another workspace.
-	_, _, err = s.Attach(ctx, "alice", rootB, Mode{}, "conv-1", false)
+	_, _, err = s.Attach(ctx, "alice", rootB, auth.Mode{}, "conv-1", false)
 	var be *ThreadBindingError
 	if !errors.Is(err, ErrWorkspaceAlreadyBound) || !errors.As(err, &be) || be.Bound != rootA || be.Given != rootB {
 		t.Fatalf("Attach of a bound thread elsewhere = %v, want ErrWorkspaceAlreadyBound from %s", err, rootA)
 	}
-	moved, created, err := s.ChangeWorkspace(ctx, "alice", rootB, Mode{}, "conv-1", false)
+	moved, created, err := s.ChangeWorkspace(ctx, "alice", rootB, auth.Mode{}, "conv-1", false)
 	if err != nil || !created || moved.Root != rootB {
 		t.Fatalf("ChangeWorkspace = %v, %v, %v; want a new session in %s", moved, created, err, rootB)
 	}
@@ -230,11 +232,11 @@ func TestLookup(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	named, _, err := s.Attach(ctx, "", root, Mode{}, "user-1", false)
+	named, _, err := s.Attach(ctx, "", root, auth.Mode{}, "user-1", false)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defaulted, _, err := s.Attach(ctx, "", other, Mode{}, "", false)
+	defaulted, _, err := s.Attach(ctx, "", other, auth.Mode{}, "", false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -285,7 +287,7 @@ func TestResetShell(t *testing.T) {
 	s, f, clock := newTestSessions(t)
 	root := canon(t, t.TempDir())
 	ctx := context.Background()
-	sess, _, err := s.Attach(ctx, "", root, Mode{Name: ModeArchitect}, "", false)
+	sess, _, err := s.Attach(ctx, "", root, auth.Mode{Name: auth.ModeArchitect}, "", false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -296,7 +298,7 @@ func TestResetShell(t *testing.T) {
 		t.Fatalf("first ResetShell = %v, %v; want a reset", reset, err)
 	}
 	second := sess.Shell().(*procShell)
-	if second.PID() == first.PID() || first.Healthy() || second.dir != root || sess.Mode().Name != ModeArchitect {
+	if second.PID() == first.PID() || first.Healthy() || second.dir != root || sess.Mode().Name != auth.ModeArchitect {
 		t.Errorf("after reset: PID %d (was %d), old alive %v, dir %q, mode %q; want a new shell in %s, the old one killed, mode kept",
 			second.PID(), first.PID(), first.Healthy(), second.dir, sess.Mode().Name, root)
 	}
@@ -332,14 +334,14 @@ func TestAttachFactoryFailure(t *testing.T) {
 	s, f, _ := newTestSessions(t)
 	root := canon(t, t.TempDir())
 	f.fail.Store(true)
-	if _, _, err := s.Attach(context.Background(), "", root, Mode{}, "t1", false); !errors.Is(err, errFactory) {
+	if _, _, err := s.Attach(context.Background(), "", root, auth.Mode{}, "t1", false); !errors.Is(err, errFactory) {
 		t.Fatalf("Attach with a failing factory = %v, want its error", err)
 	}
 	if _, err := s.ByThread("", "t1"); !errors.Is(err, ErrNotInitialized) {
 		t.Errorf("a failed start bound its thread: %v", err)
 	}
 	f.fail.Store(false)
-	if _, created, err := s.Attach(context.Background(), "", root, Mode{}, "t1", false); err != nil || !created {
+	if _, created, err := s.Attach(context.Background(), "", root, auth.Mode{}, "t1", false); err != nil || !created {
 		t.Errorf("Attach after a failed start = %v, created %v; want a new session", err, created)
 	}
 }
@@ -347,10 +349,10 @@ func TestAttachFactoryFailure(t *testing.T) {
 func TestAttachRejectsBadInput(t *testing.T) {
 	s, _, _ := newTestSessions(t)
 	root := canon(t, t.TempDir())
-	if _, _, err := s.Attach(context.Background(), "", "relative/path", Mode{}, "", false); !errors.Is(err, ErrWorkspaceRelative) {
+	if _, _, err := s.Attach(context.Background(), "", "relative/path", auth.Mode{}, "", false); !errors.Is(err, ErrWorkspaceRelative) {
 		t.Errorf("Attach(relative root) = %v, want ErrWorkspaceRelative", err)
 	}
-	if _, _, err := s.Attach(context.Background(), "", root, Mode{Name: "root"}, "", false); !errors.Is(err, ErrInvalidMode) {
+	if _, _, err := s.Attach(context.Background(), "", root, auth.Mode{Name: "root"}, "", false); !errors.Is(err, ErrInvalidMode) {
 		t.Errorf("Attach(mode root) = %v, want ErrInvalidMode", err)
 	}
 }
@@ -358,24 +360,24 @@ func TestAttachRejectsBadInput(t *testing.T) {
 func TestModeValidate(t *testing.T) {
 	tests := []struct {
 		name string
-		mode Mode
+		mode auth.Mode
 		ok   bool
 	}{
-		{"wcgw", Mode{Name: ModeWCGW}, true},
-		{"architect", Mode{Name: ModeArchitect}, true},
-		{"code_writer all", Mode{Name: ModeCodeWriter, AllGlobs: true, AllCommands: true}, true},
-		{"code_writer lists", Mode{Name: ModeCodeWriter, AllowedGlobs: []string{"/w/src/**/*.go"}, AllowedCommands: []string{"go test"}}, true},
-		{"code_writer nothing allowed", Mode{Name: ModeCodeWriter}, true},
-		{"unknown", Mode{Name: "admin"}, false},
-		{"empty name", Mode{}, false},
-		{"relative glob", Mode{Name: ModeCodeWriter, AllowedGlobs: []string{"src/*.go"}}, false},
-		{"bad glob", Mode{Name: ModeCodeWriter, AllowedGlobs: []string{"/w/[a"}}, false},
-		{"empty command", Mode{Name: ModeCodeWriter, AllowedCommands: []string{""}}, false},
+		{"wcgw", auth.Mode{Name: auth.ModeWCGW}, true},
+		{"architect", auth.Mode{Name: auth.ModeArchitect}, true},
+		{"code_writer all", auth.Mode{Name: auth.ModeCodeWriter, AllGlobs: true, AllCommands: true}, true},
+		{"code_writer lists", auth.Mode{Name: auth.ModeCodeWriter, AllowedGlobs: []string{"/w/src/**/*.go"}, AllowedCommands: []string{"go test"}}, true},
+		{"code_writer nothing allowed", auth.Mode{Name: auth.ModeCodeWriter}, true},
+		{"unknown", auth.Mode{Name: "admin"}, false},
+		{"empty name", auth.Mode{}, false},
+		{"relative glob", auth.Mode{Name: auth.ModeCodeWriter, AllowedGlobs: []string{"src/*.go"}}, false},
+		{"bad glob", auth.Mode{Name: auth.ModeCodeWriter, AllowedGlobs: []string{"/w/[a"}}, false},
+		{"empty command", auth.Mode{Name: auth.ModeCodeWriter, AllowedCommands: []string{""}}, false},
 	}
 	for _, tc := range tests {
-		err := tc.mode.Validate()
+		err := ValidateMode(tc.mode)
 		if (err == nil) != tc.ok || (err != nil && !errors.Is(err, ErrInvalidMode)) {
-			t.Errorf("%s: Validate() = %v, want ok %v", tc.name, err, tc.ok)
+			t.Errorf("%s: ValidateMode() = %v, want ok %v", tc.name, err, tc.ok)
 		}
 	}
 }
@@ -385,7 +387,7 @@ func TestSessionsClose(t *testing.T) {
 	s := NewSessions(f.start, nil)
 	var shells []*procShell
 	for range 3 {
-		sess, _, err := s.Attach(context.Background(), "", canon(t, t.TempDir()), Mode{}, "", false)
+		sess, _, err := s.Attach(context.Background(), "", canon(t, t.TempDir()), auth.Mode{}, "", false)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -399,7 +401,7 @@ func TestSessionsClose(t *testing.T) {
 			t.Errorf("shell %d still runs after Close", sh.PID())
 		}
 	}
-	if _, _, err := s.Attach(context.Background(), "", canon(t, t.TempDir()), Mode{}, "", false); !errors.Is(err, ErrSessionsClosed) {
+	if _, _, err := s.Attach(context.Background(), "", canon(t, t.TempDir()), auth.Mode{}, "", false); !errors.Is(err, ErrSessionsClosed) {
 		t.Errorf("Attach after Close = %v, want ErrSessionsClosed", err)
 	}
 	if err := s.Close(); err != nil {
