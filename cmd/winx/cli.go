@@ -26,6 +26,7 @@ import (
 	"winx/guardian/daemon"
 	"winx/guardian/remote"
 	"winx/guardian/wire"
+	"winx/mcp/session"
 	"winx/mcp/tools"
 )
 
@@ -62,7 +63,7 @@ func runtimeName(getenv func(string) string) (string, error) {
 // sessions that quietly die with the adapter are what the user opted out of.
 // With the sandbox on (o.Sandbox), the guardians confine their shells
 // themselves, with the same Landlock policy.
-func shellRuntime(o tools.RuntimeOptions, getenv func(string) string, id buildid.Identity, logger *slog.Logger) (tools.ShellFactory, error) {
+func shellRuntime(o tools.RuntimeOptions, getenv func(string) string, id buildid.Identity, logger *slog.Logger) (session.ShellFactory, error) {
 	rt, err := runtimeName(getenv)
 	if err != nil {
 		return nil, err

@@ -25,6 +25,7 @@ import (
 	"winx/cmd/internal/entry"
 	"winx/evidence/redact"
 	"winx/mcp"
+	"winx/mcp/session"
 	"winx/mcp/tools"
 	"winx/pty/sandbox"
 )
@@ -155,7 +156,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	if err != nil {
 		return err
 	}
-	sessions := tools.NewSessions(shells, time.Now)
+	sessions := session.NewSessions(shells, time.Now)
 	defer sessions.Close()
 	allowPaths, err := auth.ParseAllowPaths(os.Getenv("WINX_ALLOW_PATHS"))
 	if err != nil {

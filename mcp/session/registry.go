@@ -454,3 +454,6 @@ func FactorySession(ctx context.Context) *Session {
 	sess, _ := ctx.Value(factorySessionKey{}).(*Session)
 	return sess
 }
+
+// Now reads the registry's clock.
+func (s *Sessions) Now() time.Time { return s.now() }

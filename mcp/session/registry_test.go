@@ -1,121 +1,23 @@
-package session
+package session_test
 
 import (
 	"context"
 	"errors"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"winx/auth"
+	"winx/mcp/session"
+	"winx/mcp/session/sessiontest"
 )
-
-// procShell is a real process standing in for a shell: sessions only need
-// its PID, cwd and teardown, and a real process makes PIDs and kills real.
-type procShell struct {
-	cmd  *exec.Cmd
-	dir  string
-	env  []string
-	done chan struct{} // closed when the process was reaped
-	once sync.Once
-}
-
-var (
-	_ Shell       = (*procShell)(nil)
-	_ ShellHealth = (*procShell)(nil)
-)
-
-func startProcShell(ctx context.Context, dir string, env []string) (Shell, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	cmd := exec.Command("sleep", "1000") // not CommandContext: a shell outlives its start
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), env...)
-	if err := cmd.Start(); err != nil {
-		return nil, err
-	}
-	p := &procShell{cmd: cmd, dir: dir, env: env, done: make(chan struct{})}
-	go func() {
-		cmd.Wait()
-		close(p.done)
-	}()
-	return p, nil
-}
-
-func (p *procShell) PID() int    { return p.cmd.Process.Pid }
-func (p *procShell) Cwd() string { return p.dir }
-
-func (p *procShell) Close() error {
-	p.once.Do(func() { p.cmd.Process.Kill() })
-	<-p.done
-	return nil
-}
-
-func (p *procShell) Healthy() bool {
-	select {
-	case <-p.done:
-		return false
-	default:
-		return true
-	}
-}
-
-// testClock is a settable clock for the reset interval.
-type testClock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func (c *testClock) now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
-
-func (c *testClock) advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.t = c.t.Add(d)
-}
-
-// countingFactory starts procShells and counts the starts.
-type countingFactory struct {
-	starts atomic.Int64
-	fail   atomic.Bool
-}
-
-var errFactory = errors.New("test: shell start refused")
-
-func (f *countingFactory) start(ctx context.Context, dir string, env []string) (Shell, error) {
-	if f.fail.Load() {
-		return nil, errFactory
-	}
-	f.starts.Add(1)
-	return startProcShell(ctx, dir, env)
-}
-
-func newTestSessions(t *testing.T) (*Sessions, *countingFactory, *testClock) {
-	t.Helper()
-	f := &countingFactory{}
-	clock := &testClock{t: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)}
-	s := NewSessions(f.start, clock.now)
-	t.Cleanup(func() {
-		if err := s.Close(); err != nil {
-			t.Errorf("Close: %v", err)
-		}
-	})
-	return s, f, clock
-}
 
 func TestAttachSameKeySharesShell(t *testing.T) {
-	s, f, _ := newTestSessions(t)
-	root := canon(t, t.TempDir())
+	s, f, _ := sessiontest.NewSessions(t)
+	root := sessiontest.Canon(t, t.TempDir())
 	a, created, err := s.Attach(context.Background(), "alice", root, auth.Mode{}, "", false)
 	if err != nil || !created {
 		t.Fatalf("first Attach = %v, created %v; want a new session", err, created)
@@ -124,25 +26,25 @@ func TestAttachSameKeySharesShell(t *testing.T) {
 	if err != nil || created {
 		t.Fatalf("second Attach = %v, created %v; want the same session", err, created)
 	}
-	if a != b || a.Shell().PID() != b.Shell().PID() || f.starts.Load() != 1 {
-		t.Errorf("same key gave sessions %p/%p, PIDs %d/%d, %d shell starts; want one", a, b, a.Shell().PID(), b.Shell().PID(), f.starts.Load())
+	if a != b || a.Shell().PID() != b.Shell().PID() || f.Starts.Load() != 1 {
+		t.Errorf("same key gave sessions %p/%p, PIDs %d/%d, %d shell starts; want one", a, b, a.Shell().PID(), b.Shell().PID(), f.Starts.Load())
 	}
-	if a.Key != (Key{Principal: "alice", Root: root}) || a.ExternalID != ExternalSessionID("alice", root) ||
-		a.TempDir != TempArtifactDir(a.Key) || a.Mode().Name != auth.ModeWCGW {
+	if a.Key != (session.Key{Principal: "alice", Root: root}) || a.ExternalID != session.ExternalSessionID("alice", root) ||
+		a.TempDir != session.TempArtifactDir(a.Key) || a.Mode().Name != auth.ModeWCGW {
 		t.Errorf("session fields = %+v, mode %q", a, a.Mode().Name)
 	}
-	sh := a.Shell().(*procShell)
-	if sh.dir != root || !slices.Contains(sh.env, "WINX_WORKSPACE_ROOT="+root) || !slices.Contains(sh.env, "WINX_TEMP_DIR="+a.TempDir) {
-		t.Errorf("shell started in %q with env %q", sh.dir, sh.env)
+	sh := a.Shell().(*sessiontest.ProcShell)
+	if sh.Dir != root || !slices.Contains(sh.Env, "WINX_WORKSPACE_ROOT="+root) || !slices.Contains(sh.Env, "WINX_TEMP_DIR="+a.TempDir) {
+		t.Errorf("shell started in %q with env %q", sh.Dir, sh.Env)
 	}
 }
 
 func TestAttachConcurrentStartsOneShell(t *testing.T) {
-	s, f, _ := newTestSessions(t)
-	root := canon(t, t.TempDir())
+	s, f, _ := sessiontest.NewSessions(t)
+	root := sessiontest.Canon(t, t.TempDir())
 	const n = 8
 	var wg sync.WaitGroup
-	got := make([]*Session, n)
+	got := make([]*session.Session, n)
 	created := make([]bool, n)
 	for i := range n {
 		wg.Go(func() {
@@ -154,8 +56,8 @@ func TestAttachConcurrentStartsOneShell(t *testing.T) {
 		})
 	}
 	wg.Wait()
-	if f.starts.Load() != 1 {
-		t.Errorf("%d concurrent Attach calls started %d shells, want 1", n, f.starts.Load())
+	if f.Starts.Load() != 1 {
+		t.Errorf("%d concurrent Attach calls started %d shells, want 1", n, f.Starts.Load())
 	}
 	news := 0
 	for i := range n {
@@ -172,8 +74,8 @@ func TestAttachConcurrentStartsOneShell(t *testing.T) {
 }
 
 func TestAttachPrincipalsAndThreads(t *testing.T) {
-	s, _, _ := newTestSessions(t)
-	rootA, rootB := canon(t, t.TempDir()), canon(t, t.TempDir())
+	s, _, _ := sessiontest.NewSessions(t)
+	rootA, rootB := sessiontest.Canon(t, t.TempDir()), sessiontest.Canon(t, t.TempDir())
 	ctx := context.Background()
 
 	alice, _, err := s.Attach(ctx, "alice", rootA, auth.Mode{}, "conv-1", false)
@@ -193,18 +95,18 @@ func TestAttachPrincipalsAndThreads(t *testing.T) {
 	if got, err := s.ByThread("bob", "conv-1"); err != nil || got != bob {
 		t.Errorf(`ByThread("bob", "conv-1") = %v, %v; want bob's session`, got, err)
 	}
-	if _, err := s.ByThread("alice", "conv1"); !errors.Is(err, ErrNotInitialized) {
+	if _, err := s.ByThread("alice", "conv1"); !errors.Is(err, session.ErrNotInitialized) {
 		t.Errorf(`ByThread("alice", "conv1") error = %v; "conv1" is not "conv-1"`, err)
 	}
-	if _, err := s.ByThread("carol", "conv-1"); !errors.Is(err, ErrNotInitialized) {
-		t.Errorf(`ByThread("carol", "conv-1") error = %v, want ErrNotInitialized`, err)
+	if _, err := s.ByThread("carol", "conv-1"); !errors.Is(err, session.ErrNotInitialized) {
+		t.Errorf(`ByThread("carol", "conv-1") error = %v, want session.ErrNotInitialized`, err)
 	}
 
 	// The bound thread cannot silently move to another workspace.
 	_, _, err = s.Attach(ctx, "alice", rootB, auth.Mode{}, "conv-1", false)
-	var be *ThreadBindingError
-	if !errors.Is(err, ErrWorkspaceAlreadyBound) || !errors.As(err, &be) || be.Bound != rootA || be.Given != rootB {
-		t.Fatalf("Attach of a bound thread elsewhere = %v, want ErrWorkspaceAlreadyBound from %s", err, rootA)
+	var be *session.ThreadBindingError
+	if !errors.Is(err, session.ErrWorkspaceAlreadyBound) || !errors.As(err, &be) || be.Bound != rootA || be.Given != rootB {
+		t.Fatalf("Attach of a bound thread elsewhere = %v, want session.ErrWorkspaceAlreadyBound from %s", err, rootA)
 	}
 	moved, created, err := s.ChangeWorkspace(ctx, "alice", rootB, auth.Mode{}, "conv-1", false)
 	if err != nil || !created || moved.Root != rootB {
@@ -213,14 +115,14 @@ func TestAttachPrincipalsAndThreads(t *testing.T) {
 	if got, _ := s.ByThread("alice", "conv-1"); got != moved {
 		t.Error("the thread did not move to the new workspace")
 	}
-	if !alice.Shell().(*procShell).Healthy() {
+	if !alice.Shell().(*sessiontest.ProcShell).Healthy() {
 		t.Error("the old workspace's shell was stopped by a thread moving away")
 	}
 }
 
 func TestLookup(t *testing.T) {
-	s, _, _ := newTestSessions(t)
-	base := canon(t, t.TempDir())
+	s, _, _ := sessiontest.NewSessions(t)
+	base := sessiontest.Canon(t, t.TempDir())
 	root, other := filepath.Join(base, "proj"), filepath.Join(base, "other")
 	for _, d := range []string{root, other} {
 		if err := os.Mkdir(d, 0o755); err != nil {
@@ -244,20 +146,20 @@ func TestLookup(t *testing.T) {
 		name    string
 		thread  string
 		root    string
-		want    *Session
+		want    *session.Session
 		wantErr error
 	}{
 		{name: "exact", thread: "user-1", root: root, want: named},
-		{name: "normalized form", thread: NormalizeThreadID("user-1"), root: root, want: named},
+		{name: "normalized form", thread: session.NormalizeThreadID("user-1"), root: root, want: named},
 		{name: "trailing slash", thread: "user-1", root: root + "/", want: named},
 		{name: "symlink spelling", thread: "user-1", root: link, want: named},
 		{name: "default thread", thread: "", root: other, want: defaulted},
 		{name: "external id as thread", thread: defaulted.ExternalID, root: other, want: defaulted},
-		{name: "no workspace", thread: "user-1", root: "", wantErr: ErrWorkspaceBindingRequired},
-		{name: "unknown thread", thread: "user_1", root: root, wantErr: ErrNotInitialized},
-		{name: "default thread not bound", thread: "", root: root, wantErr: ErrNotInitialized},
-		{name: "other principal's thread", thread: "user-1", root: root, wantErr: ErrNotInitialized},
-		{name: "mismatch", thread: "user-1", root: other, wantErr: ErrWorkspaceThreadMismatch},
+		{name: "no workspace", thread: "user-1", root: "", wantErr: session.ErrWorkspaceBindingRequired},
+		{name: "unknown thread", thread: "user_1", root: root, wantErr: session.ErrNotInitialized},
+		{name: "default thread not bound", thread: "", root: root, wantErr: session.ErrNotInitialized},
+		{name: "other principal's thread", thread: "user-1", root: root, wantErr: session.ErrNotInitialized},
+		{name: "mismatch", thread: "user-1", root: other, wantErr: session.ErrWorkspaceThreadMismatch},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -270,8 +172,8 @@ func TestLookup(t *testing.T) {
 				if !errors.Is(err, tc.wantErr) {
 					t.Fatalf("Lookup(%q, %q) = %v, %v; want %v", tc.thread, tc.root, got, err, tc.wantErr)
 				}
-				var be *ThreadBindingError
-				if errors.Is(err, ErrWorkspaceThreadMismatch) && (!errors.As(err, &be) || be.Bound != root || be.Given != other) {
+				var be *session.ThreadBindingError
+				if errors.Is(err, session.ErrWorkspaceThreadMismatch) && (!errors.As(err, &be) || be.Bound != root || be.Given != other) {
 					t.Errorf("mismatch error %v does not name the bound and given roots", err)
 				}
 				return
@@ -284,76 +186,76 @@ func TestLookup(t *testing.T) {
 }
 
 func TestResetShell(t *testing.T) {
-	s, f, clock := newTestSessions(t)
-	root := canon(t, t.TempDir())
+	s, f, clock := sessiontest.NewSessions(t)
+	root := sessiontest.Canon(t, t.TempDir())
 	ctx := context.Background()
 	sess, _, err := s.Attach(ctx, "", root, auth.Mode{Name: auth.ModeArchitect}, "", false)
 	if err != nil {
 		t.Fatal(err)
 	}
-	first := sess.Shell().(*procShell)
+	first := sess.Shell().(*sessiontest.ProcShell)
 
 	reset, err := s.ResetShell(ctx, sess)
 	if err != nil || !reset {
 		t.Fatalf("first ResetShell = %v, %v; want a reset", reset, err)
 	}
-	second := sess.Shell().(*procShell)
-	if second.PID() == first.PID() || first.Healthy() || second.dir != root || sess.Mode().Name != auth.ModeArchitect {
+	second := sess.Shell().(*sessiontest.ProcShell)
+	if second.PID() == first.PID() || first.Healthy() || second.Dir != root || sess.Mode().Name != auth.ModeArchitect {
 		t.Errorf("after reset: PID %d (was %d), old alive %v, dir %q, mode %q; want a new shell in %s, the old one killed, mode kept",
-			second.PID(), first.PID(), first.Healthy(), second.dir, sess.Mode().Name, root)
+			second.PID(), first.PID(), first.Healthy(), second.Dir, sess.Mode().Name, root)
 	}
 
-	clock.advance(ResetInterval - time.Second)
+	clock.Advance(session.ResetInterval - time.Second)
 	reset, err = s.ResetShell(ctx, sess)
-	if err != nil || reset || sess.Shell() != Shell(second) || !second.Healthy() {
+	if err != nil || reset || sess.Shell() != session.Shell(second) || !second.Healthy() {
 		t.Fatalf("second ResetShell within the interval = %v, %v; want it skipped and the shell kept", reset, err)
 	}
 
-	clock.advance(time.Second)
+	clock.Advance(time.Second)
 	if reset, err = s.ResetShell(ctx, sess); err != nil || !reset {
 		t.Fatalf("ResetShell after the interval = %v, %v; want a reset", reset, err)
 	}
 
 	// A failed shell is reset at once.
-	third := sess.Shell().(*procShell)
+	third := sess.Shell().(*sessiontest.ProcShell)
 	third.Close()
 	if reset, err = s.ResetShell(ctx, sess); err != nil || !reset {
 		t.Fatalf("ResetShell of a dead shell within the interval = %v, %v; want a reset", reset, err)
 	}
 
 	// A shell that cannot start keeps the old one.
-	clock.advance(ResetInterval)
+	clock.Advance(session.ResetInterval)
 	kept := sess.Shell()
-	f.fail.Store(true)
-	if reset, err = s.ResetShell(ctx, sess); !errors.Is(err, errFactory) || reset || sess.Shell() != kept {
+	f.Fail.Store(true)
+	if reset, err = s.ResetShell(ctx, sess); !errors.Is(err, sessiontest.ErrFactory) || reset || sess.Shell() != kept {
 		t.Fatalf("ResetShell with a failing factory = %v, %v; want the error and the old shell kept", reset, err)
 	}
 }
 
 func TestAttachFactoryFailure(t *testing.T) {
-	s, f, _ := newTestSessions(t)
-	root := canon(t, t.TempDir())
-	f.fail.Store(true)
-	if _, _, err := s.Attach(context.Background(), "", root, auth.Mode{}, "t1", false); !errors.Is(err, errFactory) {
+	s, f, _ := sessiontest.NewSessions(t)
+	root := sessiontest.Canon(t, t.TempDir())
+	f.Fail.Store(true)
+	if _, _, err := s.Attach(context.Background(), "", root, auth.Mode{}, "t1", false); !errors.Is(err, sessiontest.ErrFactory) {
 		t.Fatalf("Attach with a failing factory = %v, want its error", err)
 	}
-	if _, err := s.ByThread("", "t1"); !errors.Is(err, ErrNotInitialized) {
+	if _, err := s.ByThread("", "t1"); !errors.Is(err, session.ErrNotInitialized) {
 		t.Errorf("a failed start bound its thread: %v", err)
 	}
-	f.fail.Store(false)
+	f.Fail.Store(false)
 	if _, created, err := s.Attach(context.Background(), "", root, auth.Mode{}, "t1", false); err != nil || !created {
 		t.Errorf("Attach after a failed start = %v, created %v; want a new session", err, created)
 	}
 }
 
 func TestAttachRejectsBadInput(t *testing.T) {
-	s, _, _ := newTestSessions(t)
-	root := canon(t, t.TempDir())
-	if _, _, err := s.Attach(context.Background(), "", "relative/path", auth.Mode{}, "", false); !errors.Is(err, ErrWorkspaceRelative) {
-		t.Errorf("Attach(relative root) = %v, want ErrWorkspaceRelative", err)
+	s, _, _ := sessiontest.NewSessions(t)
+	root := sessiontest.Canon(t, t.TempDir())
+	if _, _, err := s.Attach(context.Background(), "", "relative/path", auth.Mode{}, "", false); !errors.Is(err, session.ErrWorkspaceRelative) {
+		t.Errorf("Attach(relative root) = %v, want session.ErrWorkspaceRelative", err)
 	}
-	if _, _, err := s.Attach(context.Background(), "", root, auth.Mode{Name: "root"}, "", false); !errors.Is(err, ErrInvalidMode) {
-		t.Errorf("Attach(mode root) = %v, want ErrInvalidMode", err)
+	if _, _, err := s.Attach(context.Background(), "", root, auth.Mode{Name: "root"}, "", false); !errors.Is(err, session.ErrInvalidMode) {
+		t.Errorf("Attach(mode root) = %v, want session.ErrInvalidMode", err)
 	}
 }
 
@@ -375,23 +277,23 @@ func TestModeValidate(t *testing.T) {
 		{"empty command", auth.Mode{Name: auth.ModeCodeWriter, AllowedCommands: []string{""}}, false},
 	}
 	for _, tc := range tests {
-		err := ValidateMode(tc.mode)
-		if (err == nil) != tc.ok || (err != nil && !errors.Is(err, ErrInvalidMode)) {
-			t.Errorf("%s: ValidateMode() = %v, want ok %v", tc.name, err, tc.ok)
+		err := session.ValidateMode(tc.mode)
+		if (err == nil) != tc.ok || (err != nil && !errors.Is(err, session.ErrInvalidMode)) {
+			t.Errorf("%s: session.ValidateMode() = %v, want ok %v", tc.name, err, tc.ok)
 		}
 	}
 }
 
 func TestSessionsClose(t *testing.T) {
-	f := &countingFactory{}
-	s := NewSessions(f.start, nil)
-	var shells []*procShell
+	f := &sessiontest.CountingFactory{}
+	s := session.NewSessions(f.Start, nil)
+	var shells []*sessiontest.ProcShell
 	for range 3 {
-		sess, _, err := s.Attach(context.Background(), "", canon(t, t.TempDir()), auth.Mode{}, "", false)
+		sess, _, err := s.Attach(context.Background(), "", sessiontest.Canon(t, t.TempDir()), auth.Mode{}, "", false)
 		if err != nil {
 			t.Fatal(err)
 		}
-		shells = append(shells, sess.Shell().(*procShell))
+		shells = append(shells, sess.Shell().(*sessiontest.ProcShell))
 	}
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
@@ -401,8 +303,8 @@ func TestSessionsClose(t *testing.T) {
 			t.Errorf("shell %d still runs after Close", sh.PID())
 		}
 	}
-	if _, _, err := s.Attach(context.Background(), "", canon(t, t.TempDir()), auth.Mode{}, "", false); !errors.Is(err, ErrSessionsClosed) {
-		t.Errorf("Attach after Close = %v, want ErrSessionsClosed", err)
+	if _, _, err := s.Attach(context.Background(), "", sessiontest.Canon(t, t.TempDir()), auth.Mode{}, "", false); !errors.Is(err, session.ErrSessionsClosed) {
+		t.Errorf("Attach after Close = %v, want session.ErrSessionsClosed", err)
 	}
 	if err := s.Close(); err != nil {
 		t.Errorf("second Close = %v", err)

@@ -160,4 +160,3 @@ func TestTempArtifactDir(t *testing.T) {
 		t.Errorf("TempArtifactDir created %s; it must only name it", got)
 	}
 }
-

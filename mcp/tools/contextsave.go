@@ -23,6 +23,7 @@ import (
 	"winx/evidence"
 	"winx/evidence/redact"
 	"winx/mcp"
+	"winx/mcp/session"
 )
 
 // ContextSaveTool is the name of the tool that saves a task's context for a
@@ -131,7 +132,7 @@ type contextSaveData struct {
 
 // contextSaver serves ContextSave.
 type contextSaver struct {
-	sessions   *Sessions
+	sessions   *session.Sessions
 	allowPaths []string
 	stateDir   string // "" refuses every save
 	build      string
@@ -180,7 +181,7 @@ func validTaskID(id string) error {
 		return &InputError{Msg: fmt.Sprintf("task id %q must not start with a dot", id)}
 	}
 	for i := 0; i < len(id); i++ {
-		if c := id[i]; !isThreadIDByte(c) && c != '-' && c != '.' {
+		if c := id[i]; !session.IsThreadIDByte(c) && c != '-' && c != '.' {
 			return &InputError{Msg: fmt.Sprintf("task id %q may only hold A-Z, a-z, 0-9, '_', '.' and '-'", id)}
 		}
 	}
@@ -244,7 +245,7 @@ func (t *contextSaver) save(ctx context.Context, principal string, in *contextSa
 			return contextFailure(err)
 		}
 		if fi, err := os.Stat(root); err != nil {
-			return contextFailure(&WorkspaceError{Path: in.ProjectRootPath, Err: ErrWorkspaceNotFound})
+			return contextFailure(&session.WorkspaceError{Path: in.ProjectRootPath, Err: session.ErrWorkspaceNotFound})
 		} else if !fi.IsDir() {
 			return contextFailure(&InputError{Msg: fmt.Sprintf("project_root_path %q is not a directory", in.ProjectRootPath)})
 		}
@@ -279,7 +280,7 @@ func (t *contextSaver) save(ctx context.Context, principal string, in *contextSa
 
 // session finds the session the call works in: by workspace_root (with
 // thread_id), by thread_id alone, or by project_root_path as a workspace.
-func (t *contextSaver) session(principal string, in *contextSaveInput) (*Session, error) {
+func (t *contextSaver) session(principal string, in *contextSaveInput) (*session.Session, error) {
 	switch {
 	case in.WorkspaceRoot != "":
 		return t.sessions.Lookup(principal, in.ThreadID, in.WorkspaceRoot)
@@ -288,7 +289,7 @@ func (t *contextSaver) session(principal string, in *contextSaveInput) (*Session
 	case in.ProjectRootPath != "":
 		return t.sessions.Lookup(principal, "", in.ProjectRootPath)
 	}
-	return nil, ErrNotInitialized
+	return nil, session.ErrNotInitialized
 }
 
 // clean redacts one piece of text for the saved file.

@@ -10,6 +10,7 @@ import (
 	"winx/auth"
 	"winx/codemap/shellcmd"
 	"winx/mcp"
+	"winx/mcp/session"
 )
 
 // Mode enforcement for the tools: the glue between the shell parser
@@ -79,17 +80,7 @@ func (e *CommandParseError) Unwrap() error { return e.Err }
 
 // Validate reports a mode that is unknown or a code_writer mode whose
 // configuration is malformed. It wraps ErrInvalidMode.
-func (m Mode) Validate() error {
-	err := auth.Mode(m).Validate()
-	if err == nil {
-		return nil
-	}
-	var ce *auth.ModeConfigError
-	if errors.As(err, &ce) {
-		return fmt.Errorf("%w: %s", ErrInvalidMode, ce.Msg)
-	}
-	return fmt.Errorf("%w: %v", ErrInvalidMode, err)
-}
+func (m Mode) Validate() error { return session.ValidateMode(auth.Mode(m)) }
 
 func (m Mode) clone() Mode { return Mode(auth.Mode(m).Clone()) }
 
@@ -224,8 +215,8 @@ func commandDenied(tool string, err error, nothing string) *mcp.CallToolResult {
 
 // bashGate checks a BashCommand action against the session's mode before
 // anything reaches the shell; nil lets the action run.
-func bashGate(sess *Session, term terminal, act *action) *mcp.CallToolResult {
-	m := sess.Mode()
+func bashGate(sess *session.Session, term terminal, act *action) *mcp.CallToolResult {
+	m := Mode(sess.Mode())
 	if m.Name == "" || m.Name == ModeWCGW {
 		return nil
 	}
@@ -276,8 +267,8 @@ func bashGate(sess *Session, term terminal, act *action) *mcp.CallToolResult {
 // anything is planned or written: architect changes no files, and
 // verify_command must be a command the mode runs. nil lets the call go on;
 // code_writer's globs are checked per planned file.
-func (t *editTool) editGate(sess *Session, in *editInput) *mcp.CallToolResult {
-	m := sess.Mode()
+func (t *editTool) editGate(sess *session.Session, in *editInput) *mcp.CallToolResult {
+	m := Mode(sess.Mode())
 	if m.Name == ModeArchitect {
 		path := ""
 		if len(in.Files) > 0 {

@@ -12,6 +12,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"winx/mcp/session"
 )
 
 // Limits of the workspace overview Initialize shows the model. Each bounds
@@ -135,7 +137,7 @@ func WorkspaceContext(ctx context.Context, root string, limits OverviewLimits) (
 		return ov, err
 	}
 	if !fi.IsDir() {
-		return ov, &WorkspaceError{Path: root, Err: ErrNotRegularFile}
+		return ov, &session.WorkspaceError{Path: root, Err: ErrNotRegularFile}
 	}
 	var files []scannedFile
 	if gitWorkTree(ctx, root, lim) {
