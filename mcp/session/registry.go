@@ -124,8 +124,9 @@ func (s *Session) env() []string {
 // threadKey names a thread: thread ids are private to their principal.
 type threadKey struct{ principal, thread string }
 
-// Sessions is the registry of sessions, keyed by principal and canonical
-// root, with each principal's thread ids pointing at one session. A session
+// Sessions is the registry of sessions, keyed by Key (principal, canonical
+// root and affinity scope), with each principal's thread ids pointing at one
+// session. A session
 // may have several threads; a thread has one session.
 type Sessions struct {
 	factory ShellFactory
@@ -156,6 +157,9 @@ func NewSessions(factory ShellFactory, now func() time.Time) *Sessions {
 		threads:  make(map[threadKey]Key),
 	}
 }
+
+// Now reads the registry's clock.
+func (s *Sessions) Now() time.Time { return s.now() }
 
 // Attach returns the session of (principal, root), starting it (and its
 // shell, in root) if it does not exist, and binds the thread to it. root
@@ -454,6 +458,3 @@ func FactorySession(ctx context.Context) *Session {
 	sess, _ := ctx.Value(factorySessionKey{}).(*Session)
 	return sess
 }
-
-// Now reads the registry's clock.
-func (s *Sessions) Now() time.Time { return s.now() }
