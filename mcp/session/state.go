@@ -150,16 +150,23 @@ type ShownImage struct {
 // may share one workspace session, and a reference means something only to
 // the conversation that saw the image. It is safe for concurrent use.
 type ImageCache struct {
-	mu      sync.Mutex // guards the fields below
-	tick    uint64
-	threads map[string]*threadImages // by normalized thread id; at most MaxImageThreads
+	mu sync.Mutex // guards the fields below
+	// threads holds per normalized thread id what it was shown, least
+	// recently used first: at most MaxImagesPerThread entries, one per
+	// canonical path.
+	threads map[string][]ShownImage
+	// order lists the keys of threads, least recently used first.
+	// Invariant: order and the keys of threads are the same set, so
+	// len(order) == len(threads) <= MaxImageThreads.
+	order []string
 }
 
-type threadImages struct {
-	used uint64
-	// shown is ordered least recently used first; at most
-	// MaxImagesPerThread long, one entry per canonical path.
-	shown []ShownImage
+// touchLocked makes thread the most recently used. c.mu is held.
+func (c *ImageCache) touchLocked(thread string) {
+	if i := slices.Index(c.order, thread); i >= 0 {
+		c.order = slices.Delete(c.order, i, i+1)
+	}
+	c.order = append(c.order, thread)
 }
 
 // Lookup returns what thread was last shown of the image at path, if it
@@ -167,18 +174,14 @@ type threadImages struct {
 func (c *ImageCache) Lookup(thread, path, rev string) (ShownImage, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	ti := c.threads[thread]
-	if ti == nil {
+	shown := c.threads[thread]
+	i := slices.IndexFunc(shown, func(d ShownImage) bool { return d.Path == path })
+	if i < 0 || shown[i].Revision != rev {
 		return ShownImage{}, false
 	}
-	i := slices.IndexFunc(ti.shown, func(d ShownImage) bool { return d.Path == path })
-	if i < 0 || ti.shown[i].Revision != rev {
-		return ShownImage{}, false
-	}
-	c.tick++
-	ti.used = c.tick
-	d := ti.shown[i]
-	ti.shown = append(slices.Delete(ti.shown, i, i+1), d)
+	c.touchLocked(thread)
+	d := shown[i]
+	c.threads[thread] = append(slices.Delete(shown, i, i+1), d)
 	return d, true
 }
 
@@ -188,39 +191,19 @@ func (c *ImageCache) Remember(thread string, d ShownImage) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.threads == nil {
-		c.threads = make(map[string]*threadImages)
+		c.threads = make(map[string][]ShownImage)
 	}
-	c.tick++
-	ti := c.threads[thread]
-	if ti == nil {
-		if len(c.threads) >= MaxImageThreads {
-			evictLeastUsed(c.threads, func(ti *threadImages) uint64 { return ti.used })
-		}
-		ti = &threadImages{}
-		c.threads[thread] = ti
+	shown, ok := c.threads[thread]
+	if !ok && len(c.threads) >= MaxImageThreads {
+		delete(c.threads, c.order[0])
+		c.order = slices.Delete(c.order, 0, 1)
 	}
-	ti.used = c.tick
-	ti.shown = slices.DeleteFunc(ti.shown, func(e ShownImage) bool { return e.Path == d.Path })
-	if len(ti.shown) >= MaxImagesPerThread {
-		ti.shown = slices.Delete(ti.shown, 0, len(ti.shown)-MaxImagesPerThread+1)
+	c.touchLocked(thread)
+	shown = slices.DeleteFunc(shown, func(e ShownImage) bool { return e.Path == d.Path })
+	if len(shown) >= MaxImagesPerThread {
+		shown = slices.Delete(shown, 0, len(shown)-MaxImagesPerThread+1)
 	}
-	ti.shown = append(ti.shown, d)
-}
-
-// evictLeastUsed deletes the entry of m with the smallest use stamp, as
-// given by used; an empty m is left alone.
-func evictLeastUsed[V any](m map[string]V, used func(V) uint64) {
-	var oldest string
-	var least uint64
-	found := false
-	for k, v := range m {
-		if u := used(v); !found || u < least {
-			oldest, least, found = k, u, true
-		}
-	}
-	if found {
-		delete(m, oldest)
-	}
+	c.threads[thread] = append(shown, d)
 }
 
 // resumeState is which saved contexts (by task id) a session was shown.

@@ -7,28 +7,16 @@ import (
 	"path/filepath"
 	"testing"
 
-	"winx/mcp/session"
+	"winx/mcp/session/sessiontest"
 )
 
-// canon is the canonical form of a test path (t.TempDir may sit behind a
-// symlink on some systems).
-func canon(t *testing.T, p string) string {
-	t.Helper()
-	c, err := session.CanonicalPath(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return c
-}
+// canon and writeFile are the shared test helpers under the names the
+// tests of this package use.
+func canon(t *testing.T, p string) string { t.Helper(); return sessiontest.Canon(t, p) }
 
 func writeFile(t testing.TB, path, content string) {
 	t.Helper()
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	sessiontest.WriteFile(t, path, content)
 }
 
 func TestReadContained(t *testing.T) {
