@@ -6,6 +6,7 @@ import (
 	"winx/cmd/internal/entry"
 	"winx/guardian/daemon"
 	"winx/guardian/wire"
+	"winx/mcp/session"
 	"winx/mcp/tools"
 )
 
@@ -16,7 +17,7 @@ import (
 // sessions that quietly die with the adapter are what the user opted out of.
 // With the sandbox on (o.Sandbox), the guardians confine their shells
 // themselves, with the same Landlock policy.
-func shellRuntime(o tools.RuntimeOptions, c *config.Serve, id buildid.Identity) (tools.ShellFactory, error) {
+func shellRuntime(o tools.RuntimeOptions, c *config.Serve, id buildid.Identity) (session.ShellFactory, error) {
 	if c.Runtime == config.RuntimeEmbedded {
 		return tools.EmbeddedShells(o), nil
 	}

@@ -14,6 +14,7 @@ import (
 	"winx/evidence/redact"
 	"winx/mcp"
 	"winx/mcp/httpserve"
+	"winx/mcp/session"
 	"winx/mcp/tools"
 	"winx/pty/sandbox"
 )
@@ -38,7 +39,7 @@ func serve(ctx context.Context, c *config.Serve, id buildid.Identity, stdin io.R
 	if err != nil {
 		return err
 	}
-	sessions := tools.NewSessions(shells, time.Now)
+	sessions := session.NewSessions(shells, time.Now)
 	defer sessions.Close()
 	catalog := tools.Options{
 		Build:              id.String(),

@@ -13,6 +13,7 @@ import (
 	"winx/auth/policy"
 	"winx/guardian"
 	"winx/mcp"
+	"winx/mcp/session"
 )
 
 // BashCommandTool is the shell tool's name.
@@ -37,7 +38,7 @@ const (
 // terminal is what BashCommand needs from a session's shell; the embedded
 // runtime's *guardian.Session implements it.
 type terminal interface {
-	Shell
+	session.Shell
 	Run(ctx context.Context, command string, wait time.Duration) (*guardian.Outcome, error)
 	Poll(ctx context.Context, gen uint64, wait time.Duration) (*guardian.Outcome, error)
 	SendText(ctx context.Context, text string, submit bool, wait time.Duration) (*guardian.Outcome, error)
@@ -102,7 +103,7 @@ var actionByKey = []struct{ key, typ string }{
 var actionTypes = []string{"command", "status_check", "send_text", "send_specials", "send_ascii", "screen", "wait_for_turn"}
 
 type bashTool struct {
-	sessions     *Sessions
+	sessions     *session.Sessions
 	keepTailPipe bool // WINX_KEEP_TAIL_PIPE=1, read once at start
 
 	artifacts tempArtifacts // temporary-artifact limits (tempartifacts.go)
@@ -183,7 +184,7 @@ func (t *bashTool) handle(ctx context.Context, req *mcp.ToolRequest) (*mcp.CallT
 		return bashFailure(err), nil
 	}
 	if in.WorkspaceRoot == "" {
-		return bashFailure(ErrWorkspaceBindingRequired), nil
+		return bashFailure(session.ErrWorkspaceBindingRequired), nil
 	}
 	sess, err := t.sessions.Lookup(req.Caller().Principal, in.ThreadID, in.WorkspaceRoot)
 	if err != nil {

@@ -12,6 +12,7 @@ import (
 
 	"winx/mcp"
 	"winx/mcp/mcptest"
+	"winx/mcp/session"
 )
 
 // bashEnv is a real server whose sessions run real bash on real PTYs.
@@ -28,7 +29,7 @@ func newBashEnv(t testing.TB, home string) *bashEnv {
 		home = t.TempDir()
 	}
 	env := []string{"HOME=" + home, "PATH=" + os.Getenv("PATH"), "LANG=C.UTF-8"}
-	sessions := NewSessions(EmbeddedShells(RuntimeOptions{BaseEnv: env}), time.Now)
+	sessions := session.NewSessions(EmbeddedShells(RuntimeOptions{BaseEnv: env}), time.Now)
 	t.Cleanup(func() { sessions.Close() })
 	reg := NewRegistry(Options{Build: "test", Transport: "http", Sessions: sessions, ScratchRoot: t.TempDir(), StateDir: t.TempDir()})
 	srv := mcp.NewServer(mcp.Implementation{Name: "winx", Version: "test"}, reg, nil)

@@ -14,6 +14,7 @@ import (
 
 	"winx/guardian"
 	"winx/mcp"
+	"winx/mcp/session"
 )
 
 var tasksCapabilities = map[string]any{"extensions": map[string]any{mcp.TasksExtension: map[string]any{}}}
@@ -132,7 +133,7 @@ func TestBashCommandWithoutTasksStaysRunning(t *testing.T) {
 // stdio: the client asks for a task, polls tasks/get and reads tasks/result.
 func TestBashCommandLegacyTask(t *testing.T) {
 	env := []string{"HOME=" + t.TempDir(), "PATH=" + os.Getenv("PATH"), "LANG=C.UTF-8"}
-	sessions := NewSessions(EmbeddedShells(RuntimeOptions{BaseEnv: env}), time.Now)
+	sessions := session.NewSessions(EmbeddedShells(RuntimeOptions{BaseEnv: env}), time.Now)
 	t.Cleanup(func() { sessions.Close() })
 	reg := NewRegistry(Options{Build: "test", Transport: "stdio", Sessions: sessions, ScratchRoot: t.TempDir()})
 	srv := mcp.NewServer(mcp.Implementation{Name: "winx", Version: "test"}, reg, nil)

@@ -12,6 +12,7 @@ import (
 
 	"winx/evidence/redact"
 	"winx/mcp"
+	"winx/mcp/session"
 	wspace "winx/mcp/workspace" // "workspace" names a test helper of this package
 )
 
@@ -30,7 +31,7 @@ type Options struct {
 	// Sessions is the session registry of Initialize and the session-bound
 	// tools; nil registers none of them, so the catalog lists only tools
 	// that work.
-	Sessions *Sessions
+	Sessions *session.Sessions
 	// ScratchRoot is where Initialize creates scratch playgrounds; ""
 	// means DefaultScratchRoot.
 	ScratchRoot string

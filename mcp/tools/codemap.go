@@ -17,6 +17,7 @@ import (
 	"winx/evidence"
 	"winx/evidence/redact"
 	"winx/mcp"
+	"winx/mcp/session"
 )
 
 // CodeMapTool is the code navigation tool's name.
@@ -40,12 +41,6 @@ const (
 	// maxCodeMapIndexes bounds the repository indexes kept (one per root);
 	// the least recently used is dropped beyond it.
 	maxCodeMapIndexes = 4
-	// maxCodeMapSessions bounds the sessions whose recent files are kept.
-	maxCodeMapSessions = 256
-	// maxRecentFiles bounds one session's recently outlined files.
-	maxRecentFiles = 32
-	// maxMapChains bounds one session's remembered map rankings.
-	maxMapChains = 8
 	// maxOutlineSymbols bounds the symbols of a file outline.
 	maxOutlineSymbols = 2000
 	// maxMapFilesPerPage bounds max_results for a directory outline.
@@ -53,7 +48,8 @@ const (
 )
 
 // codeMapTool keeps one codemap.Index per repository root, shared by every
-// session and call, and per session the files it outlined recently.
+// session and call; each session keeps the files it outlined recently and
+// its maps' ranking inputs (session.Navigation).
 //
 // Priority of a repository map: the files this session outlined with
 // CodeMap (most recent first), then every file the session's read ledger
@@ -62,33 +58,18 @@ const (
 // ranking inputs are frozen at its first page and reused for the pages its
 // cursor continues, so reading files between pages does not reshuffle them.
 type codeMapTool struct {
-	sessions   *Sessions
+	sessions   *session.Sessions
 	allowPaths []string
 	redactor   *redact.Redactor
 
 	mu      sync.Mutex
-	clock   uint64                  // guarded by mu; ticks per use, for LRU
-	indexes map[string]*indexSlot   // guarded by mu; by canonical root
-	memory  map[string]*codeMapSess // guarded by mu; by Session.Key
+	clock   uint64                // guarded by mu; ticks per use, for LRU
+	indexes map[string]*indexSlot // guarded by mu; by canonical root
 }
 
 type indexSlot struct {
 	ix   *codemap.Index
 	used uint64
-}
-
-// codeMapSess is one session's navigation memory. Guarded by codeMapTool.mu.
-type codeMapSess struct {
-	used   uint64
-	recent []string             // canonical paths, most recent first
-	chains map[string]*mapChain // by chainKey
-	order  []string             // chain keys, oldest first
-}
-
-// mapChain is the frozen ranking input of one map and its cursor pages.
-type mapChain struct {
-	priority []string
-	touched  map[string]bool // relative paths the ledger knew at page one
 }
 
 type codeMapInput struct {
@@ -156,7 +137,6 @@ func addCodeMap(reg *mcp.Registry, opts Options) {
 		allowPaths: opts.AllowPaths,
 		redactor:   opts.redactor(),
 		indexes:    map[string]*indexSlot{},
-		memory:     map[string]*codeMapSess{},
 	}
 	reg.AddTool(mcp.Tool{
 		Name:         CodeMapTool,
@@ -207,7 +187,7 @@ func (t *codeMapTool) handle(ctx context.Context, req *mcp.ToolRequest) (*mcp.Ca
 		return toolFailure(CodeMapTool, &InputError{Msg: fmt.Sprintf("max_results must be 0 to %d", codemap.MaxReferences)}), nil
 	}
 	if in.WorkspaceRoot == "" {
-		return toolFailure(CodeMapTool, ErrWorkspaceBindingRequired), nil
+		return toolFailure(CodeMapTool, session.ErrWorkspaceBindingRequired), nil
 	}
 	sess, err := t.sessions.Lookup(req.Caller().Principal, in.ThreadID, in.WorkspaceRoot)
 	if err != nil {
@@ -309,67 +289,8 @@ func (t *codeMapTool) index(root string) (*codemap.Index, error) {
 	return ix, nil
 }
 
-// sessionLocked returns the navigation memory of a session. t.mu is held.
-func (t *codeMapTool) sessionLocked(key string) *codeMapSess {
-	t.clock++
-	s, ok := t.memory[key]
-	if !ok {
-		if len(t.memory) >= maxCodeMapSessions {
-			evictLeastUsed(t.memory, func(c *codeMapSess) uint64 { return c.used })
-		}
-		s = &codeMapSess{chains: map[string]*mapChain{}}
-		t.memory[key] = s
-	}
-	s.used = t.clock
-	return s
-}
-
-// noteRecent records that the session outlined path.
-func (t *codeMapTool) noteRecent(sess *Session, path string) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	s := t.sessionLocked(sess.Key)
-	recent := []string{path}
-	for _, p := range s.recent {
-		if p != path && len(recent) < maxRecentFiles {
-			recent = append(recent, p)
-		}
-	}
-	s.recent = recent
-}
-
-// recent returns the session's recently outlined files, newest first.
-func (t *codeMapTool) recent(sess *Session) []string {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return append([]string(nil), t.sessionLocked(sess.Key).recent...)
-}
-
-// loadChain returns the remembered ranking input of a map, nil if none.
-func (t *codeMapTool) loadChain(sess *Session, key string) *mapChain {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return t.sessionLocked(sess.Key).chains[key]
-}
-
-// storeChain remembers a map's ranking input for its cursor pages. A
-// stored chain is never modified again.
-func (t *codeMapTool) storeChain(sess *Session, key string, c *mapChain) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	s := t.sessionLocked(sess.Key)
-	if _, ok := s.chains[key]; !ok {
-		s.order = append(s.order, key)
-	}
-	s.chains[key] = c
-	for len(s.order) > maxMapChains {
-		delete(s.chains, s.order[0])
-		s.order = s.order[1:]
-	}
-}
-
 // outlineFile answers an outline of one file.
-func (t *codeMapTool) outlineFile(sess *Session, in *codeMapInput, canonical string, policy *auth.PathPolicy) *mcp.CallToolResult {
+func (t *codeMapTool) outlineFile(sess *session.Session, in *codeMapInput, canonical string, policy *auth.PathPolicy) *mcp.CallToolResult {
 	if _, ok := codemap.LanguageOf(canonical); !ok {
 		return t.unsupported(in, canonical)
 	}
@@ -385,7 +306,7 @@ func (t *codeMapTool) outlineFile(sess *Session, in *codeMapInput, canonical str
 	case err != nil:
 		return t.fail(codeMapFailure(err))
 	}
-	t.noteRecent(sess, snap.Path)
+	sess.Navigation().NoteRecent(snap.Path)
 	lang, _ := codemap.LanguageOf(snap.Path)
 	data := codeMapData{Operation: opOutline, Path: snap.Path, Language: lang}
 	var b strings.Builder
@@ -437,37 +358,37 @@ func (t *codeMapTool) unsupported(in *codeMapInput, canonical string) *mcp.CallT
 }
 
 // repoMap answers an outline of a directory.
-func (t *codeMapTool) repoMap(ctx context.Context, sess *Session, ix *codemap.Index, in *codeMapInput, rel string) *mcp.CallToolResult {
+func (t *codeMapTool) repoMap(ctx context.Context, sess *session.Session, ix *codemap.Index, in *codeMapInput, rel string) *mcp.CallToolResult {
 	if in.MaxResults > maxMapFilesPerPage {
 		return toolFailure(CodeMapTool, &InputError{Msg: fmt.Sprintf("max_results for a directory outline must be 0 to %d", maxMapFilesPerPage)})
 	}
 	key := strings.Join([]string{ix.Root(), rel, in.Query, strconv.Itoa(in.MaxResults)}, "\x00")
-	var c *mapChain
+	var c *session.MapChain
 	if in.Cursor != "" {
-		c = t.loadChain(sess, key)
+		c = sess.Navigation().Chain(key)
 	}
 	fresh := c == nil
 	if fresh {
-		c = &mapChain{priority: t.recent(sess), touched: map[string]bool{}}
+		c = &session.MapChain{Priority: sess.Navigation().Recent(), Touched: map[string]bool{}}
 	}
 	ledger := sess.Ledger
 	touched := func(rel string) bool {
 		if !fresh {
-			return c.touched[rel]
+			return c.Touched[rel]
 		}
 		_, known, _ := ledger.Missing(filepath.Join(ix.Root(), filepath.FromSlash(rel)), "", evidence.Range{})
 		if known {
-			c.touched[rel] = true
+			c.Touched[rel] = true
 		}
 		return known
 	}
-	m, err := ix.RepoMap(ctx, codemap.MapRequest{Dir: rel, Query: in.Query, Priority: c.priority, Touched: touched,
+	m, err := ix.RepoMap(ctx, codemap.MapRequest{Dir: rel, Query: in.Query, Priority: c.Priority, Touched: touched,
 		MaxFiles: in.MaxResults, Cursor: in.Cursor})
 	if err != nil {
 		return t.fail(codeMapFailure(err))
 	}
 	if fresh {
-		t.storeChain(sess, key, c)
+		sess.Navigation().StoreChain(key, c)
 	}
 	data := codeMapData{Operation: opOutline, Root: ix.Root(), Path: rel, Tokens: m.Tokens, Budget: m.Budget,
 		Candidates: m.Candidates, NextCursor: m.NextCursor, Files: make([]codeMapFile, 0, len(m.Files))}

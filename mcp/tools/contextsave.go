@@ -14,6 +14,7 @@ import (
 	"winx/auth"
 	"winx/evidence/redact"
 	"winx/mcp"
+	"winx/mcp/session"
 	wspace "winx/mcp/workspace" // "workspace" names a test helper of this package
 )
 
@@ -69,7 +70,7 @@ type contextSaveInput struct {
 // contextSaver serves ContextSave: it resolves the session and the path
 // policy, and mcp/workspace collects and saves.
 type contextSaver struct {
-	sessions   *Sessions
+	sessions   *session.Sessions
 	allowPaths []string
 	saver      *wspace.Saver
 	redactor   *redact.Redactor
@@ -156,7 +157,7 @@ func (t *contextSaver) save(ctx context.Context, principal string, in *contextSa
 			return contextFailure(err)
 		}
 		if fi, err := os.Stat(root); err != nil {
-			return contextFailure(&WorkspaceError{Path: in.ProjectRootPath, Err: ErrWorkspaceNotFound})
+			return contextFailure(&session.WorkspaceError{Path: in.ProjectRootPath, Err: session.ErrWorkspaceNotFound})
 		} else if !fi.IsDir() {
 			return contextFailure(&InputError{Msg: fmt.Sprintf("project_root_path %q is not a directory", in.ProjectRootPath)})
 		}
@@ -178,7 +179,7 @@ func (t *contextSaver) save(ctx context.Context, principal string, in *contextSa
 
 // session finds the session the call works in: by workspace_root (with
 // thread_id), by thread_id alone, or by project_root_path as a workspace.
-func (t *contextSaver) session(principal string, in *contextSaveInput) (*Session, error) {
+func (t *contextSaver) session(principal string, in *contextSaveInput) (*session.Session, error) {
 	switch {
 	case in.WorkspaceRoot != "":
 		return t.sessions.Lookup(principal, in.ThreadID, in.WorkspaceRoot)
@@ -187,7 +188,7 @@ func (t *contextSaver) session(principal string, in *contextSaveInput) (*Session
 	case in.ProjectRootPath != "":
 		return t.sessions.Lookup(principal, "", in.ProjectRootPath)
 	}
-	return nil, ErrNotInitialized
+	return nil, session.ErrNotInitialized
 }
 
 func (t *contextSaver) answer(data *wspace.SaveResult) *mcp.CallToolResult {

@@ -17,6 +17,7 @@ import (
 	"winx/evidence"
 	"winx/mcp"
 	"winx/mcp/mcptest"
+	"winx/mcp/session/sessiontest"
 	wspace "winx/mcp/workspace"
 )
 
@@ -38,7 +39,7 @@ type adapter struct {
 
 func newAdapter(t *testing.T, opts Options) *adapter {
 	t.Helper()
-	s, _, _ := newTestSessions(t)
+	s, _, _ := sessiontest.NewSessions(t)
 	opts.Build, opts.Transport, opts.Sessions = "test", "http", s
 	if opts.ScratchRoot == "" {
 		opts.ScratchRoot = filepath.Join(t.TempDir(), "playground")

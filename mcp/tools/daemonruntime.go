@@ -9,10 +9,12 @@ import (
 	"sync"
 	"time"
 
+	"winx/auth/policy"
 	"winx/guardian"
 	"winx/guardian/daemon"
 	"winx/guardian/remote"
 	"winx/guardian/wire"
+	"winx/mcp/session"
 )
 
 // DaemonOptions configure the daemon runtime: sessions live in guardian
@@ -52,21 +54,6 @@ func (e *ShellLostError) Error() string {
 
 func (e *ShellLostError) Unwrap() []error { return []error{ErrShellLost, e.Err} }
 
-// factorySessionKey carries the session a ShellFactory call is for.
-type factorySessionKey struct{}
-
-// withFactorySession tells the factory which session it starts a shell for
-// (the daemon runtime needs the session's identity, and on a reset its
-// current shell).
-func withFactorySession(ctx context.Context, sess *Session) context.Context {
-	return context.WithValue(ctx, factorySessionKey{}, sess)
-}
-
-func factorySession(ctx context.Context) *Session {
-	sess, _ := ctx.Value(factorySessionKey{}).(*Session)
-	return sess
-}
-
 // DaemonShells returns a ShellFactory whose shells are guardian processes:
 // it asks winxd (starting it when nothing answers) for the guardian of the
 // session's key, spawned with the runtime options when none runs, and
@@ -78,15 +65,15 @@ func factorySession(ctx context.Context) *Session {
 // adapter exits, and ends by winxd's idle TTLs, `winx kill` or `winx prune`.
 // A reset of a healthy guardian replaces its shell in place; a reset of a
 // guardian that is gone spawns a new one.
-func DaemonShells(o DaemonOptions) (ShellFactory, error) {
+func DaemonShells(o DaemonOptions) (session.ShellFactory, error) {
 	sandboxed := o.Sandbox != nil
 	if o.Socket == "" {
 		return nil, errors.New("tools: the daemon runtime needs winxd's socket")
 	}
 	hello := wire.NewHello(wire.RoleAdapter, o.Build, nil)
 	copts := &remote.ClientOptions{Build: o.Build, Timeout: o.CallTimeout}
-	return func(ctx context.Context, dir string, env []string) (Shell, error) {
-		sess := factorySession(ctx)
+	return func(ctx context.Context, dir string, env []string) (session.Shell, error) {
+		sess := session.FactorySession(ctx)
 		key, root := guardianKey(sess, dir, env, sandboxed)
 		if sess != nil {
 			if old, ok := sess.Shell().(*daemonShell); ok && old.Healthy() {
@@ -133,7 +120,7 @@ func attachGuardian(ctx context.Context, socket string, copts *remote.ClientOpti
 // guardianKey is the guardian key of a session and its workspace root. A
 // factory called without a session (tests) keys by the workspace and the
 // session's temporary directory, which is derived from the session key.
-func guardianKey(sess *Session, dir string, env []string, sandboxed bool) (key, root string) {
+func guardianKey(sess *session.Session, dir string, env []string, sandboxed bool) (key, root string) {
 	var tmp string
 	root = dir
 	for _, kv := range env {
@@ -151,8 +138,7 @@ func guardianKey(sess *Session, dir string, env []string, sandboxed bool) (key, 
 		}
 		return k.String(), root
 	}
-	scope, _ := strings.CutPrefix(sess.Key, sessionKey(sess.Principal, sess.Root))
-	scope = strings.TrimPrefix(scope, "\x00")
+	scope := sess.Key.Scope
 	if sandboxed {
 		// A confined session never reuses an unconfined guardian.
 		scope += "\x00sandbox"
@@ -201,25 +187,25 @@ func (d *daemonShell) acted() {
 }
 
 var (
-	_ terminal            = (*daemonShell)(nil)
-	_ ShellHealth         = (*daemonShell)(nil)
-	_ generationCanceller = (*daemonShell)(nil)
-	_ durableShell        = (*daemonShell)(nil)
+	_ terminal             = (*daemonShell)(nil)
+	_ session.ShellHealth  = (*daemonShell)(nil)
+	_ generationCanceller  = (*daemonShell)(nil)
+	_ session.DurableShell = (*daemonShell)(nil)
 )
 
 // Resumed: the guardian was running before this adapter asked for it; the
 // mode is the one an earlier adapter recorded there.
-func (d *daemonShell) Resumed() (Mode, bool) {
+func (d *daemonShell) Resumed() (policy.Mode, bool) {
 	if !d.resumed {
-		return Mode{}, false
+		return policy.Mode{}, false
 	}
-	prior, _ := decodeMode(d.Snapshot().Meta)
+	prior, _ := session.DecodeMode(d.Snapshot().Meta)
 	return prior, true
 }
 
 // RecordMode keeps the session's mode in the guardian for later adapters.
-func (d *daemonShell) RecordMode(ctx context.Context, m Mode) error {
-	return lost(d.SetMeta(ctx, encodeMode(m)))
+func (d *daemonShell) RecordMode(ctx context.Context, m policy.Mode) error {
+	return lost(d.SetMeta(ctx, session.EncodeMode(m)))
 }
 
 // Close detaches: the guardian outlives the adapter (see DaemonShells).

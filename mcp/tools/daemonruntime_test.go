@@ -12,11 +12,13 @@ import (
 	"testing"
 	"time"
 
+	"winx/auth/policy"
 	"winx/guardian/daemon"
 	"winx/guardian/remote"
 	"winx/guardian/wire"
 	"winx/mcp"
 	"winx/mcp/mcptest"
+	"winx/mcp/session"
 )
 
 // daemonRuntime is a private winxd runtime for one test: real winxd and
@@ -69,18 +71,18 @@ func (rt *daemonRuntime) teardown() {
 	}
 }
 
-func (rt *daemonRuntime) sessions(t testing.TB) *Sessions {
+func (rt *daemonRuntime) sessions(t testing.TB) *session.Sessions {
 	t.Helper()
 	f, err := DaemonShells(rt.opts)
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := NewSessions(f, nil)
+	s := session.NewSessions(f, nil)
 	t.Cleanup(func() { s.Close() })
 	return s
 }
 
-func run(t *testing.T, sh Shell, cmd string) string {
+func run(t *testing.T, sh session.Shell, cmd string) string {
 	t.Helper()
 	o, err := sh.(terminal).Run(t.Context(), cmd, 5*time.Second)
 	if err != nil {
@@ -92,7 +94,7 @@ func run(t *testing.T, sh Shell, cmd string) string {
 	return strings.TrimSpace(o.Output.Text)
 }
 
-func guardianPID(t *testing.T, sh Shell) int {
+func guardianPID(t *testing.T, sh session.Shell) int {
 	t.Helper()
 	d, ok := sh.(*daemonShell)
 	if !ok {
@@ -107,7 +109,7 @@ func TestDaemonShells(t *testing.T) {
 
 	t.Run("a new registry reaches the same guardian", func(t *testing.T) {
 		first := rt.sessions(t)
-		sess, created, err := first.Attach(t.Context(), "p", root, Mode{}, "", false)
+		sess, created, err := first.Attach(t.Context(), "p", root, policy.Mode{}, "", false)
 		if err != nil || !created {
 			t.Fatalf("Attach = %v, %v", created, err)
 		}
@@ -119,7 +121,7 @@ func TestDaemonShells(t *testing.T) {
 			t.Fatal(err)
 		}
 		second := rt.sessions(t)
-		again, _, err := second.Attach(t.Context(), "p", root, Mode{}, "", false)
+		again, _, err := second.Attach(t.Context(), "p", root, policy.Mode{}, "", false)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -130,7 +132,7 @@ func TestDaemonShells(t *testing.T) {
 		if got := run(t, again.Shell(), "echo $KEPT $PWD"); got != "yes /" {
 			t.Errorf("state in the reattached shell = %q, want \"yes /\"", got)
 		}
-		other, _, err := second.Attach(t.Context(), "q", root, Mode{}, "", false)
+		other, _, err := second.Attach(t.Context(), "q", root, policy.Mode{}, "", false)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -141,7 +143,7 @@ func TestDaemonShells(t *testing.T) {
 
 	t.Run("reset of a live guardian replaces its shell in place", func(t *testing.T) {
 		s := rt.sessions(t)
-		sess, _, err := s.Attach(t.Context(), "reset", root, Mode{}, "", false)
+		sess, _, err := s.Attach(t.Context(), "reset", root, policy.Mode{}, "", false)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -159,7 +161,7 @@ func TestDaemonShells(t *testing.T) {
 
 	t.Run("a killed guardian fails typed and reset replaces it", func(t *testing.T) {
 		s := rt.sessions(t)
-		sess, _, err := s.Attach(t.Context(), "killed", root, Mode{}, "", false)
+		sess, _, err := s.Attach(t.Context(), "killed", root, policy.Mode{}, "", false)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -178,7 +180,7 @@ func TestDaemonShells(t *testing.T) {
 		if !errors.As(err2, &lost) || !errors.Is(err2, ErrShellLost) || !errors.Is(err2, remote.ErrGuardianGone) {
 			t.Fatalf("Run after the guardian was killed = %v, want a *ShellLostError", err2)
 		}
-		if sess.Shell().(ShellHealth).Healthy() {
+		if sess.Shell().(session.ShellHealth).Healthy() {
 			t.Errorf("a killed guardian reports healthy")
 		}
 		reset, err := s.ResetShell(t.Context(), sess)
@@ -197,7 +199,7 @@ func TestDaemonShells(t *testing.T) {
 // TestGuardianKeySeparatesSandbox: a confined and an unconfined session of
 // one workspace never share a guardian.
 func TestGuardianKeySeparatesSandbox(t *testing.T) {
-	sess := &Session{Key: sessionKey("p", "/w"), ExternalID: "ws_w_1", Principal: "p", Root: "/w"}
+	sess := &session.Session{Key: session.Key{Principal: "p", Root: "/w"}, ExternalID: "ws_w_1", Principal: "p", Root: "/w"}
 	plain, _ := guardianKey(sess, "/w", nil, false)
 	confined, _ := guardianKey(sess, "/w", nil, true)
 	if plain == confined {
@@ -207,6 +209,28 @@ func TestGuardianKeySeparatesSandbox(t *testing.T) {
 	confined, _ = guardianKey(nil, "/w", nil, true)
 	if plain == confined {
 		t.Errorf("the same guardian key %q with and without the sandbox (no session)", plain)
+	}
+}
+
+// TestGuardianKeyOfScopedSession pins the guardian key of a scoped session
+// to what it was when the scope was cut out of the session key's string:
+// guardians a running winxd holds must still be found.
+func TestGuardianKeyOfScopedSession(t *testing.T) {
+	k := session.Key{Principal: "p", Root: "/w", Scope: "conv-1"}
+	sess := &session.Session{Key: k, ExternalID: k.ExternalID(), Principal: "p", Root: "/w"}
+	for _, tc := range []struct {
+		sandboxed bool
+		scope     string
+	}{{false, "conv-1"}, {true, "conv-1\x00sandbox"}} {
+		want := daemon.SessionKey{ExternalID: k.ExternalID(), Principal: "p", Workspace: "/w", Scope: tc.scope}.String()
+		if got, root := guardianKey(sess, "/w/sub", nil, tc.sandboxed); got != want || root != "/w" {
+			t.Errorf("guardianKey(scoped, sandboxed %v) = %q, %q; want %q, /w", tc.sandboxed, got, root, want)
+		}
+	}
+	unscoped := &session.Session{Key: session.Key{Principal: "p", Root: "/w"}, ExternalID: "ws_w_1", Principal: "p", Root: "/w"}
+	want := daemon.SessionKey{ExternalID: "ws_w_1", Principal: "p", Workspace: "/w"}.String()
+	if got, _ := guardianKey(unscoped, "/w", nil, false); got != want {
+		t.Errorf("guardianKey(unscoped) = %q, want %q", got, want)
 	}
 }
 
@@ -223,9 +247,9 @@ func TestDaemonShellsStartFailure(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := NewSessions(f, nil)
+	s := session.NewSessions(f, nil)
 	defer s.Close()
-	_, _, err = s.Attach(t.Context(), "p", t.TempDir(), Mode{}, "", false)
+	_, _, err = s.Attach(t.Context(), "p", t.TempDir(), policy.Mode{}, "", false)
 	var se *daemon.StartError
 	if !errors.As(err, &se) || !errors.Is(err, daemon.ErrDaemonStart) {
 		t.Errorf("Attach with no winxd = %v, want a *daemon.StartError", err)

@@ -6,15 +6,14 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"sync"
 	"time"
 
-	"winx/auth"
 	"winx/auth/policy"
 	"winx/edit"
 	"winx/evidence"
 	"winx/guardian"
 	"winx/mcp"
+	"winx/mcp/session"
 )
 
 // EditFilesTool is the guarded edit tool's name.
@@ -41,13 +40,10 @@ const (
 )
 
 type editTool struct {
-	sessions   *Sessions
+	sessions   *session.Sessions
 	allowPaths []string
 	stateDir   string
-	locks      *edit.PathLocks
-
-	mu      sync.Mutex              // guards engines
-	engines map[string]*edit.Engine // by session key; an engine owns its conflict counts
+	locks      *edit.PathLocks // shared by every session's engine
 }
 
 type editInput struct {
@@ -76,7 +72,7 @@ type patchInput struct {
 
 func addEditFiles(reg *mcp.Registry, opts Options) *editTool {
 	t := &editTool{sessions: opts.Sessions, allowPaths: opts.AllowPaths, stateDir: opts.StateDir,
-		locks: &edit.PathLocks{}, engines: map[string]*edit.Engine{}}
+		locks: &edit.PathLocks{}}
 	reg.AddTool(mcp.Tool{
 		Name:         EditFilesTool,
 		Title:        "Edit files",
@@ -158,7 +154,7 @@ func (t *editTool) apply(ctx context.Context, principal string, in *editInput) *
 		wait = time.Duration(*in.VerifyWaitForSeconds * float64(time.Second))
 	}
 	if in.WorkspaceRoot == "" {
-		return toolFailure(EditFilesTool, ErrWorkspaceBindingRequired)
+		return toolFailure(EditFilesTool, session.ErrWorkspaceBindingRequired)
 	}
 	sess, err := t.sessions.Lookup(principal, in.ThreadID, in.WorkspaceRoot)
 	if err != nil {
@@ -168,7 +164,7 @@ func (t *editTool) apply(ctx context.Context, principal string, in *editInput) *
 	if err != nil {
 		return toolFailure(EditFilesTool, err)
 	}
-	mode := sess.Mode()
+	mode := Mode(sess.Mode())
 	if res := t.editGate(sess, in); res != nil { // architect, verify_command (modepolicy.go)
 		return res
 	}
@@ -244,27 +240,10 @@ func inferEditMode(f editFileInput) string {
 	return string(edit.ModeReplace)
 }
 
-// engine returns the session's edit engine, creating it on first use.
-func (t *editTool) engine(sess *Session) (*edit.Engine, error) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if e, ok := t.engines[sess.Key]; ok {
-		return e, nil
-	}
-	policy, err := auth.NewPathPolicy(sess.Root, t.allowPaths)
-	if err != nil {
-		return nil, err
-	}
-	state := ""
-	if t.stateDir != "" {
-		state = t.stateDir + "/edits"
-	}
-	e, err := edit.NewEngine(edit.EngineOptions{Ledger: sess.Ledger, Paths: policy, StateDir: state, Session: sess.Key, Locks: t.locks})
-	if err != nil {
-		return nil, err
-	}
-	t.engines[sess.Key] = e
-	return e, nil
+// engine returns the session's edit engine, which the session builds on
+// its first edit.
+func (t *editTool) engine(sess *session.Session) (*edit.Engine, error) {
+	return sess.EditEngine(session.EditConfig{AllowPaths: t.allowPaths, StateDir: t.stateDir, Locks: t.locks})
 }
 
 type editFileData struct {
@@ -287,7 +266,7 @@ type editData struct {
 	VerifyOutput string         `json:"verify_output,omitempty"`
 }
 
-func (t *editTool) success(ctx context.Context, in *editInput, sess *Session, res *edit.Result, wait time.Duration) *mcp.CallToolResult {
+func (t *editTool) success(ctx context.Context, in *editInput, sess *session.Session, res *edit.Result, wait time.Duration) *mcp.CallToolResult {
 	data := editData{EditApplied: true}
 	var b strings.Builder
 	for _, f := range res.Files {
@@ -323,7 +302,7 @@ func (t *editTool) success(ctx context.Context, in *editInput, sess *Session, re
 
 // verify runs verify_command once in the session's shell. A failing check
 // leaves the edit applied and says so.
-func (t *editTool) verify(ctx context.Context, in *editInput, sess *Session, wait time.Duration, env *mcp.Envelope, data *editData, b *strings.Builder) {
+func (t *editTool) verify(ctx context.Context, in *editInput, sess *session.Session, wait time.Duration, env *mcp.Envelope, data *editData, b *strings.Builder) {
 	rerun := &mcp.NextAction{Tool: BashCommandTool, Instruction: "Rerun only the check; the edit is already applied.",
 		Arguments: map[string]any{"action_json": map[string]any{"type": "command", "command": in.VerifyCommand},
 			"thread_id": in.ThreadID, "workspace_root": in.WorkspaceRoot}}

@@ -13,6 +13,7 @@ import (
 	"winx/auth/policy"
 	"winx/evidence/redact"
 	"winx/mcp"
+	"winx/mcp/session"
 	wspace "winx/mcp/workspace" // "workspace" names a test helper of this package
 )
 
@@ -144,7 +145,7 @@ type initialFileNote struct {
 
 // initializer serves the Initialize tool.
 type initializer struct {
-	sessions    *Sessions
+	sessions    *session.Sessions
 	scratchRoot string // "" means DefaultScratchRoot
 	overview    wspace.Limits
 	// redactor cleans the answer: guideline and initial files may hold
@@ -185,11 +186,11 @@ func (t *initializer) affinityScope(caller mcp.Caller, threadID string) string {
 			return "c:" + caller.Conversation
 		}
 		if threadID != "" {
-			return "t:" + NormalizeThreadID(threadID)
+			return "t:" + session.NormalizeThreadID(threadID)
 		}
 	case AffinityThread:
 		if threadID != "" {
-			return "t:" + NormalizeThreadID(threadID)
+			return "t:" + session.NormalizeThreadID(threadID)
 		}
 	}
 	return ""
@@ -344,7 +345,7 @@ func (t *initializer) scratch() string {
 	if t.scratchRoot != "" {
 		return t.scratchRoot
 	}
-	root, err := DefaultScratchRoot()
+	root, err := session.DefaultScratchRoot()
 	if err != nil {
 		return "" // ResolveWorkspace then answers ErrNoScratchRoot
 	}
@@ -353,7 +354,7 @@ func (t *initializer) scratch() string {
 
 // resolve resolves the call's workspace and builds its mode.
 func (t *initializer) resolve(in *initializeInput) (root string, scratch bool, mode Mode, err error) {
-	root, scratch, err = ResolveWorkspace(in.AnyWorkspacePath, t.scratch())
+	root, scratch, err = session.ResolveWorkspace(in.AnyWorkspacePath, t.scratch())
 	if err != nil {
 		return "", false, Mode{}, err
 	}
@@ -379,19 +380,19 @@ func (t *initializer) firstCall(ctx context.Context, principal string, in *initi
 		if sess, err := t.sessions.ByThread(principal, in.ThreadID); err == nil {
 			mode, err := in.mode(sess.Root)
 			if err == nil && mode.Name != "" {
-				err = sess.SetMode(mode)
+				err = sess.SetMode(policy.Mode(mode))
 			}
 			if err != nil {
 				return failure(err)
 			}
-			return t.answer(ctx, in, sess, NormalizeThreadID(in.ThreadID), answerOpts{reattached: true})
+			return t.answer(ctx, in, sess, session.NormalizeThreadID(in.ThreadID), answerOpts{reattached: true})
 		}
 	}
 	root, scratch, mode, err := t.resolve(in)
 	if err != nil {
 		return failure(err)
 	}
-	sess, created, err := t.sessions.AttachScoped(ctx, principal, in.scope, root, mode, in.ThreadID, scratch)
+	sess, created, err := t.sessions.AttachScoped(ctx, principal, in.scope, root, policy.Mode(mode), in.ThreadID, scratch)
 	if err != nil {
 		discardScratch(root, scratch)
 		return failure(err)
@@ -399,7 +400,7 @@ func (t *initializer) firstCall(ctx context.Context, principal string, in *initi
 	// A session found running in its guardian after an adapter restart
 	// reattaches like any repeated first call: same shell, compact answer.
 	resumed := created && sess.Resumed()
-	return t.answer(ctx, in, sess, threadIDOrDefault(in.ThreadID, sess.ExternalID), answerOpts{reattached: !created || resumed, overview: created && !resumed})
+	return t.answer(ctx, in, sess, session.ThreadIDOrDefault(in.ThreadID, sess.ExternalID), answerOpts{reattached: !created || resumed, overview: created && !resumed})
 }
 
 func (t *initializer) changeWorkspace(ctx context.Context, principal string, in *initializeInput) *mcp.CallToolResult {
@@ -411,24 +412,24 @@ func (t *initializer) changeWorkspace(ctx context.Context, principal string, in 
 	if err != nil {
 		return failure(err)
 	}
-	sess, created, err := t.sessions.ChangeWorkspaceScoped(ctx, principal, in.scope, root, mode, in.ThreadID, scratch)
+	sess, created, err := t.sessions.ChangeWorkspaceScoped(ctx, principal, in.scope, root, policy.Mode(mode), in.ThreadID, scratch)
 	if err != nil {
 		discardScratch(root, scratch)
 		return failure(err)
 	}
 	// The thread has not seen this workspace: show its context even when
 	// another thread's session is reattached.
-	return t.answer(ctx, in, sess, threadIDOrDefault(in.ThreadID, sess.ExternalID),
+	return t.answer(ctx, in, sess, session.ThreadIDOrDefault(in.ThreadID, sess.ExternalID),
 		answerOpts{reattached: !created, overview: true, note: "The thread now works in " + sess.Root + "."})
 }
 
 // existing finds the session a mode change or reset is about: by thread_id,
 // checked against any_workspace_path when both are given, or by the
 // workspace's default thread when only the path is.
-func (t *initializer) existing(principal string, in *initializeInput) (*Session, string, error) {
+func (t *initializer) existing(principal string, in *initializeInput) (*session.Session, string, error) {
 	var root string
 	if in.AnyWorkspacePath != "" {
-		r, _, err := ResolveWorkspace(in.AnyWorkspacePath, "")
+		r, _, err := session.ResolveWorkspace(in.AnyWorkspacePath, "")
 		if err != nil {
 			return nil, "", err
 		}
@@ -437,10 +438,10 @@ func (t *initializer) existing(principal string, in *initializeInput) (*Session,
 	switch {
 	case in.ThreadID != "" && root != "":
 		sess, err := t.sessions.Lookup(principal, in.ThreadID, root)
-		return sess, NormalizeThreadID(in.ThreadID), err
+		return sess, session.NormalizeThreadID(in.ThreadID), err
 	case in.ThreadID != "":
 		sess, err := t.sessions.ByThread(principal, in.ThreadID)
-		return sess, NormalizeThreadID(in.ThreadID), err
+		return sess, session.NormalizeThreadID(in.ThreadID), err
 	case root != "":
 		sess, err := t.sessions.Lookup(principal, "", root)
 		if err != nil {
@@ -448,7 +449,7 @@ func (t *initializer) existing(principal string, in *initializeInput) (*Session,
 		}
 		return sess, sess.ExternalID, nil
 	}
-	return nil, "", ErrNotInitialized
+	return nil, "", session.ErrNotInitialized
 }
 
 func (t *initializer) modeChange(ctx context.Context, principal string, in *initializeInput) *mcp.CallToolResult {
@@ -461,7 +462,7 @@ func (t *initializer) modeChange(ctx context.Context, principal string, in *init
 	}
 	mode, err := in.mode(sess.Root)
 	if err == nil {
-		err = sess.SetMode(mode)
+		err = sess.SetMode(policy.Mode(mode))
 	}
 	if err != nil {
 		return failure(err)
@@ -488,7 +489,7 @@ func (t *initializer) resetShell(ctx context.Context, principal string, in *init
 	} else {
 		opts.skippedReset = true
 		opts.note = fmt.Sprintf("The shell was already reset less than %d minutes ago and reports no failure, so it was kept (PID %d).",
-			int(ResetInterval.Minutes()), oldPID)
+			int(session.ResetInterval.Minutes()), oldPID)
 	}
 	return t.answer(ctx, in, sess, tid, opts)
 }
@@ -504,7 +505,7 @@ type answerOpts struct {
 
 // answer builds the result for a session: the thread line, the session
 // facts, the workspace context when asked, and the initial files.
-func (t *initializer) answer(ctx context.Context, in *initializeInput, sess *Session, tid string, o answerOpts) *mcp.CallToolResult {
+func (t *initializer) answer(ctx context.Context, in *initializeInput, sess *session.Session, tid string, o answerOpts) *mcp.CallToolResult {
 	sh := sess.Shell()
 	mode := sess.Mode()
 	data := initializeData{

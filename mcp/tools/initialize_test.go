@@ -14,6 +14,8 @@ import (
 
 	"winx/mcp"
 	"winx/mcp/mcptest"
+	"winx/mcp/session"
+	"winx/mcp/session/sessiontest"
 )
 
 // principalAuth lets every request in as one principal.
@@ -27,14 +29,14 @@ func (p principalAuth) Authenticate(*http.Request) (mcp.Caller, error) {
 // processes, and a client per principal.
 type initEnv struct {
 	srv      *mcp.Server
-	sessions *Sessions
-	clock    *testClock
+	sessions *session.Sessions
+	clock    *sessiontest.Clock
 	scratch  string
 }
 
 func newInitEnv(t *testing.T) *initEnv {
 	t.Helper()
-	s, _, clock := newTestSessions(t)
+	s, _, clock := sessiontest.NewSessions(t)
 	scratch := filepath.Join(t.TempDir(), "playground")
 	reg := NewRegistry(Options{Build: "test", Transport: "http", Sessions: s, ScratchRoot: scratch})
 	return &initEnv{
@@ -218,7 +220,7 @@ func TestInitializeFirstCallAndReattach(t *testing.T) {
 	text := first.text()
 	if !regexp.MustCompile(`^ws_proj_[0-9a-f]{8}$`).MatchString(d.ThreadID) || d.SessionID != d.ThreadID ||
 		d.WorkspaceRoot != root || d.Cwd != root || d.Mode != ModeWCGW || d.Reattached || d.Scratch || d.ShellPID <= 0 ||
-		d.TemporaryArtifactDir != TempArtifactDir(root, sessionKey("", root)) {
+		d.TemporaryArtifactDir != session.TempArtifactDir(session.Key{Principal: "", Root: root}) {
 		t.Errorf("first call data = %+v", d)
 	}
 	for _, want := range []string{"Use thread_id=" + d.ThreadID + " for all winx tool calls.\n", "workspace_root=" + root,
@@ -257,7 +259,7 @@ func TestInitializeThreadIDs(t *testing.T) {
 	r := callInit(t, alice, map[string]any{"any_workspace_path": rootA, "thread_id": "user-1"})
 	wantStatus(t, r, "completed", "", false)
 	tid := r.Structured.Data.ThreadID
-	if tid != NormalizeThreadID("user-1") || tid == "user1" || !strings.Contains(r.text(), "Use thread_id="+tid+" for all winx tool calls.") {
+	if tid != session.NormalizeThreadID("user-1") || tid == "user1" || !strings.Contains(r.text(), "Use thread_id="+tid+" for all winx tool calls.") {
 		t.Errorf("thread_id user-1 came back as %q", tid)
 	}
 	alicePID := r.Structured.Data.ShellPID
@@ -276,7 +278,7 @@ func TestInitializeThreadIDs(t *testing.T) {
 	// Bob's "user-1" is his own.
 	r = callInit(t, bob, map[string]any{"any_workspace_path": rootA, "thread_id": "user-1"})
 	wantStatus(t, r, "completed", "", false)
-	if d := r.Structured.Data; d.ShellPID == alicePID || d.Reattached || d.SessionID == ExternalSessionID("alice", rootA) {
+	if d := r.Structured.Data; d.ShellPID == alicePID || d.Reattached || d.SessionID == session.ExternalSessionID("alice", rootA) {
 		t.Errorf("bob shares alice's session: %+v", d)
 	}
 
@@ -384,7 +386,7 @@ func TestInitializeInvalidInput(t *testing.T) {
 			}
 		})
 	}
-	if _, err := e.sessions.ByThread("", ExternalSessionID("", root)); err == nil {
+	if _, err := e.sessions.ByThread("", session.ExternalSessionID("", root)); err == nil {
 		t.Error("an invalid call started a session")
 	}
 	entries, _ := os.ReadDir(e.scratch)

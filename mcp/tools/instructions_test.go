@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"winx/mcp"
+	"winx/mcp/session/sessiontest"
 )
 
 func TestInstructionsContract(t *testing.T) {
@@ -24,7 +25,7 @@ func TestInstructionsContract(t *testing.T) {
 }
 
 func TestInitializeRepeatsOperatorInstructions(t *testing.T) {
-	s, _, _ := newTestSessions(t)
+	s, _, _ := sessiontest.NewSessions(t)
 	reg := NewRegistry(Options{Build: "test", Transport: "http", Sessions: s, ScratchRoot: filepath.Join(t.TempDir(), "p"),
 		ServerInstructions: "Never push to main."})
 	e := &initEnv{srv: mcp.NewServer(mcp.Implementation{Name: "winx", Version: "test"}, reg, nil), sessions: s}
@@ -41,7 +42,7 @@ func TestInitializeRepeatsOperatorInstructions(t *testing.T) {
 }
 
 func TestHandoverPrompt(t *testing.T) {
-	s, _, _ := newTestSessions(t)
+	s, _, _ := sessiontest.NewSessions(t)
 	reg := NewRegistry(Options{Build: "test", Transport: "http", Sessions: s})
 	srv := mcp.NewServer(mcp.Implementation{Name: "winx", Version: "test"}, reg, nil)
 	c := (&initEnv{srv: srv}).client("alice")

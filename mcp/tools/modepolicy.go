@@ -7,6 +7,7 @@ import (
 
 	"winx/auth/policy"
 	"winx/mcp"
+	"winx/mcp/session"
 )
 
 // Mode enforcement for the tools: BashCommand and EditFiles ask package
@@ -47,8 +48,8 @@ func commandDenied(tool string, err error, nothing string) *mcp.CallToolResult {
 
 // bashGate checks a BashCommand action against the session's mode before
 // anything reaches the shell; nil lets the action run.
-func bashGate(sess *Session, term terminal, act *action) *mcp.CallToolResult {
-	m := sess.Mode()
+func bashGate(sess *session.Session, term terminal, act *action) *mcp.CallToolResult {
+	m := Mode(sess.Mode())
 	if m.Name == "" || m.Name == ModeWCGW {
 		return nil
 	}
@@ -95,8 +96,8 @@ func bashGate(sess *Session, term terminal, act *action) *mcp.CallToolResult {
 // anything is planned or written: architect changes no files, and
 // verify_command must be a command the mode runs. nil lets the call go on;
 // code_writer's globs are checked per planned file.
-func (t *editTool) editGate(sess *Session, in *editInput) *mcp.CallToolResult {
-	m := sess.Mode()
+func (t *editTool) editGate(sess *session.Session, in *editInput) *mcp.CallToolResult {
+	m := Mode(sess.Mode())
 	if m.Name == ModeArchitect {
 		path := ""
 		if len(in.Files) > 0 {

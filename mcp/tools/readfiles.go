@@ -14,6 +14,7 @@ import (
 	"winx/evidence"
 	"winx/evidence/redact"
 	"winx/mcp"
+	"winx/mcp/session"
 )
 
 // ReadFilesTool is the file reading tool's name.
@@ -56,7 +57,7 @@ func (o ReadOptions) withDefaults() ReadOptions {
 }
 
 type readTool struct {
-	sessions   *Sessions
+	sessions   *session.Sessions
 	allowPaths []string
 	opts       ReadOptions
 	redactor   *redact.Redactor
@@ -128,7 +129,7 @@ func (t *readTool) handle(ctx context.Context, req *mcp.ToolRequest) (*mcp.CallT
 		return toolFailure(ReadFilesTool, &InputError{Msg: fmt.Sprintf("file_paths needs 1 to %d entries", maxReadFiles)}), nil
 	}
 	if in.WorkspaceRoot == "" {
-		return toolFailure(ReadFilesTool, ErrWorkspaceBindingRequired), nil
+		return toolFailure(ReadFilesTool, session.ErrWorkspaceBindingRequired), nil
 	}
 	sess, err := t.sessions.Lookup(req.Caller().Principal, in.ThreadID, in.WorkspaceRoot)
 	if err != nil {

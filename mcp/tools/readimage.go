@@ -7,26 +7,20 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"slices"
-	"sync"
 
 	"winx/auth"
 	"winx/evidence"
 	evimage "winx/evidence/image"
 	"winx/mcp"
+	"winx/mcp/session"
 )
 
 // ReadImageTool is the image reading tool's name.
 const ReadImageTool = "ReadImage"
 
-// ReadImage cache bounds.
+// ReadImage bounds; the references to images a thread was shown are
+// bounded by the session (session.MaxImagesPerThread, MaxImageThreads).
 const (
-	// imageCacheEntries is how many images one thread remembers having
-	// shown, least recently used first out.
-	imageCacheEntries = 32
-	// imageCacheThreads bounds how many threads have a cache at all; the
-	// least recently used thread's cache is dropped first.
-	imageCacheThreads = 256
 	// maxImageDecodes bounds how many images are read and decoded at
 	// once: one holds up to evimage.MaxSourceBytes of source and
 	// evimage.MaxDecodeBytes of pixels.
@@ -42,9 +36,8 @@ const (
 )
 
 type readImageTool struct {
-	sessions   *Sessions
+	sessions   *session.Sessions
 	allowPaths []string
-	cache      imageCache
 	decodes    chan struct{} // a slot per running read and decode, maxImageDecodes
 }
 
@@ -113,7 +106,7 @@ func (t *readImageTool) handle(ctx context.Context, req *mcp.ToolRequest) (*mcp.
 		return toolFailure(ReadImageTool, &InputError{Msg: "file_path is required"}), nil
 	}
 	if in.WorkspaceRoot == "" {
-		return toolFailure(ReadImageTool, ErrWorkspaceBindingRequired), nil
+		return toolFailure(ReadImageTool, session.ErrWorkspaceBindingRequired), nil
 	}
 	sess, err := t.sessions.Lookup(req.Caller().Principal, in.ThreadID, in.WorkspaceRoot)
 	if err != nil {
@@ -123,7 +116,7 @@ func (t *readImageTool) handle(ctx context.Context, req *mcp.ToolRequest) (*mcp.
 }
 
 // show answers a ReadImage call in sess.
-func (t *readImageTool) show(ctx context.Context, sess *Session, in *readImageInput) *mcp.CallToolResult {
+func (t *readImageTool) show(ctx context.Context, sess *session.Session, in *readImageInput) *mcp.CallToolResult {
 	policy, err := auth.NewPathPolicy(sess.Root, t.allowPaths)
 	if err != nil {
 		return toolFailure(ReadImageTool, err)
@@ -145,10 +138,13 @@ func (t *readImageTool) show(ctx context.Context, sess *Session, in *readImageIn
 	if err != nil {
 		return imageFailure(in.FilePath, err)
 	}
-	thread := sess.Key + "\x00" + threadIDOrDefault(in.ThreadID, sess.ExternalID)
+	// Image references are per thread of the session (session.ImageCache).
+	thread := session.ThreadIDOrDefault(in.ThreadID, sess.ExternalID)
 	if !in.Force {
-		if seen, ok := t.cache.lookup(thread, snap.Path, snap.Revision); ok {
-			return unchangedImage(seen)
+		if seen, ok := sess.Images().Lookup(thread, snap.Path, string(snap.Revision)); ok {
+			if d, ok := seen.Answer.(imageData); ok {
+				return unchangedImage(d)
+			}
 		}
 	}
 	d, err := evimage.Prepare(snap.Bytes, nil)
@@ -160,7 +156,7 @@ func (t *readImageTool) show(ctx context.Context, sess *Session, in *readImageIn
 		SourceWidth: d.Source.Width, SourceHeight: d.Source.Height, SourceBytes: d.Source.Size,
 		DeliveredBytes: len(d.Data), Resized: d.Resized, Revision: string(snap.Revision),
 	}
-	t.cache.remember(thread, data)
+	sess.Images().Remember(thread, session.ShownImage{Path: data.Path, Revision: data.Revision, Answer: data})
 	env := mcp.Envelope{Status: mcp.StatusCompleted, Tool: ReadImageTool, Data: data,
 		Message: fmt.Sprintf("Image %s, %dx%d %s.", snap.Path, d.Width, d.Height, d.MIMEType())}
 	return env.Result(deliveredText(data, d), &mcp.ImageContent{
@@ -239,63 +235,4 @@ func imageFailure(path string, err error) *mcp.CallToolResult {
 		env.Message = fmt.Sprintf("%s could not be read as an image.", path)
 	}
 	return env.Result(env.Message)
-}
-
-// imageCache remembers, per thread of a session, which revision of which
-// image was last shown, so an unchanged repeat can answer with a reference.
-// It is keyed by session Key and thread rather than session alone because
-// several conversations may share one workspace session, and a reference
-// means something only to the conversation that saw the image.
-type imageCache struct {
-	mu      sync.Mutex // guards the fields below
-	tick    uint64
-	threads map[string]*threadImages
-}
-
-type threadImages struct {
-	used uint64
-	// shown is ordered least recently used first; at most
-	// imageCacheEntries long, one entry per canonical path.
-	shown []imageData
-}
-
-func (c *imageCache) lookup(thread, path string, rev evidence.Revision) (imageData, bool) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	ti := c.threads[thread]
-	if ti == nil {
-		return imageData{}, false
-	}
-	i := slices.IndexFunc(ti.shown, func(d imageData) bool { return d.Path == path })
-	if i < 0 || ti.shown[i].Revision != string(rev) {
-		return imageData{}, false
-	}
-	c.tick++
-	ti.used = c.tick
-	d := ti.shown[i]
-	ti.shown = append(slices.Delete(ti.shown, i, i+1), d)
-	return d, true
-}
-
-func (c *imageCache) remember(thread string, d imageData) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.threads == nil {
-		c.threads = make(map[string]*threadImages)
-	}
-	c.tick++
-	ti := c.threads[thread]
-	if ti == nil {
-		if len(c.threads) >= imageCacheThreads {
-			evictLeastUsed(c.threads, func(ti *threadImages) uint64 { return ti.used })
-		}
-		ti = &threadImages{}
-		c.threads[thread] = ti
-	}
-	ti.used = c.tick
-	ti.shown = slices.DeleteFunc(ti.shown, func(e imageData) bool { return e.Path == d.Path })
-	if len(ti.shown) >= imageCacheEntries {
-		ti.shown = slices.Delete(ti.shown, 0, len(ti.shown)-imageCacheEntries+1)
-	}
-	ti.shown = append(ti.shown, d)
 }

@@ -18,8 +18,11 @@ import (
 	"strings"
 	"testing"
 
+	"winx/auth/policy"
 	"winx/evidence"
 	"winx/mcp"
+	"winx/mcp/session"
+	"winx/mcp/session/sessiontest"
 )
 
 // imageResult is a decoded ReadImage answer, image blocks included.
@@ -371,38 +374,19 @@ func TestReadImageCachePerThread(t *testing.T) {
 func TestReadImageCacheEvictsLeastRecentlyUsed(t *testing.T) {
 	e := newBashEnv(t, "")
 	name := func(i int) string { return fmt.Sprintf("img%02d.png", i) }
-	for i := 0; i <= imageCacheEntries; i++ {
+	for i := 0; i <= session.MaxImagesPerThread; i++ {
 		writeBytes(t, filepath.Join(e.root, name(i)), pngBytes(t, image.NewGray(image.Rect(0, 0, i+1, 1))))
 	}
-	for i := 0; i < imageCacheEntries; i++ {
+	for i := 0; i < session.MaxImagesPerThread; i++ {
 		e.readImage(name(i), false, e.thread)
 	}
-	e.readImage(name(0), false, e.thread)                 // now most recently used
-	e.readImage(name(imageCacheEntries), false, e.thread) // evicts name(1)
+	e.readImage(name(0), false, e.thread)                          // now most recently used
+	e.readImage(name(session.MaxImagesPerThread), false, e.thread) // evicts name(1)
 	if r := e.readImage(name(0), false, e.thread); r.imageBlocks() != 0 {
 		t.Errorf("%s was used recently but was evicted", name(0))
 	}
 	if r := e.readImage(name(1), false, e.thread); r.imageBlocks() != 1 {
 		t.Errorf("%s should have been evicted and sent again", name(1))
-	}
-}
-
-func TestImageCacheBoundsThreads(t *testing.T) {
-	var c imageCache
-	for i := 0; i < imageCacheThreads+10; i++ {
-		c.remember(string(rune(0x100+i)), imageData{Path: "/p", Revision: "r"})
-		if i == imageCacheThreads-1 { // thread 0 is used again just before evictions start
-			c.lookup(string(rune(0x100)), "/p", "r")
-		}
-	}
-	if len(c.threads) != imageCacheThreads {
-		t.Errorf("%d threads cached, want %d", len(c.threads), imageCacheThreads)
-	}
-	if _, ok := c.lookup(string(rune(0x100)), "/p", "r"); !ok {
-		t.Errorf("the recently used thread was evicted")
-	}
-	if _, ok := c.lookup(string(rune(0x101)), "/p", "r"); ok {
-		t.Errorf("the least recently used thread was kept")
 	}
 }
 
@@ -443,9 +427,9 @@ func TestReadImageListedReadOnly(t *testing.T) {
 // 50 MiB); here it waits until its context ends, and a missing file is not
 // even looked at.
 func TestReadImageWaitsForASlotBeforeReading(t *testing.T) {
-	s, _, _ := newTestSessions(t)
+	s, _, _ := sessiontest.NewSessions(t)
 	root := canon(t, t.TempDir())
-	sess, _, err := s.Attach(context.Background(), "alice", root, Mode{}, "", false)
+	sess, _, err := s.Attach(context.Background(), "alice", root, policy.Mode{}, "", false)
 	if err != nil {
 		t.Fatal(err)
 	}

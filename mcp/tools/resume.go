@@ -3,9 +3,9 @@ package tools
 import (
 	"fmt"
 	"strings"
-	"sync"
 
 	"winx/evidence"
+	"winx/mcp/session"
 	wspace "winx/mcp/workspace" // "workspace" names a test helper of this package
 )
 
@@ -17,23 +17,18 @@ const (
 	// DefaultResumeTokens bounds the saved context an Initialize answer
 	// shows (about bytes/4).
 	DefaultResumeTokens = 20000
-	// maxResumeRecords bounds the memory of which saved contexts each
-	// session was shown; past it the record starts over, and a context may
-	// be shown a second time.
-	maxResumeRecords = 4096
 )
 
 // resumer serves task_id_to_resume for Initialize.
 type resumer struct {
 	stateDir string // "" means nothing was ever saved
 	tokens   int    // budget of the saved context in an answer
-
-	mu    sync.Mutex      // guards shown
-	shown map[string]bool // sessionKey NUL task id: that session was shown that context
+	// Which contexts a session was shown is the session's own state
+	// (session.Session.MarkResumeShown).
 }
 
 func newResumer(opts Options) *resumer {
-	return &resumer{stateDir: opts.StateDir, tokens: DefaultResumeTokens, shown: make(map[string]bool)}
+	return &resumer{stateDir: opts.StateDir, tokens: DefaultResumeTokens}
 }
 
 // prepare loads the saved context of a first_call's task_id_to_resume and
@@ -48,12 +43,12 @@ func (r *resumer) prepare(in *initializeInput) error {
 		return taskIDInput(err)
 	}
 	if in.AnyWorkspacePath != "" {
-		given, _, err := ResolveWorkspace(in.AnyWorkspacePath, "")
+		given, _, err := session.ResolveWorkspace(in.AnyWorkspacePath, "")
 		if err != nil {
 			return err
 		}
 		saved := sc.Root
-		if c, err := canonicalPath(saved); err == nil {
+		if c, err := session.CanonicalPath(saved); err == nil {
 			saved = c
 		}
 		if given != saved {
@@ -69,18 +64,8 @@ func (r *resumer) prepare(in *initializeInput) error {
 
 // write adds the saved context to the answer of sess, within the token
 // budget, unless this session was already shown it.
-func (r *resumer) write(b *strings.Builder, sess *Session, sc *wspace.SavedContext) {
-	key := sess.Key + "\x00" + sc.ID
-	r.mu.Lock()
-	seen := r.shown[key]
-	if !seen {
-		if len(r.shown) >= maxResumeRecords {
-			clear(r.shown)
-		}
-		r.shown[key] = true
-	}
-	r.mu.Unlock()
-	if seen {
+func (r *resumer) write(b *strings.Builder, sess *session.Session, sc *wspace.SavedContext) {
+	if sess.MarkResumeShown(sc.ID) {
 		fmt.Fprintf(b, "Resumed task %s: its saved context was shown to this session before and is not repeated.\n", sc.ID)
 		return
 	}

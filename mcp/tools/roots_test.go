@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"winx/mcp"
+	"winx/mcp/session/sessiontest"
 )
 
 // rootsClient is a legacy (2025-11-25) stdio client that advertises Roots
@@ -101,7 +102,7 @@ func (c *rootsClient) initialize(args map[string]any) *initResult {
 
 func newStdioInitServer(t *testing.T) *mcp.Server {
 	t.Helper()
-	s, _, _ := newTestSessions(t)
+	s, _, _ := sessiontest.NewSessions(t)
 	reg := NewRegistry(Options{Build: "test", Transport: "stdio", Sessions: s, ScratchRoot: filepath.Join(t.TempDir(), "playground")})
 	return mcp.NewServer(mcp.Implementation{Name: "winx", Version: "test"}, reg, nil)
 }

@@ -8,6 +8,7 @@ import (
 
 	"winx/evidence/redact"
 	"winx/guardian"
+	"winx/mcp/session"
 )
 
 // RuntimeOptions configure the embedded shell runtime. They are read once
@@ -27,9 +28,9 @@ type RuntimeOptions struct {
 // EmbeddedShells returns a ShellFactory that runs guardian sessions in this
 // process: sessions live as long as the adapter. Output of each session is
 // shaped with its workspace's .winx/scratch for dropped heads.
-func EmbeddedShells(o RuntimeOptions) ShellFactory {
+func EmbeddedShells(o RuntimeOptions) session.ShellFactory {
 	redactor := redact.New(o.NoRedact)
-	return func(ctx context.Context, dir string, env []string) (Shell, error) {
+	return func(ctx context.Context, dir string, env []string) (session.Shell, error) {
 		root := dir
 		for _, kv := range env {
 			if v, ok := strings.CutPrefix(kv, "WINX_WORKSPACE_ROOT="); ok {

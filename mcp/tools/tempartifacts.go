@@ -13,6 +13,7 @@ import (
 	"winx/auth/policy/shellparse"
 	"winx/guardian/artifacts"
 	"winx/mcp"
+	"winx/mcp/session"
 )
 
 // Temporary-artifact policy of BashCommand (TOOLS.md, "BashCommand"). Each
@@ -61,7 +62,7 @@ type artifactScanned struct {
 
 // check is BashCommand's hook before a command action runs: nil lets it
 // run, otherwise the result is the refusal.
-func (g *tempArtifacts) check(reg *Sessions, sess *Session, act *action, threadID, root string) *mcp.CallToolResult {
+func (g *tempArtifacts) check(reg *session.Sessions, sess *session.Session, act *action, threadID, root string) *mcp.CallToolResult {
 	if act.Type != "command" || act.Command == nil {
 		return nil
 	}
@@ -104,7 +105,7 @@ func (g *tempArtifacts) check(reg *Sessions, sess *Session, act *action, threadI
 // check made shows a temporary-artifact budget of the session or the
 // workspace at artifactWarnLevel or more: the agent hears of the limit
 // before commands are refused. The scan is the one from before the command.
-func (g *tempArtifacts) annotate(res *mcp.CallToolResult, act *action, sess *Session) *mcp.CallToolResult {
+func (g *tempArtifacts) annotate(res *mcp.CallToolResult, act *action, sess *session.Session) *mcp.CallToolResult {
 	if act.Type != "command" || res == nil {
 		return res
 	}
@@ -147,8 +148,8 @@ var artifactBudgets = fmt.Sprintf("session %s and %d files, helper %s, workspace
 
 // usage returns a fresh enough scan of root's .winx/tmp, reclaiming stale
 // directories first when the workspace is over the high-water mark.
-func (g *tempArtifacts) usage(reg *Sessions, root, id string) (*artifacts.Usage, error) {
-	now := reg.now()
+func (g *tempArtifacts) usage(reg *session.Sessions, root, id string) (*artifacts.Usage, error) {
+	now := reg.Now()
 	g.mu.Lock()
 	for r, s := range g.scans {
 		if now.Sub(s.at) >= artifactScanReuse || s.at.After(now) {
@@ -161,7 +162,7 @@ func (g *tempArtifacts) usage(reg *Sessions, root, id string) (*artifacts.Usage,
 	}
 	g.mu.Unlock()
 
-	res, err := artifacts.Reclaim(root, now, reg.liveArtifactIDs(root), nil)
+	res, err := artifacts.Reclaim(root, now, liveArtifactIDs(reg, root), nil)
 	if err != nil {
 		return nil, err
 	}
@@ -185,15 +186,10 @@ func (g *tempArtifacts) usage(reg *Sessions, root, id string) (*artifacts.Usage,
 // sessions in root; Reclaim never deletes their directories. Sessions of
 // other Winx processes on the same workspace are not in it: only their
 // 24-hour idle time protects them.
-func (s *Sessions) liveArtifactIDs(root string) map[string]bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+func liveArtifactIDs(reg *session.Sessions, root string) map[string]bool {
 	live := make(map[string]bool)
-	for _, sess := range s.sessions {
-		if sess.Root != root {
-			continue
-		}
-		if id, ok := artifacts.SessionID(filepath.Base(sess.TempDir)); ok {
+	for _, dir := range reg.TempDirs(root) {
+		if id, ok := artifacts.SessionID(filepath.Base(dir)); ok {
 			live[id] = true
 		}
 	}
@@ -210,7 +206,7 @@ func plural(n int, noun string) string {
 	return fmt.Sprintf("%d %ss", n, noun)
 }
 
-func artifactBudgetDenied(over *artifacts.OverBudgetError, u *artifacts.Usage, s *artifacts.Session, sess *Session, threadID, root string) *mcp.CallToolResult {
+func artifactBudgetDenied(over *artifacts.OverBudgetError, u *artifacts.Usage, s *artifacts.Session, sess *session.Session, threadID, root string) *mcp.CallToolResult {
 	var what string
 	switch over.Limit {
 	case artifacts.LimitSessionBytes:
@@ -249,7 +245,7 @@ func artifactBudgetDenied(over *artifacts.OverBudgetError, u *artifacts.Usage, s
 	return env.Result(msg)
 }
 
-func artifactScanDenied(err error, sess *Session) *mcp.CallToolResult {
+func artifactScanDenied(err error, sess *session.Session) *mcp.CallToolResult {
 	msg := fmt.Sprintf("Temporary artifacts could not be measured, so the command was not run: %v. "+
 		"Winx does not count or clean through a symlinked or unreadable .winx/tmp; make %s a plain directory Winx can read (or remove it). "+
 		"Until then only cleanup commands run: %s.", err, filepath.Dir(sess.TempDir), policy.CleanupCommandList)
@@ -262,7 +258,7 @@ func shellQuote(s string) string {
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
-func artifactWriteDenied(w *policy.ArtifactWriteError, sess *Session) *mcp.CallToolResult {
+func artifactWriteDenied(w *policy.ArtifactWriteError, sess *session.Session) *mcp.CallToolResult {
 	msg := fmt.Sprintf("The command was not run: %s writes %s (%s), which %s. "+
 		"Each session writes temporary files only under its own WINX_TEMP_DIR, %s.",
 		w.Command, w.Target, w.Path, w.Reason, sess.TempDir)

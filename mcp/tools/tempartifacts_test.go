@@ -11,11 +11,14 @@ import (
 	"time"
 
 	"winx/guardian/artifacts"
+	"winx/mcp/session"
 )
 
 // tempDir is the session's WINX_TEMP_DIR, computed rather than asked for so
 // no command runs (and no scan is cached) before a test sets the stage.
-func (e *bashEnv) tempDir() string { return TempArtifactDir(e.root, sessionKey("p", e.root)) }
+func (e *bashEnv) tempDir() string {
+	return session.TempArtifactDir(session.Key{Principal: "p", Root: e.root})
+}
 
 func sparseFile(t *testing.T, path string, size int64) {
 	t.Helper()
@@ -205,7 +208,7 @@ func TestTempArtifactStaticWrites(t *testing.T) {
 func TestTempArtifactScanReuse(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		root := t.TempDir()
-		reg := NewSessions(func(context.Context, string, []string) (Shell, error) {
+		reg := session.NewSessions(func(context.Context, string, []string) (session.Shell, error) {
 			panic("no shell in this test")
 		}, nil)
 		const id = "0123456789abcdef"

@@ -1,29 +1,48 @@
-package tools
+package session
 
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"time"
+
+	"winx/auth/policy"
 )
 
-// durableShell is a shell that outlives the adapter (a guardian process of
+// DurableShell is a shell that outlives the adapter (a guardian process of
 // the daemon runtime): an adapter started later may attach to it, and then
 // the session's mode must come back with it, as TOOLS.md's reattach promises.
-type durableShell interface {
+type DurableShell interface {
 	// Resumed reports whether the shell served the session before this
 	// adapter attached, and the mode recorded with it then (Name "" when
 	// none was recorded).
-	Resumed() (prior Mode, resumed bool)
+	Resumed() (prior policy.Mode, resumed bool)
 	// RecordMode stores the session's mode with the shell.
-	RecordMode(ctx context.Context, m Mode) error
+	RecordMode(ctx context.Context, m policy.Mode) error
 }
 
 // recordModeTimeout bounds storing a mode with a durable shell; a failure
 // only costs the next adapter the mode, so it never fails the call.
 const recordModeTimeout = 5 * time.Second
 
-// encodeMode and decodeMode are the record kept with a durable shell.
-func encodeMode(m Mode) json.RawMessage {
+// ValidateMode reports a mode that is unknown or a code_writer mode whose
+// configuration is malformed. It wraps ErrInvalidMode.
+func ValidateMode(m policy.Mode) error {
+	err := m.Validate()
+	if err == nil {
+		return nil
+	}
+	var ce *policy.ModeConfigError
+	if errors.As(err, &ce) {
+		return fmt.Errorf("%w: %s", ErrInvalidMode, ce.Msg)
+	}
+	return fmt.Errorf("%w: %v", ErrInvalidMode, err)
+}
+
+// EncodeMode and DecodeMode are the record kept with a durable shell.
+// DecodeMode reports false for a record that is absent, unnamed or invalid.
+func EncodeMode(m policy.Mode) json.RawMessage {
 	b, err := json.Marshal(m)
 	if err != nil {
 		return nil
@@ -31,10 +50,11 @@ func encodeMode(m Mode) json.RawMessage {
 	return b
 }
 
-func decodeMode(raw json.RawMessage) (Mode, bool) {
-	var m Mode
-	if len(raw) == 0 || json.Unmarshal(raw, &m) != nil || m.Name == "" || m.Validate() != nil {
-		return Mode{}, false
+// DecodeMode reads a record EncodeMode wrote (see EncodeMode).
+func DecodeMode(raw json.RawMessage) (policy.Mode, bool) {
+	var m policy.Mode
+	if len(raw) == 0 || json.Unmarshal(raw, &m) != nil || m.Name == "" || ValidateMode(m) != nil {
+		return policy.Mode{}, false
 	}
 	return m, true
 }
@@ -42,17 +62,17 @@ func decodeMode(raw json.RawMessage) (Mode, bool) {
 // resumeMode settles the mode of a session whose first shell just started:
 // a durable shell that served the session before brings its mode back
 // unless the call asked for one; the mode in force is recorded with it.
-func resumeMode(ctx context.Context, sh Shell, asked Mode) (mode Mode, resumed bool) {
+func resumeMode(ctx context.Context, sh Shell, asked policy.Mode) (mode policy.Mode, resumed bool) {
 	mode = asked
-	ds, ok := sh.(durableShell)
+	ds, ok := sh.(DurableShell)
 	if ok {
-		var prior Mode
+		var prior policy.Mode
 		if prior, resumed = ds.Resumed(); resumed && mode.Name == "" && prior.Name != "" {
 			mode = prior
 		}
 	}
 	if mode.Name == "" {
-		mode = Mode{Name: ModeWCGW}
+		mode = policy.Mode{Name: policy.ModeWCGW}
 	}
 	if ok {
 		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), recordModeTimeout)
@@ -63,8 +83,8 @@ func resumeMode(ctx context.Context, sh Shell, asked Mode) (mode Mode, resumed b
 }
 
 // recordMode stores a changed mode with a durable shell.
-func recordMode(sh Shell, m Mode) {
-	if ds, ok := sh.(durableShell); ok {
+func recordMode(sh Shell, m policy.Mode) {
+	if ds, ok := sh.(DurableShell); ok {
 		ctx, cancel := context.WithTimeout(context.Background(), recordModeTimeout)
 		defer cancel()
 		ds.RecordMode(ctx, m)

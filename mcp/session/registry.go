@@ -1,4 +1,12 @@
-package tools
+// Package session is the session registry of the MCP adapter: who is
+// talking to which session (a principal's canonical workspace within an
+// affinity scope, as a typed Key), thread ids and their bindings, workspace
+// resolution, and the state each session owns between calls (read ledger,
+// edit engine, navigation memory, image references, resumed contexts),
+// created and released with it. It does not run commands or speak MCP: the
+// shells come from a ShellFactory, and mcp/tools turns the registry's typed
+// errors into result envelopes.
+package session
 
 import (
 	"context"
@@ -37,32 +45,26 @@ type ShellFactory func(ctx context.Context, dir string, env []string) (Shell, er
 // shell is skipped (reset_skipped_healthy) and the shell kept.
 const ResetInterval = 5 * time.Minute
 
-// Modes of a session (TOOLS.md, "Modes"). Initialize records them; the
-// tools that run commands and write files enforce them (modepolicy.go).
-const (
-	ModeWCGW       = policy.ModeWCGW
-	ModeArchitect  = policy.ModeArchitect
-	ModeCodeWriter = policy.ModeCodeWriter
-)
-
-// Mode is a session's mode and, for code_writer, what it may touch
-// (declared by auth/policy). The zero Mode (Name "") means "keep the
-// current mode" to Attach.
-type Mode = policy.Mode
-
 // Session is one logical session: a principal's workspace and its shell.
 // The exported fields are set at creation and never change.
 type Session struct {
-	Key        string // sessionKey(Principal, Root)
-	ExternalID string // ExternalSessionID(Principal, Root)
-	Principal  string
-	Root       string // canonical workspace root
+	Key        Key
+	ExternalID string // Key.ExternalID()
+	Principal  string // Key.Principal
+	Root       string // Key.Root: the canonical workspace root
 	Scratch    bool   // Root is a scratch playground Winx created
-	TempDir    string // TempArtifactDir(Root, Key), created lazily by its writers
+	TempDir    string // TempArtifactDir(Key), created lazily by its writers
 	Created    time.Time
 	// Ledger records what the model was shown of each file (ReadFiles) so
 	// edits can be checked against it; it is safe for concurrent use.
 	Ledger *evidence.Ledger
+
+	// State the tools keep between calls (state.go); each piece guards
+	// itself and lives as long as the session.
+	edits  editState
+	nav    Navigation
+	images ImageCache
+	resume resumeState
 
 	// ready is closed when the first shell start ended; err, written once
 	// before that, is its failure. A failed session is never handed out.
@@ -73,22 +75,22 @@ type Session struct {
 	resetMu sync.Mutex
 
 	mu        sync.Mutex // guards the fields below; taken after Sessions.mu, never before
-	mode      Mode
+	mode      policy.Mode
 	shell     Shell     // nil until started
 	lastReset time.Time // zero until the first reset
 	resumed   bool      // the first shell served this session before this adapter
 }
 
 // Mode returns the session's current mode.
-func (s *Session) Mode() Mode {
+func (s *Session) Mode() policy.Mode {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.mode.Clone()
 }
 
-// SetMode records a new mode after validating it.
-func (s *Session) SetMode(m Mode) error {
-	if err := m.Validate(); err != nil {
+// SetMode records a new mode after validating it (ValidateMode).
+func (s *Session) SetMode(m policy.Mode) error {
+	if err := ValidateMode(m); err != nil {
 		return err
 	}
 	s.mu.Lock()
@@ -122,8 +124,9 @@ func (s *Session) env() []string {
 // threadKey names a thread: thread ids are private to their principal.
 type threadKey struct{ principal, thread string }
 
-// Sessions is the registry of sessions, keyed by principal and canonical
-// root, with each principal's thread ids pointing at one session. A session
+// Sessions is the registry of sessions, keyed by Key (principal, canonical
+// root and affinity scope), with each principal's thread ids pointing at one
+// session. A session
 // may have several threads; a thread has one session.
 type Sessions struct {
 	factory ShellFactory
@@ -131,8 +134,8 @@ type Sessions struct {
 
 	mu       sync.Mutex // guards the fields below
 	closed   bool
-	sessions map[string]*Session  // by Key; includes sessions still starting
-	threads  map[threadKey]string // thread -> session Key
+	sessions map[Key]*Session  // includes sessions still starting
+	threads  map[threadKey]Key // thread -> its session
 	// Invariant: every value of threads is a key of sessions whose session
 	// started; a session is removed only when its start fails (before any
 	// thread is bound to it) or on Close, which clears both maps.
@@ -142,7 +145,7 @@ type Sessions struct {
 // now is the clock (nil means time.Now).
 func NewSessions(factory ShellFactory, now func() time.Time) *Sessions {
 	if factory == nil {
-		panic("tools: NewSessions needs a shell factory")
+		panic("session: NewSessions needs a shell factory")
 	}
 	if now == nil {
 		now = time.Now
@@ -150,10 +153,13 @@ func NewSessions(factory ShellFactory, now func() time.Time) *Sessions {
 	return &Sessions{
 		factory:  factory,
 		now:      now,
-		sessions: make(map[string]*Session),
-		threads:  make(map[threadKey]string),
+		sessions: make(map[Key]*Session),
+		threads:  make(map[threadKey]Key),
 	}
 }
+
+// Now reads the registry's clock.
+func (s *Sessions) Now() time.Time { return s.now() }
 
 // Attach returns the session of (principal, root), starting it (and its
 // shell, in root) if it does not exist, and binds the thread to it. root
@@ -163,47 +169,43 @@ func NewSessions(factory ShellFactory, now func() time.Time) *Sessions {
 // ErrWorkspaceAlreadyBound. mode, unless zero, becomes the session's mode;
 // a new session without one is wcgw. Two calls for one key always share one
 // session and one shell, even when they race.
-func (s *Sessions) Attach(ctx context.Context, principal, root string, mode Mode, threadID string, scratch bool) (sess *Session, created bool, err error) {
+func (s *Sessions) Attach(ctx context.Context, principal, root string, mode policy.Mode, threadID string, scratch bool) (sess *Session, created bool, err error) {
 	return s.attach(ctx, principal, "", root, mode, threadID, scratch, false)
 }
 
 // AttachScoped is Attach with a session affinity scope: sessions of one
 // principal and workspace are kept apart per scope (a conversation or a
 // thread); "" is the workspace-wide session Attach uses.
-func (s *Sessions) AttachScoped(ctx context.Context, principal, scope, root string, mode Mode, threadID string, scratch bool) (sess *Session, created bool, err error) {
+func (s *Sessions) AttachScoped(ctx context.Context, principal, scope, root string, mode policy.Mode, threadID string, scratch bool) (sess *Session, created bool, err error) {
 	return s.attach(ctx, principal, scope, root, mode, threadID, scratch, false)
 }
 
 // ChangeWorkspace is Attach for a thread that moves: the thread is bound to
 // the session of root even if it was bound to another workspace, whose
 // session keeps running for its other threads.
-func (s *Sessions) ChangeWorkspace(ctx context.Context, principal, root string, mode Mode, threadID string, scratch bool) (sess *Session, created bool, err error) {
+func (s *Sessions) ChangeWorkspace(ctx context.Context, principal, root string, mode policy.Mode, threadID string, scratch bool) (sess *Session, created bool, err error) {
 	return s.attach(ctx, principal, "", root, mode, threadID, scratch, true)
 }
 
 // ChangeWorkspaceScoped is ChangeWorkspace within an affinity scope.
-func (s *Sessions) ChangeWorkspaceScoped(ctx context.Context, principal, scope, root string, mode Mode, threadID string, scratch bool) (sess *Session, created bool, err error) {
+func (s *Sessions) ChangeWorkspaceScoped(ctx context.Context, principal, scope, root string, mode policy.Mode, threadID string, scratch bool) (sess *Session, created bool, err error) {
 	return s.attach(ctx, principal, scope, root, mode, threadID, scratch, true)
 }
 
-func (s *Sessions) attach(ctx context.Context, principal, scope, root string, mode Mode, threadID string, scratch, move bool) (*Session, bool, error) {
+func (s *Sessions) attach(ctx context.Context, principal, scope, root string, mode policy.Mode, threadID string, scratch, move bool) (*Session, bool, error) {
 	if !filepath.IsAbs(root) || filepath.Clean(root) != root {
 		return nil, false, &WorkspaceError{Path: root, Err: ErrWorkspaceRelative}
 	}
 	if mode.Name != "" {
-		if err := mode.Validate(); err != nil {
+		if err := ValidateMode(mode); err != nil {
 			return nil, false, err
 		}
 	}
-	key := sessionKey(principal, root)
-	externalID := ExternalSessionID(principal, root)
-	if scope != "" {
-		// A scoped session is its own session: its key and external id
-		// carry the scope, hashed so no client text reaches either.
-		key += "\x00" + scope
-		externalID = ExternalSessionID(principal+"\x00"+scope, root)
-	}
-	tk := threadKey{principal, threadIDOrDefault(threadID, externalID)}
+	// A scoped session is its own session: its key and external id carry
+	// the scope, hashed in the external id so no client text reaches it.
+	key := Key{Principal: principal, Root: root, Scope: scope}
+	externalID := key.ExternalID()
+	tk := threadKey{principal, ThreadIDOrDefault(threadID, externalID)}
 	for {
 		s.mu.Lock()
 		if s.closed {
@@ -218,7 +220,7 @@ func (s *Sessions) attach(ctx context.Context, principal, scope, root string, mo
 		if !ok {
 			sess = &Session{
 				Key: key, ExternalID: externalID, Principal: principal,
-				Root: root, Scratch: scratch, TempDir: TempArtifactDir(root, key), Created: s.now(),
+				Root: root, Scratch: scratch, TempDir: TempArtifactDir(key), Created: s.now(),
 				Ledger: evidence.NewLedger(0), ready: make(chan struct{}),
 			}
 			s.sessions[key] = sess
@@ -247,7 +249,7 @@ func (s *Sessions) attach(ctx context.Context, principal, scope, root string, mo
 }
 
 // checkBindLocked refuses a thread bound to another session unless it moves.
-func (s *Sessions) checkBindLocked(tk threadKey, key, root string, move bool) error {
+func (s *Sessions) checkBindLocked(tk threadKey, key Key, root string, move bool) error {
 	bound, ok := s.threads[tk]
 	if !ok || bound == key || move {
 		return nil
@@ -272,7 +274,7 @@ func (s *Sessions) bind(tk threadKey, sess *Session, move bool) error {
 }
 
 // start runs the factory for a new session and publishes the outcome.
-func (s *Sessions) start(ctx context.Context, sess *Session, mode Mode) error {
+func (s *Sessions) start(ctx context.Context, sess *Session, mode policy.Mode) error {
 	sh, err := s.newShell(ctx, sess, sess.Root)
 	resumed := false
 	if err == nil {
@@ -305,7 +307,7 @@ func (s *Sessions) start(ctx context.Context, sess *Session, mode Mode) error {
 func (s *Sessions) newShell(ctx context.Context, sess *Session, dir string) (Shell, error) {
 	sh, err := s.factory(withFactorySession(ctx, sess), dir, sess.env())
 	if err == nil && sh == nil {
-		err = errors.New("tools: shell factory returned no shell")
+		err = errors.New("session: shell factory returned no shell")
 	}
 	return sh, err
 }
@@ -336,7 +338,7 @@ func (s *Sessions) Lookup(principal, threadID, workspaceRoot string) (*Session, 
 	tid := NormalizeThreadID(threadID)
 	if tid == "" {
 		root := given
-		if c, err := canonicalPath(given); err == nil {
+		if c, err := CanonicalPath(given); err == nil {
 			root = c
 		}
 		tid = ExternalSessionID(principal, root)
@@ -348,7 +350,7 @@ func (s *Sessions) Lookup(principal, threadID, workspaceRoot string) (*Session, 
 	if given == sess.Root {
 		return sess, nil
 	}
-	if c, err := canonicalPath(given); err == nil && c == sess.Root {
+	if c, err := CanonicalPath(given); err == nil && c == sess.Root {
 		return sess, nil
 	}
 	return nil, &ThreadBindingError{ThreadID: tid, Bound: sess.Root, Given: workspaceRoot, Err: ErrWorkspaceThreadMismatch}
@@ -424,4 +426,35 @@ func (s *Sessions) Close() error {
 		errs = append(errs, sh.Close())
 	}
 	return errors.Join(errs...)
+}
+
+// TempDirs returns the temporary-artifact directories of the registry's
+// sessions in root (sessions of other Winx processes are not known here).
+func (s *Sessions) TempDirs(root string) []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var dirs []string
+	for _, sess := range s.sessions {
+		if sess.Root == root {
+			dirs = append(dirs, sess.TempDir)
+		}
+	}
+	return dirs
+}
+
+// factorySessionKey carries the session a ShellFactory call is for.
+type factorySessionKey struct{}
+
+// withFactorySession tells the factory which session it starts a shell for
+// (the daemon runtime needs the session's identity, and on a reset its
+// current shell).
+func withFactorySession(ctx context.Context, sess *Session) context.Context {
+	return context.WithValue(ctx, factorySessionKey{}, sess)
+}
+
+// FactorySession returns the session a ShellFactory call starts a shell
+// for; nil when the factory is called outside the registry.
+func FactorySession(ctx context.Context) *Session {
+	sess, _ := ctx.Value(factorySessionKey{}).(*Session)
+	return sess
 }

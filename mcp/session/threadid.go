@@ -1,4 +1,4 @@
-package tools
+package session
 
 import (
 	"crypto/sha256"
@@ -27,7 +27,7 @@ func NormalizeThreadID(s string) string {
 	var kept strings.Builder
 	kept.Grow(min(len(s), MaxThreadIDLen))
 	for i := 0; i < len(s); i++ {
-		if isThreadIDByte(s[i]) {
+		if IsThreadIDByte(s[i]) {
 			kept.WriteByte(s[i])
 		}
 	}
@@ -40,13 +40,15 @@ func NormalizeThreadID(s string) string {
 	return prefix + "_" + hex.EncodeToString(sum[:threadHashLen/2])
 }
 
-func isThreadIDByte(c byte) bool {
+// IsThreadIDByte reports whether c may appear in a normalized thread id:
+// [A-Za-z0-9_].
+func IsThreadIDByte(c byte) bool {
 	return c == '_' || '0' <= c && c <= '9' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z'
 }
 
-// threadIDOrDefault is the thread a call names: the client's id normalized,
+// ThreadIDOrDefault is the thread a call names: the client's id normalized,
 // or the session's external id when the client gave none.
-func threadIDOrDefault(clientThreadID, externalID string) string {
+func ThreadIDOrDefault(clientThreadID, externalID string) string {
 	if tid := NormalizeThreadID(clientThreadID); tid != "" {
 		return tid
 	}

@@ -1,0 +1,149 @@
+// Package sessiontest holds what tests of the session registry and of its
+// users share: a real process standing in for a shell, a settable clock and
+// a counting shell factory. Only tests import it.
+package sessiontest
+
+import (
+	"context"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"winx/mcp/session"
+)
+
+// ProcShell is a real process standing in for a shell: sessions only need
+// its PID, cwd and teardown, and a real process makes PIDs and kills real.
+type ProcShell struct {
+	Dir string   // where it was started
+	Env []string // the variables the registry added
+
+	cmd  *exec.Cmd
+	done chan struct{} // closed when the process was reaped
+	once sync.Once
+}
+
+var (
+	_ session.Shell       = (*ProcShell)(nil)
+	_ session.ShellHealth = (*ProcShell)(nil)
+)
+
+// StartProcShell is a session.ShellFactory of ProcShells.
+func StartProcShell(ctx context.Context, dir string, env []string) (session.Shell, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	cmd := exec.Command("sleep", "1000") // not CommandContext: a shell outlives its start
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), env...)
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	p := &ProcShell{cmd: cmd, Dir: dir, Env: env, done: make(chan struct{})}
+	go func() {
+		cmd.Wait()
+		close(p.done)
+	}()
+	return p, nil
+}
+
+func (p *ProcShell) PID() int    { return p.cmd.Process.Pid }
+func (p *ProcShell) Cwd() string { return p.Dir }
+
+// Close kills the process and waits for it.
+func (p *ProcShell) Close() error {
+	p.once.Do(func() { p.cmd.Process.Kill() })
+	<-p.done
+	return nil
+}
+
+// Healthy reports whether the process still runs.
+func (p *ProcShell) Healthy() bool {
+	select {
+	case <-p.done:
+		return false
+	default:
+		return true
+	}
+}
+
+// Clock is a settable clock for the reset interval.
+type Clock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+// Now reads the clock.
+func (c *Clock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.t
+}
+
+// Advance moves the clock forward by d.
+func (c *Clock) Advance(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.t = c.t.Add(d)
+}
+
+// CountingFactory starts ProcShells and counts the starts; while Fail is
+// set it refuses with ErrFactory.
+type CountingFactory struct {
+	Starts atomic.Int64
+	Fail   atomic.Bool
+}
+
+// ErrFactory is a start CountingFactory refused.
+var ErrFactory = errors.New("test: shell start refused")
+
+// Start is the factory.
+func (f *CountingFactory) Start(ctx context.Context, dir string, env []string) (session.Shell, error) {
+	if f.Fail.Load() {
+		return nil, ErrFactory
+	}
+	f.Starts.Add(1)
+	return StartProcShell(ctx, dir, env)
+}
+
+// NewSessions returns a registry of ProcShells on a settable clock, closed
+// (and its Close checked) when the test ends.
+func NewSessions(t testing.TB) (*session.Sessions, *CountingFactory, *Clock) {
+	t.Helper()
+	f := &CountingFactory{}
+	clock := &Clock{t: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)}
+	s := session.NewSessions(f.Start, clock.Now)
+	t.Cleanup(func() {
+		if err := s.Close(); err != nil {
+			t.Errorf("Close: %v", err)
+		}
+	})
+	return s, f, clock
+}
+
+// Canon is the canonical form of a test path (t.TempDir may sit behind a
+// symlink on some systems).
+func Canon(t testing.TB, p string) string {
+	t.Helper()
+	c, err := session.CanonicalPath(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// WriteFile writes content to path, creating its directories.
+func WriteFile(t testing.TB, path, content string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}

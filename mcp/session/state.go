@@ -1,0 +1,235 @@
+package session
+
+import (
+	"slices"
+	"sync"
+
+	"winx/auth"
+	"winx/edit"
+)
+
+// Per-session state the tools keep between calls. Each piece lives in its
+// Session, is created with it (or on its first use) and goes with it, and
+// is bounded on its own, so no tool keeps a map keyed by session.
+
+// Bounds of per-session state.
+const (
+	// MaxRecentFiles bounds a session's recently outlined files.
+	MaxRecentFiles = 32
+	// MaxMapChains bounds a session's remembered map rankings.
+	MaxMapChains = 8
+	// MaxImagesPerThread is how many images one thread remembers having
+	// been shown, least recently used first out.
+	MaxImagesPerThread = 32
+	// MaxImageThreads bounds how many threads of a session have an image
+	// memory at all; the least recently used thread's is dropped first.
+	MaxImageThreads = 256
+	// maxResumeRecords bounds the memory of which saved contexts a session
+	// was shown; past it the record starts over, and a context may be
+	// shown a second time.
+	maxResumeRecords = 4096
+)
+
+// EditConfig is how a session's edit engine is built: the catalog's
+// extra allowed roots, its state directory and the path locks shared by
+// every engine of the process.
+type EditConfig struct {
+	AllowPaths []string
+	StateDir   string // receipts and undo records go under StateDir/edits; "" disables both
+	Locks      *edit.PathLocks
+}
+
+// editState is a session's edit engine, built on its first edit: building
+// it touches the state directory, which a session that never edits should
+// not pay for or fail on.
+type editState struct {
+	mu     sync.Mutex   // guards engine
+	engine *edit.Engine // nil until the first successful build
+}
+
+// EditEngine returns the session's edit engine, building it from cfg on
+// first use. An engine owns its conflict counts, so one session keeps one
+// engine; the catalog passes the same cfg on every call.
+func (s *Session) EditEngine(cfg EditConfig) (*edit.Engine, error) {
+	s.edits.mu.Lock()
+	defer s.edits.mu.Unlock()
+	if s.edits.engine != nil {
+		return s.edits.engine, nil
+	}
+	policy, err := auth.NewPathPolicy(s.Root, cfg.AllowPaths)
+	if err != nil {
+		return nil, err
+	}
+	state := ""
+	if cfg.StateDir != "" {
+		state = cfg.StateDir + "/edits"
+	}
+	e, err := edit.NewEngine(edit.EngineOptions{Ledger: s.Ledger, Paths: policy, StateDir: state, Session: s.Key.Legacy(), Locks: cfg.Locks})
+	if err != nil {
+		return nil, err
+	}
+	s.edits.engine = e
+	return e, nil
+}
+
+// Navigation is a session's code-navigation memory: the files it outlined
+// recently and the frozen ranking inputs of its repository maps, so a map's
+// cursor pages keep the order of its first page. It is safe for concurrent
+// use.
+type Navigation struct {
+	mu     sync.Mutex           // guards the fields below
+	recent []string             // canonical paths, most recent first; at most MaxRecentFiles
+	chains map[string]*MapChain // by the caller's chain key; at most MaxMapChains
+	order  []string             // chain keys, oldest first
+}
+
+// MapChain is the frozen ranking input of one repository map and its
+// cursor pages. A stored chain is never modified again.
+type MapChain struct {
+	Priority []string
+	Touched  map[string]bool // relative paths the ledger knew at page one
+}
+
+// NoteRecent records that the session outlined path.
+func (n *Navigation) NoteRecent(path string) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	recent := []string{path}
+	for _, p := range n.recent {
+		if p != path && len(recent) < MaxRecentFiles {
+			recent = append(recent, p)
+		}
+	}
+	n.recent = recent
+}
+
+// Recent returns the session's recently outlined files, newest first.
+func (n *Navigation) Recent() []string {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return append([]string(nil), n.recent...)
+}
+
+// Chain returns the remembered ranking input of a map, nil if none.
+func (n *Navigation) Chain(key string) *MapChain {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return n.chains[key]
+}
+
+// StoreChain remembers a map's ranking input for its cursor pages,
+// forgetting the oldest beyond MaxMapChains.
+func (n *Navigation) StoreChain(key string, c *MapChain) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if n.chains == nil {
+		n.chains = make(map[string]*MapChain)
+	}
+	if _, ok := n.chains[key]; !ok {
+		n.order = append(n.order, key)
+	}
+	n.chains[key] = c
+	for len(n.order) > MaxMapChains {
+		delete(n.chains, n.order[0])
+		n.order = n.order[1:]
+	}
+}
+
+// ShownImage is what a thread was shown of one image: its canonical path
+// and revision identify it; Answer is the showing tool's answer data,
+// opaque here, from which an unchanged repeat is answered by reference.
+type ShownImage struct {
+	Path     string
+	Revision string
+	Answer   any
+}
+
+// ImageCache remembers, per thread of a session, which revision of which
+// image was last shown, so an unchanged repeat can answer with a reference.
+// It is per thread rather than per session because several conversations
+// may share one workspace session, and a reference means something only to
+// the conversation that saw the image. It is safe for concurrent use.
+type ImageCache struct {
+	mu sync.Mutex // guards the fields below
+	// threads holds per normalized thread id what it was shown, least
+	// recently used first: at most MaxImagesPerThread entries, one per
+	// canonical path.
+	threads map[string][]ShownImage
+	// order lists the keys of threads, least recently used first.
+	// Invariant: order and the keys of threads are the same set, so
+	// len(order) == len(threads) <= MaxImageThreads.
+	order []string
+}
+
+// touchLocked makes thread the most recently used. c.mu is held.
+func (c *ImageCache) touchLocked(thread string) {
+	if i := slices.Index(c.order, thread); i >= 0 {
+		c.order = slices.Delete(c.order, i, i+1)
+	}
+	c.order = append(c.order, thread)
+}
+
+// Lookup returns what thread was last shown of the image at path, if it
+// was shown at revision rev, and marks it used.
+func (c *ImageCache) Lookup(thread, path, rev string) (ShownImage, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	shown := c.threads[thread]
+	i := slices.IndexFunc(shown, func(d ShownImage) bool { return d.Path == path })
+	if i < 0 || shown[i].Revision != rev {
+		return ShownImage{}, false
+	}
+	c.touchLocked(thread)
+	d := shown[i]
+	c.threads[thread] = append(slices.Delete(shown, i, i+1), d)
+	return d, true
+}
+
+// Remember records that thread was shown d, replacing what it was shown
+// of d.Path before.
+func (c *ImageCache) Remember(thread string, d ShownImage) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.threads == nil {
+		c.threads = make(map[string][]ShownImage)
+	}
+	shown, ok := c.threads[thread]
+	if !ok && len(c.threads) >= MaxImageThreads {
+		delete(c.threads, c.order[0])
+		c.order = slices.Delete(c.order, 0, 1)
+	}
+	c.touchLocked(thread)
+	shown = slices.DeleteFunc(shown, func(e ShownImage) bool { return e.Path == d.Path })
+	if len(shown) >= MaxImagesPerThread {
+		shown = slices.Delete(shown, 0, len(shown)-MaxImagesPerThread+1)
+	}
+	c.threads[thread] = append(shown, d)
+}
+
+// resumeState is which saved contexts (by task id) a session was shown.
+type resumeState struct {
+	mu    sync.Mutex      // guards shown
+	shown map[string]bool // at most maxResumeRecords
+}
+
+// MarkResumeShown records that the session was shown the saved context of
+// taskID and reports whether it had been shown it already.
+func (s *Session) MarkResumeShown(taskID string) (seen bool) {
+	r := &s.resume
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.shown[taskID] {
+		return true
+	}
+	if r.shown == nil || len(r.shown) >= maxResumeRecords {
+		r.shown = make(map[string]bool)
+	}
+	r.shown[taskID] = true
+	return false
+}
+
+// Navigation returns the session's code-navigation memory.
+func (s *Session) Navigation() *Navigation { return &s.nav }
+
+// Images returns the session's memory of images shown to its threads.
+func (s *Session) Images() *ImageCache { return &s.images }
