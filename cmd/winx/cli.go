@@ -25,8 +25,8 @@ import (
 	"winx/guardian"
 	"winx/guardian/daemon"
 	"winx/guardian/remote"
+	"winx/guardian/runtime"
 	"winx/guardian/wire"
-	"winx/mcp/tools"
 )
 
 // Values of WINX_RUNTIME.
@@ -62,23 +62,23 @@ func runtimeName(getenv func(string) string) (string, error) {
 // sessions that quietly die with the adapter are what the user opted out of.
 // With the sandbox on (o.Sandbox), the guardians confine their shells
 // themselves, with the same Landlock policy.
-func shellRuntime(o tools.RuntimeOptions, getenv func(string) string, id buildid.Identity, logger *slog.Logger) (tools.ShellFactory, error) {
+func shellRuntime(o runtime.Options, getenv func(string) string, id buildid.Identity, logger *slog.Logger) (runtime.Factory, error) {
 	rt, err := runtimeName(getenv)
 	if err != nil {
 		return nil, err
 	}
 	if rt == runtimeEmbedded {
-		return tools.EmbeddedShells(o), nil
+		return runtime.Embedded(o), nil
 	}
 	paths, err := wire.Resolve(getenv)
 	if err != nil {
 		return nil, err
 	}
-	return tools.DaemonShells(tools.DaemonOptions{
-		RuntimeOptions: o,
-		Socket:         paths.Daemon,
-		Start:          &daemon.StartOptions{Bin: entry.SiblingBinary(getenv("WINXD_BIN"), "winxd"), Env: shellEnv(os.Environ())},
-		Build:          entry.WireBuild(id),
+	return runtime.Daemon(runtime.DaemonOptions{
+		Options: o,
+		Socket:  paths.Daemon,
+		Start:   &daemon.StartOptions{Bin: entry.SiblingBinary(getenv("WINXD_BIN"), "winxd"), Env: shellEnv(os.Environ())},
+		Build:   entry.WireBuild(id),
 	})
 }
 
@@ -285,7 +285,7 @@ func (op *operator) attach(ctx context.Context, thread string, follow bool) erro
 		state = "running: " + snap.Command
 	}
 	fmt.Fprintf(op.stdout, "# %s %s (guardian pid %d, shell pid %d, cwd %s, %s)\n", k.ExternalID, k.Workspace, g.PID, snap.ShellPID, snap.Cwd, state)
-	prev := screenRows(rs.Screen(0, false))
+	prev := screenRows(rs.Screen(ctx, 0, false))
 	for _, r := range prev {
 		fmt.Fprintln(op.stdout, r)
 	}
@@ -300,10 +300,10 @@ func (op *operator) attach(ctx context.Context, thread string, follow bool) erro
 			return nil
 		case <-t.C:
 		}
-		if !rs.Healthy() {
+		if !rs.Healthy(ctx) {
 			return fmt.Errorf("winx: the session's guardian is gone")
 		}
-		cur := screenRows(rs.Screen(0, false))
+		cur := screenRows(rs.Screen(ctx, 0, false))
 		for _, r := range newRows(prev, cur) {
 			fmt.Fprintln(op.stdout, r)
 		}

@@ -24,6 +24,7 @@ import (
 	"winx/cmd/internal/buildid"
 	"winx/cmd/internal/entry"
 	"winx/evidence/redact"
+	"winx/guardian/runtime"
 	"winx/mcp"
 	"winx/mcp/tools"
 	"winx/pty/sandbox"
@@ -144,7 +145,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	if err != nil {
 		return err
 	}
-	shells, err := shellRuntime(tools.RuntimeOptions{
+	shells, err := shellRuntime(runtime.Options{
 		Shell:      os.Getenv("WINX_SHELL"),
 		NoRedact:   os.Getenv("WINX_NO_REDACT") == "1",
 		NoCompress: os.Getenv("WINX_NO_COMPRESS") == "1",

@@ -19,14 +19,14 @@ func TestCancelOfUnsettledLaunchTerminates(t *testing.T) {
 		t.Fatal(err)
 	}
 	srv := NewServer(sess, "k", &ServerOptions{SettleTimeout: 50 * time.Millisecond})
-	shell := sess.PID()
+	shell := sess.PID(t.Context())
 	// A launch that took the gate and its id and never settles.
 	if _, err := srv.registerLaunch("stuck"); err != nil {
 		t.Fatal(err)
 	}
 	srv.gate.tryLaunch()
 
-	_, err = srv.cancel(ctx, cancelParams{LaunchID: "stuck"})
+	_, err = srv.cancel(ctx, &cancelParams{LaunchID: "stuck"})
 	if !errors.Is(err, ErrTerminated) || !errors.Is(toClientError(err), guardian.ErrClosed) {
 		t.Fatalf("cancel of a stuck launch = %v, want ErrTerminated", err)
 	}
@@ -40,10 +40,10 @@ func TestCancelOfUnsettledLaunchTerminates(t *testing.T) {
 	}
 	// A cancel naming a launch that never arrived refuses that launch.
 	srv2 := NewServer(sess, "k", nil)
-	if _, err := srv2.cancel(ctx, cancelParams{LaunchID: "early"}); !errors.Is(err, ErrNoLaunch) {
+	if _, err := srv2.cancel(ctx, &cancelParams{LaunchID: "early"}); !errors.Is(err, ErrNoLaunch) {
 		t.Fatalf("cancel before launch = %v, want ErrNoLaunch", err)
 	}
-	if _, err := srv2.run(ctx, runParams{Command: "true", LaunchID: "early"}); !errors.Is(err, ErrLaunchCancelled) {
+	if _, err := srv2.run(ctx, &runParams{Command: "true", LaunchID: "early"}); !errors.Is(err, ErrLaunchCancelled) {
 		t.Fatalf("launch after its cancel = %v, want ErrLaunchCancelled", err)
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"winx/guardian/runtime"
 	"winx/mcp"
 	"winx/mcp/mcptest"
 )
@@ -28,7 +29,7 @@ func newBashEnv(t testing.TB, home string) *bashEnv {
 		home = t.TempDir()
 	}
 	env := []string{"HOME=" + home, "PATH=" + os.Getenv("PATH"), "LANG=C.UTF-8"}
-	sessions := NewSessions(EmbeddedShells(RuntimeOptions{BaseEnv: env}), time.Now)
+	sessions := NewSessions(runtime.Embedded(runtime.Options{BaseEnv: env}), time.Now)
 	t.Cleanup(func() { sessions.Close() })
 	reg := NewRegistry(Options{Build: "test", Transport: "http", Sessions: sessions, ScratchRoot: t.TempDir(), StateDir: t.TempDir()})
 	srv := mcp.NewServer(mcp.Implementation{Name: "winx", Version: "test"}, reg, nil)

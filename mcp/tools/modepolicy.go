@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"slices"
@@ -9,6 +10,7 @@ import (
 
 	"winx/auth"
 	"winx/codemap/shellcmd"
+	"winx/guardian"
 	"winx/mcp"
 )
 
@@ -224,7 +226,7 @@ func commandDenied(tool string, err error, nothing string) *mcp.CallToolResult {
 
 // bashGate checks a BashCommand action against the session's mode before
 // anything reaches the shell; nil lets the action run.
-func bashGate(sess *Session, term terminal, act *action) *mcp.CallToolResult {
+func bashGate(ctx context.Context, sess *Session, term guardian.Terminal, act *action) *mcp.CallToolResult {
 	m := sess.Mode()
 	if m.Name == "" || m.Name == ModeWCGW {
 		return nil
@@ -266,7 +268,7 @@ func bashGate(sess *Session, term terminal, act *action) *mcp.CallToolResult {
 	if strings.TrimSpace(line) == "" {
 		return nil
 	}
-	if err := m.checkCommandLine(line, term.Cwd()); err != nil {
+	if err := m.checkCommandLine(line, term.Cwd(ctx)); err != nil {
 		return commandDenied(BashCommandTool, err, "Nothing ran.")
 	}
 	return nil
@@ -276,7 +278,7 @@ func bashGate(sess *Session, term terminal, act *action) *mcp.CallToolResult {
 // anything is planned or written: architect changes no files, and
 // verify_command must be a command the mode runs. nil lets the call go on;
 // code_writer's globs are checked per planned file.
-func (t *editTool) editGate(sess *Session, in *editInput) *mcp.CallToolResult {
+func (t *editTool) editGate(ctx context.Context, sess *Session, in *editInput) *mcp.CallToolResult {
 	m := sess.Mode()
 	if m.Name == ModeArchitect {
 		path := ""
@@ -290,7 +292,7 @@ func (t *editTool) editGate(sess *Session, in *editInput) *mcp.CallToolResult {
 	}
 	cwd := sess.Root
 	if sh := sess.Shell(); sh != nil {
-		cwd = sh.Cwd()
+		cwd = sh.Cwd(ctx)
 	}
 	if err := m.checkCommandLine(in.VerifyCommand, cwd); err != nil {
 		return commandDenied(EditFilesTool, fmt.Errorf("verify_command: %w", err), "Nothing was written.")

@@ -2,6 +2,7 @@ package tools
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"os"
 	"os/exec"
@@ -11,11 +12,17 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"winx/guardian"
+	"winx/guardian/runtime"
 )
 
 // procShell is a real process standing in for a shell: sessions only need
-// its PID, cwd and teardown, and a real process makes PIDs and kills real.
+// its PID, cwd, health, record and teardown, and a real process makes PIDs
+// and kills real. The terminal methods sessions never call are left to the
+// nil embedded interface.
 type procShell struct {
+	guardian.Terminal
 	cmd  *exec.Cmd
 	dir  string
 	env  []string
@@ -23,12 +30,9 @@ type procShell struct {
 	once sync.Once
 }
 
-var (
-	_ Shell       = (*procShell)(nil)
-	_ ShellHealth = (*procShell)(nil)
-)
+var _ guardian.Terminal = (*procShell)(nil)
 
-func startProcShell(ctx context.Context, dir string, env []string) (Shell, error) {
+func startProcShell(ctx context.Context, dir string, env []string) (*procShell, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -46,8 +50,12 @@ func startProcShell(ctx context.Context, dir string, env []string) (Shell, error
 	return p, nil
 }
 
-func (p *procShell) PID() int    { return p.cmd.Process.Pid }
-func (p *procShell) Cwd() string { return p.dir }
+func (p *procShell) PID(context.Context) int    { return p.cmd.Process.Pid }
+func (p *procShell) Cwd(context.Context) string { return p.dir }
+
+func (p *procShell) Meta(context.Context) json.RawMessage           { return nil }
+func (p *procShell) SetMeta(context.Context, json.RawMessage) error { return nil }
+func (p *procShell) Release(context.Context) error                  { return p.Close() }
 
 func (p *procShell) Close() error {
 	p.once.Do(func() { p.cmd.Process.Kill() })
@@ -55,7 +63,7 @@ func (p *procShell) Close() error {
 	return nil
 }
 
-func (p *procShell) Healthy() bool {
+func (p *procShell) Healthy(context.Context) bool {
 	select {
 	case <-p.done:
 		return false
@@ -90,12 +98,16 @@ type countingFactory struct {
 
 var errFactory = errors.New("test: shell start refused")
 
-func (f *countingFactory) start(ctx context.Context, dir string, env []string) (Shell, error) {
+func (f *countingFactory) start(ctx context.Context, spec runtime.Spec) (*runtime.Started, error) {
 	if f.fail.Load() {
 		return nil, errFactory
 	}
 	f.starts.Add(1)
-	return startProcShell(ctx, dir, env)
+	p, err := startProcShell(ctx, spec.Dir, spec.Env)
+	if err != nil {
+		return nil, err
+	}
+	return &runtime.Started{Terminal: p}, nil
 }
 
 func newTestSessions(t *testing.T) (*Sessions, *countingFactory, *testClock) {
@@ -122,8 +134,8 @@ func TestAttachSameKeySharesShell(t *testing.T) {
 	if err != nil || created {
 		t.Fatalf("second Attach = %v, created %v; want the same session", err, created)
 	}
-	if a != b || a.Shell().PID() != b.Shell().PID() || f.starts.Load() != 1 {
-		t.Errorf("same key gave sessions %p/%p, PIDs %d/%d, %d shell starts; want one", a, b, a.Shell().PID(), b.Shell().PID(), f.starts.Load())
+	if a != b || a.Shell().PID(t.Context()) != b.Shell().PID(t.Context()) || f.starts.Load() != 1 {
+		t.Errorf("same key gave sessions %p/%p, PIDs %d/%d, %d shell starts; want one", a, b, a.Shell().PID(t.Context()), b.Shell().PID(t.Context()), f.starts.Load())
 	}
 	if a.Key != sessionKey("alice", root) || a.ExternalID != ExternalSessionID("alice", root) ||
 		a.TempDir != TempArtifactDir(root, a.Key) || a.Mode().Name != ModeWCGW {
@@ -182,7 +194,7 @@ func TestAttachPrincipalsAndThreads(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if alice == bob || alice.Shell().PID() == bob.Shell().PID() || alice.TempDir == bob.TempDir {
+	if alice == bob || alice.Shell().PID(t.Context()) == bob.Shell().PID(t.Context()) || alice.TempDir == bob.TempDir {
 		t.Fatal("two principals share a session for one workspace and thread id")
 	}
 	if got, err := s.ByThread("alice", "conv-1"); err != nil || got != alice {
@@ -211,7 +223,7 @@ func TestAttachPrincipalsAndThreads(t *testing.T) {
 	if got, _ := s.ByThread("alice", "conv-1"); got != moved {
 		t.Error("the thread did not move to the new workspace")
 	}
-	if !alice.Shell().(*procShell).Healthy() {
+	if !alice.Shell().(*procShell).Healthy(t.Context()) {
 		t.Error("the old workspace's shell was stopped by a thread moving away")
 	}
 }
@@ -296,14 +308,14 @@ func TestResetShell(t *testing.T) {
 		t.Fatalf("first ResetShell = %v, %v; want a reset", reset, err)
 	}
 	second := sess.Shell().(*procShell)
-	if second.PID() == first.PID() || first.Healthy() || second.dir != root || sess.Mode().Name != ModeArchitect {
+	if second.PID(t.Context()) == first.PID(t.Context()) || first.Healthy(t.Context()) || second.dir != root || sess.Mode().Name != ModeArchitect {
 		t.Errorf("after reset: PID %d (was %d), old alive %v, dir %q, mode %q; want a new shell in %s, the old one killed, mode kept",
-			second.PID(), first.PID(), first.Healthy(), second.dir, sess.Mode().Name, root)
+			second.PID(t.Context()), first.PID(t.Context()), first.Healthy(t.Context()), second.dir, sess.Mode().Name, root)
 	}
 
 	clock.advance(ResetInterval - time.Second)
 	reset, err = s.ResetShell(ctx, sess)
-	if err != nil || reset || sess.Shell() != Shell(second) || !second.Healthy() {
+	if err != nil || reset || sess.Shell() != guardian.Terminal(second) || !second.Healthy(t.Context()) {
 		t.Fatalf("second ResetShell within the interval = %v, %v; want it skipped and the shell kept", reset, err)
 	}
 
@@ -395,8 +407,8 @@ func TestSessionsClose(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, sh := range shells {
-		if sh.Healthy() {
-			t.Errorf("shell %d still runs after Close", sh.PID())
+		if sh.Healthy(t.Context()) {
+			t.Errorf("shell %d still runs after Close", sh.PID(t.Context()))
 		}
 	}
 	if _, _, err := s.Attach(context.Background(), "", canon(t, t.TempDir()), Mode{}, "", false); !errors.Is(err, ErrSessionsClosed) {

@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -61,7 +62,7 @@ type artifactScanned struct {
 
 // check is BashCommand's hook before a command action runs: nil lets it
 // run, otherwise the result is the refusal.
-func (g *tempArtifacts) check(reg *Sessions, sess *Session, act *action, threadID, root string) *mcp.CallToolResult {
+func (g *tempArtifacts) check(ctx context.Context, reg *Sessions, sess *Session, act *action, threadID, root string) *mcp.CallToolResult {
 	if act.Type != "command" || act.Command == nil {
 		return nil
 	}
@@ -70,8 +71,8 @@ func (g *tempArtifacts) check(reg *Sessions, sess *Session, act *action, threadI
 		panic("tools: session temp dir " + sess.TempDir + " is not named by TempArtifactDir")
 	}
 	cwd := sess.Root
-	if sh := sess.Shell(); sh != nil && sh.Cwd() != "" {
-		cwd = sh.Cwd()
+	if sh := sess.Shell(); sh != nil && sh.Cwd(ctx) != "" {
+		cwd = sh.Cwd(ctx)
 	}
 	cmds, perr := shellcmd.Parse(*act.Command)
 	if perr == nil {

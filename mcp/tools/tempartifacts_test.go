@@ -12,6 +12,7 @@ import (
 
 	"winx/codemap/shellcmd"
 	"winx/guardian/artifacts"
+	"winx/guardian/runtime"
 )
 
 // tempDir is the session's WINX_TEMP_DIR, computed rather than asked for so
@@ -206,7 +207,7 @@ func TestTempArtifactStaticWrites(t *testing.T) {
 func TestTempArtifactScanReuse(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		root := t.TempDir()
-		reg := NewSessions(func(context.Context, string, []string) (Shell, error) {
+		reg := NewSessions(func(context.Context, runtime.Spec) (*runtime.Started, error) {
 			panic("no shell in this test")
 		}, nil)
 		const id = "0123456789abcdef"
