@@ -55,7 +55,7 @@ func runtimeName(getenv func(string) string) (string, error) {
 	}
 }
 
-// shellRuntime returns the ShellFactory of the selected runtime. The daemon
+// shellRuntime returns the shell factory of the selected runtime. The daemon
 // runtime starts nothing yet: the first session asks winxd (starting it),
 // and a winxd that cannot start fails that Initialize with an error naming
 // WINXD_BIN and WINX_RUNTIME=embedded; it never falls back silently, since

@@ -3,6 +3,8 @@ package remote
 import (
 	"context"
 	"errors"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -50,3 +52,20 @@ func TestCancelOfUnsettledLaunchTerminates(t *testing.T) {
 
 // toClientError is what a client makes of the server's error.
 func toClientError(err error) error { return fromWireError("sock", toWireError(err)) }
+
+// TestMethodTableMatchesCapabilities: the hello announces exactly the
+// methods the table serves.
+func TestMethodTableMatchesCapabilities(t *testing.T) {
+	srv := NewServer(nil, "k", nil)
+	caps := Capabilities()
+	for name := range srv.table {
+		if !slices.Contains(caps, name) {
+			t.Errorf("method %s is served but not announced", name)
+		}
+	}
+	for _, c := range caps {
+		if _, ok := srv.table[c]; !ok && strings.Contains(c, ".") {
+			t.Errorf("method %s is announced but not served", c)
+		}
+	}
+}
