@@ -75,7 +75,7 @@ func TestCancelRightAfterLaunch(t *testing.T) {
 			t.Fatalf("round %d: cancel right after launch = %+v, %v; want ended with 130 and no output", i, c, err)
 		}
 		if next := run(t, s, "echo next", 10*time.Second); next.Running || next.Output.Text != "next" {
-			t.Fatalf("round %d: next command = %+v\nscreen:\n%s", i, next, strings.Join(s.Screen(0, false).Rows, "\n"))
+			t.Fatalf("round %d: next command = %+v\nscreen:\n%s", i, next, strings.Join(s.Screen(t.Context(), 0, false).Rows, "\n"))
 		}
 	}
 }

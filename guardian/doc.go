@@ -2,7 +2,9 @@
 // completion is read from a per-shell random nonce in a prompt-hook marker
 // (never from terminal text), command generations, background commands in
 // their own PTYs, input, screen snapshots, a bounded output journal and the
-// shaping of output for the model. The same Session runs in-process (the
-// embedded runtime) or inside a winx-guardian process, served over the daemon
-// wire (guardian/wire, guardian/remote) and managed by winxd (guardian/daemon).
+// shaping of output for the model, all behind one Terminal interface. The
+// same Session runs in-process (the embedded runtime) or inside a
+// winx-guardian process, served over the daemon wire (guardian/wire,
+// guardian/remote) and managed by winxd (guardian/daemon); guardian/runtime
+// starts either for a session.
 package guardian

@@ -2,6 +2,7 @@ package guardian
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -100,6 +101,9 @@ type Session struct {
 	bg         map[string]*background
 	bgNext     int
 	closed     bool
+	// meta is the adapter's record kept with the session (Terminal.Meta);
+	// in-process it lives as long as the session.
+	meta json.RawMessage
 }
 
 // shellProc is one incarnation of the shell (replaced on reset).
@@ -265,18 +269,45 @@ func (s *Session) waitFor(ctx context.Context, cond func() bool) error {
 }
 
 // PID returns the current shell's process id.
-func (s *Session) PID() int {
+func (s *Session) PID(context.Context) int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.shell.proc.Pid()
 }
 
 // Cwd returns the shell's working directory as of its last prompt.
-func (s *Session) Cwd() string {
+func (s *Session) Cwd(context.Context) string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.cwd
 }
+
+// Healthy reports whether the session is open: a shell that exited is
+// restarted at its cwd by the next command, so only Close ends it.
+func (s *Session) Healthy(context.Context) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return !s.closed
+}
+
+// Meta returns the record SetMeta stored; nil before the first.
+func (s *Session) Meta(context.Context) json.RawMessage {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.meta
+}
+
+// SetMeta replaces the record Meta returns.
+func (s *Session) SetMeta(_ context.Context, meta json.RawMessage) error {
+	s.mu.Lock()
+	s.meta = append(json.RawMessage(nil), meta...)
+	s.mu.Unlock()
+	return nil
+}
+
+// Release ends the session (Close): nothing outlives the adapter in
+// process.
+func (s *Session) Release(context.Context) error { return s.Close() }
 
 // Outcome is what a caller learns about the foreground command.
 type Outcome struct {
@@ -510,7 +541,7 @@ func (s *Session) Interrupt(ctx context.Context, wait time.Duration) (*Outcome, 
 			return nil, fmt.Errorf("guardian: write to shell: %w", err)
 		}
 		if c == nil {
-			return &Outcome{Cwd: s.Cwd()}, nil
+			return &Outcome{Cwd: s.Cwd(ctx)}, nil
 		}
 		return s.outcome(c), nil
 	}
@@ -675,7 +706,7 @@ type ScreenSnapshot struct {
 
 // Screen returns the last `lines` rows of the visible screen (0 = all).
 // With diff, only rows changed since the previous snapshot are kept.
-func (s *Session) Screen(lines int, diff bool) ScreenSnapshot {
+func (s *Session) Screen(_ context.Context, lines int, diff bool) ScreenSnapshot {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	rows := s.screen.Screen()

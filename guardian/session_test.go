@@ -253,7 +253,7 @@ func TestRepeatedScreenAndWaitForTurn(t *testing.T) {
 	if err != nil || !quiet {
 		t.Fatalf("WaitForTurn = %v, %v", quiet, err)
 	}
-	snap := s.Screen(0, false)
+	snap := s.Screen(t.Context(), 0, false)
 	if !snap.AltScreen || snap.Rows[0] != "menu item" || snap.Rows[4] != "status" {
 		t.Errorf("screen = alt %v rows %q", snap.AltScreen, snap.Rows[:5])
 	}
@@ -292,7 +292,7 @@ func TestInterruptResetsAStuckShell(t *testing.T) {
 	s := newTestSession(t, "")
 	dir := t.TempDir()
 	run(t, s, "cd "+dir, 10*time.Second)
-	oldPID := s.PID()
+	oldPID := s.PID(t.Context())
 	o := run(t, s, "trap '' INT; sleep 60", 300*time.Millisecond)
 	if !o.Running {
 		t.Fatalf("stuck command finished: %+v", o)
@@ -301,7 +301,7 @@ func TestInterruptResetsAStuckShell(t *testing.T) {
 	if err != nil || o.Running || !o.ShellReset {
 		t.Fatalf("Ctrl-c on a stuck shell = %+v, %v; want a reset", o, err)
 	}
-	if s.PID() == oldPID {
+	if s.PID(t.Context()) == oldPID {
 		t.Errorf("shell PID unchanged after reset")
 	}
 	if o := run(t, s, "pwd", 10*time.Second); o.Output.Text != dir {

@@ -32,6 +32,7 @@ import (
 	"testing"
 	"time"
 
+	"winx/guardian/runtime"
 	"winx/mcp"
 	"winx/mcp/session"
 	"winx/mcp/tools"
@@ -81,7 +82,7 @@ func TestInterop(t *testing.T) {
 	// Every client must see the same catalog, and only names the registry has.
 	// The adapter always registers the session tools; the factory is
 	// never called for listing.
-	known := tools.NewRegistry(tools.Options{Sessions: session.NewSessions(tools.EmbeddedShells(tools.RuntimeOptions{}), time.Now)}).ToolNames()
+	known := tools.NewRegistry(tools.Options{Sessions: session.NewSessions(runtime.Embedded(runtime.Options{}), time.Now)}).ToolNames()
 	var (
 		mu       sync.Mutex
 		catalogs = map[string][]string{}

@@ -12,6 +12,7 @@ import (
 	"winx/cmd/internal/buildid"
 	"winx/cmd/internal/config"
 	"winx/evidence/redact"
+	"winx/guardian/runtime"
 	"winx/mcp"
 	"winx/mcp/httpserve"
 	"winx/mcp/session"
@@ -28,7 +29,7 @@ func serve(ctx context.Context, c *config.Serve, id buildid.Identity, stdin io.R
 	if err != nil {
 		return err
 	}
-	shells, err := shellRuntime(tools.RuntimeOptions{
+	shells, err := shellRuntime(runtime.Options{
 		Shell:      c.Shell,
 		NoRedact:   c.NoRedact,
 		NoCompress: c.NoCompress,

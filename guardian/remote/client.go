@@ -13,9 +13,14 @@ import (
 	"winx/guardian/wire"
 )
 
-// DefaultCallTimeout bounds the calls whose signature has no context (PID,
-// Cwd, Screen, Healthy, Close) when ClientOptions gives none.
+// DefaultCallTimeout bounds the calls that cannot report a failure (Cwd,
+// Screen, Healthy) within their caller's context, and Close, when
+// ClientOptions gives none.
 const DefaultCallTimeout = 5 * time.Second
+
+// cwdFresh bounds how long Cwd reuses an answer when no action intervenes:
+// a tool call that reads the cwd twice before acting asks the guardian once.
+const cwdFresh = 200 * time.Millisecond
 
 // ClientOptions configure a RemoteShell; nil means defaults.
 type ClientOptions struct {
@@ -32,8 +37,10 @@ type ClientOptions struct {
 }
 
 // RemoteShell is a session served by a guardian process, seen from the
-// adapter. It implements the shell interfaces of package mcp/tools exactly
-// as the embedded *guardian.Session does, with the same sentinel errors.
+// adapter. It implements guardian.Terminal exactly as the embedded
+// *guardian.Session does, with the same sentinel errors; a Terminal method
+// that finds the guardian gone fails with a *guardian.ShellLostError
+// wrapping the *GuardianGoneError.
 //
 // Every action opens its own connection (dial, hello, one call, ack,
 // close), so a call cancelled by its context closes only its connection:
@@ -62,9 +69,14 @@ type RemoteShell struct {
 	// delivery received.
 	gen, ack uint64
 	snap     Snapshot // the last attach or status
-	cwd      string
-	gone     error // sticky *GuardianGoneError
+	// cwd is the last cwd seen; cwdAt, when Cwd last asked for it (zero
+	// once an action may have changed it).
+	cwd   string
+	cwdAt time.Time
+	gone  error // sticky *GuardianGoneError
 }
+
+var _ guardian.Terminal = (*RemoteShell)(nil)
 
 // Attach connects to the guardian on socket and returns a client holding
 // the session's authoritative snapshot (Snapshot): cwd, the running command
@@ -93,6 +105,12 @@ func (r *RemoteShell) Reattach(ctx context.Context) (Snapshot, error) {
 	return r.attach(ctx, nil)
 }
 
+// Meta returns the opaque value the guardian kept for its adapters as of
+// the attach (the session mode an earlier adapter recorded).
+func (r *RemoteShell) Meta(context.Context) json.RawMessage {
+	return r.Snapshot().Meta
+}
+
 // SetMeta replaces the opaque value the guardian keeps for its adapters
 // (the session mode, which a later adapter restores).
 func (r *RemoteShell) SetMeta(ctx context.Context, meta json.RawMessage) error {
@@ -101,7 +119,30 @@ func (r *RemoteShell) SetMeta(ctx context.Context, meta json.RawMessage) error {
 		return errors.Join(ErrUnsupported, errors.New("remote: "+CapReplaceMeta))
 	}
 	var snap Snapshot
-	return r.call(ctx, MethodAttach, &attachParams{Meta: meta, ReplaceMeta: true}, &snap)
+	return lost(r.call(ctx, MethodAttach, &attachParams{Meta: meta, ReplaceMeta: true}, &snap))
+}
+
+// lost types a guardian found gone for the Terminal methods.
+func lost(err error) error {
+	if errors.Is(err, ErrGuardianGone) {
+		return &guardian.ShellLostError{Err: err}
+	}
+	return err
+}
+
+// acted forgets the cwd Cwd reuses: an action may have changed it.
+func (r *RemoteShell) acted() {
+	r.mu.Lock()
+	r.cwdAt = time.Time{}
+	r.mu.Unlock()
+}
+
+// act runs one Terminal action: it forgets the reusable cwd once the
+// action is over and types a guardian found gone.
+func act[T any](r *RemoteShell, fn func() (T, error)) (T, error) {
+	defer r.acted()
+	v, err := fn()
+	return v, lost(err)
 }
 
 func (r *RemoteShell) attach(ctx context.Context, meta json.RawMessage) (Snapshot, error) {
@@ -249,7 +290,7 @@ func NewLaunchID() string {
 // Run starts a foreground command and waits up to wait for it. A second
 // command while one runs fails with guardian.ErrCommandRunning at once.
 func (r *RemoteShell) Run(ctx context.Context, command string, wait time.Duration) (*guardian.Outcome, error) {
-	return r.Launch(ctx, command, wait, NewLaunchID())
+	return act(r, func() (*guardian.Outcome, error) { return r.Launch(ctx, command, wait, NewLaunchID()) })
 }
 
 // Launch is Run with a caller-chosen launch id, so CancelLaunch can stop
@@ -266,32 +307,42 @@ func (r *RemoteShell) Poll(ctx context.Context, gen uint64, wait time.Duration) 
 	if gen == 0 {
 		gen = r.Generation()
 	}
-	return r.outcomeCall(ctx, MethodPoll, &pollParams{Generation: gen, WaitMS: waitMS(wait)})
+	return act(r, func() (*guardian.Outcome, error) {
+		return r.outcomeCall(ctx, MethodPoll, &pollParams{Generation: gen, WaitMS: waitMS(wait)})
+	})
 }
 
 // SendText types text into the foreground command this client knows.
 func (r *RemoteShell) SendText(ctx context.Context, text string, submit bool, wait time.Duration) (*guardian.Outcome, error) {
-	return r.outcomeCall(ctx, MethodSendText, &sendTextParams{Generation: r.Generation(), Text: text, Submit: submit, WaitMS: waitMS(wait)})
+	return act(r, func() (*guardian.Outcome, error) {
+		return r.outcomeCall(ctx, MethodSendText, &sendTextParams{Generation: r.Generation(), Text: text, Submit: submit, WaitMS: waitMS(wait)})
+	})
 }
 
 // SendKeys sends special keys; a lone Ctrl-c is a cancel of the known
 // generation.
 func (r *RemoteShell) SendKeys(ctx context.Context, keys []guardian.Key, wait time.Duration) (*guardian.Outcome, error) {
-	return r.outcomeCall(ctx, MethodSendKeys, &sendKeysParams{Generation: r.Generation(), Keys: keys, WaitMS: waitMS(wait)})
+	return act(r, func() (*guardian.Outcome, error) {
+		return r.outcomeCall(ctx, MethodSendKeys, &sendKeysParams{Generation: r.Generation(), Keys: keys, WaitMS: waitMS(wait)})
+	})
 }
 
 // SendBytes sends raw bytes to the foreground command this client knows.
 func (r *RemoteShell) SendBytes(ctx context.Context, b []byte, wait time.Duration) (*guardian.Outcome, error) {
-	return r.outcomeCall(ctx, MethodSendBytes, &sendBytesParams{Generation: r.Generation(), Bytes: b, WaitMS: waitMS(wait)})
+	return act(r, func() (*guardian.Outcome, error) {
+		return r.outcomeCall(ctx, MethodSendBytes, &sendBytesParams{Generation: r.Generation(), Bytes: b, WaitMS: waitMS(wait)})
+	})
 }
 
 // Cancel interrupts foreground generation gen if it is still the newest and
 // running; a stale gen fails with ErrStaleGeneration and touches nothing.
 func (r *RemoteShell) Cancel(ctx context.Context, gen uint64, wait time.Duration) (*guardian.Outcome, error) {
-	if gen == 0 {
-		return nil, errors.Join(guardian.ErrInvalidInput, errors.New("remote: cancel needs a generation"))
-	}
-	return r.outcomeCall(ctx, MethodCancel, &cancelParams{Generation: gen, WaitMS: waitMS(wait)})
+	return act(r, func() (*guardian.Outcome, error) {
+		if gen == 0 {
+			return nil, errors.Join(guardian.ErrInvalidInput, errors.New("remote: cancel needs a generation"))
+		}
+		return r.outcomeCall(ctx, MethodCancel, &cancelParams{Generation: gen, WaitMS: waitMS(wait)})
+	})
 }
 
 // CancelLaunch interrupts the command started by the run with launchID.
@@ -307,21 +358,27 @@ func (r *RemoteShell) CancelLaunch(ctx context.Context, launchID string, wait ti
 
 // StartBackground runs command in its own PTY and returns its id.
 func (r *RemoteShell) StartBackground(ctx context.Context, command string) (string, error) {
-	var res bgStartResult
-	if err := r.call(ctx, MethodBgStart, &bgStartParams{Command: command}, &res); err != nil {
-		return "", err
-	}
-	return res.ID, nil
+	return act(r, func() (string, error) {
+		var res bgStartResult
+		if err := r.call(ctx, MethodBgStart, &bgStartParams{Command: command}, &res); err != nil {
+			return "", err
+		}
+		return res.ID, nil
+	})
 }
 
 // PollBackground waits up to wait for background command id.
 func (r *RemoteShell) PollBackground(ctx context.Context, id string, wait time.Duration) (*guardian.Outcome, error) {
-	return r.bgCall(ctx, MethodBgPoll, &bgPollParams{ID: id, WaitMS: waitMS(wait)})
+	return act(r, func() (*guardian.Outcome, error) {
+		return r.bgCall(ctx, MethodBgPoll, &bgPollParams{ID: id, WaitMS: waitMS(wait)})
+	})
 }
 
 // SendTextBackground types into background command id.
 func (r *RemoteShell) SendTextBackground(ctx context.Context, id, text string, submit bool, wait time.Duration) (*guardian.Outcome, error) {
-	return r.bgCall(ctx, MethodBgSendText, &bgSendTextParams{ID: id, Text: text, Submit: submit, WaitMS: waitMS(wait)})
+	return act(r, func() (*guardian.Outcome, error) {
+		return r.bgCall(ctx, MethodBgSendText, &bgSendTextParams{ID: id, Text: text, Submit: submit, WaitMS: waitMS(wait)})
+	})
 }
 
 // bgCall is outcomeCall for a background command: its outcome teaches
@@ -336,9 +393,10 @@ func (r *RemoteShell) bgCall(ctx context.Context, method string, params setAcker
 
 // Screen returns the visible terminal; on failure (the signature has no
 // error) it returns an empty snapshot and the failure shows on the next
-// call that can report one.
-func (r *RemoteShell) Screen(lines int, diff bool) guardian.ScreenSnapshot {
-	ctx, cancel := context.WithTimeout(context.Background(), r.timeout)
+// call that can report one. The call is bounded by the client's timeout
+// within ctx.
+func (r *RemoteShell) Screen(ctx context.Context, lines int, diff bool) guardian.ScreenSnapshot {
+	ctx, cancel := context.WithTimeout(ctx, r.timeout)
 	defer cancel()
 	var res screenResult
 	if err := r.call(ctx, MethodScreen, &screenParams{Lines: lines, Diff: diff}, &res); err != nil {
@@ -349,9 +407,11 @@ func (r *RemoteShell) Screen(lines int, diff bool) guardian.ScreenSnapshot {
 
 // WaitForTurn waits until the PTY has been quiet for quiet, or timeout.
 func (r *RemoteShell) WaitForTurn(ctx context.Context, quiet, timeout time.Duration) (bool, error) {
-	var res waitTurnResult
-	err := r.call(ctx, MethodWaitForTurn, &waitTurnParams{QuietMS: waitMS(quiet), TimeoutMS: waitMS(timeout)}, &res)
-	return res.Quiet, err
+	return act(r, func() (bool, error) {
+		var res waitTurnResult
+		err := r.call(ctx, MethodWaitForTurn, &waitTurnParams{QuietMS: waitMS(quiet), TimeoutMS: waitMS(timeout)}, &res)
+		return res.Quiet, err
+	})
 }
 
 // Status returns the guardian's clocks and what runs, without output.
@@ -382,32 +442,48 @@ func (r *RemoteShell) Reset(ctx context.Context) error {
 }
 
 // PID returns the shell's process id as of the last attach or status.
-func (r *RemoteShell) PID() int {
+func (r *RemoteShell) PID(context.Context) int {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return r.snap.ShellPID
 }
 
 // Cwd asks the guardian for the shell's working directory, falling back to
-// the last one seen when it does not answer.
-func (r *RemoteShell) Cwd() string {
-	ctx, cancel := context.WithTimeout(context.Background(), r.timeout)
-	defer cancel()
-	if st, err := r.Status(ctx); err == nil {
-		return st.Cwd
+// the last one seen when it does not answer. An answer is reused for
+// cwdFresh unless an action intervenes. The call is bounded by the client's
+// timeout within ctx.
+func (r *RemoteShell) Cwd(ctx context.Context) string {
+	r.mu.Lock()
+	if r.cwd != "" && !r.cwdAt.IsZero() && time.Since(r.cwdAt) < cwdFresh {
+		defer r.mu.Unlock()
+		return r.cwd
 	}
+	r.mu.Unlock()
+	ctx, cancel := context.WithTimeout(ctx, r.timeout)
+	defer cancel()
+	st, err := r.Status(ctx) // a status answer updates r.cwd
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	if err == nil {
+		r.cwd = st.Cwd
+	}
+	r.cwdAt = time.Now()
 	return r.cwd
 }
 
 // Healthy reports whether the guardian answers and its session is open.
-func (r *RemoteShell) Healthy() bool {
-	ctx, cancel := context.WithTimeout(context.Background(), r.timeout)
+// The call is bounded by the client's timeout within ctx.
+func (r *RemoteShell) Healthy(ctx context.Context) bool {
+	ctx, cancel := context.WithTimeout(ctx, r.timeout)
 	defer cancel()
 	st, err := r.Status(ctx)
 	return err == nil && !st.Closed
 }
+
+// Release detaches: the guardian outlives the adapter, and ends by winxd's
+// idle TTLs, `winx kill` or `winx prune`. Every action opens its own
+// connection, so there is nothing to close.
+func (r *RemoteShell) Release(context.Context) error { return nil }
 
 // Close ends the session: the guardian kills the shell and its background
 // commands and exits. A guardian already gone is not an error.

@@ -20,7 +20,7 @@
 //
 // After the wire hello, a guardian answers the methods named by the Method
 // constants (params and results are the unexported *Params types and
-// Outcome, Status, Snapshot). Session failures are wire errors with code
+// Outcome, Status, Snapshot), dispatched through the Server's method table. Session failures are wire errors with code
 // CodeSession and data {"kind": ...}; the client turns them back into
 // *SessionError, which unwraps to the same sentinels as the embedded
 // session (guardian.ErrCommandRunning, guardian.ErrNotRunning, ...) plus
@@ -66,7 +66,8 @@
 // pending output. Every connection must reach the guardian incarnation the
 // client attached to (the hello's epoch); a socket nobody answers on, or a
 // new incarnation, makes the RemoteShell fail every call with a
-// *GuardianGoneError from then on. Capabilities are checked against the
+// *GuardianGoneError from then on (wrapped in a *guardian.ShellLostError by
+// the guardian.Terminal methods). Capabilities are checked against the
 // guardian's own hello.
 //
 // # Activity clocks

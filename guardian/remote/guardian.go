@@ -202,7 +202,7 @@ func RunGuardian(ctx context.Context, cfg Config, build wire.Build, logger *slog
 		f.Write([]byte("ready\n"))
 		f.Close()
 	}
-	logger.Info("guardian serving", "socket", socket, "shell_pid", sess.PID())
+	logger.Info("guardian serving", "socket", socket, "shell_pid", sess.PID(ctx))
 	return wire.Serve(sctx, ln, wire.NewHello(wire.RoleGuardian, build, Capabilities()), srv, &wire.ServeOptions{Logger: logger})
 }
 

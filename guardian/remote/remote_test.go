@@ -89,8 +89,8 @@ func TestRunAndAttachAfterRestart(t *testing.T) {
 	if err != nil || o.Running || o.ExitCode != 130 {
 		t.Fatalf("Cancel = %+v, %v; want exit 130", o, err)
 	}
-	if !r2.Healthy() || r2.Cwd() != "/tmp" || r2.PID() == 0 {
-		t.Errorf("Healthy %v Cwd %q PID %d", r2.Healthy(), r2.Cwd(), r2.PID())
+	if !r2.Healthy(t.Context()) || r2.Cwd(t.Context()) != "/tmp" || r2.PID(t.Context()) == 0 {
+		t.Errorf("Healthy %v Cwd %q PID %d", r2.Healthy(t.Context()), r2.Cwd(t.Context()), r2.PID(t.Context()))
 	}
 }
 
@@ -131,8 +131,8 @@ func TestGuardianKilled(t *testing.T) {
 	p, _ := spawn(t)
 	ctx := ctxT(t)
 	r, other := attach(t, p.Socket), attach(t, p.Socket)
-	shell := r.PID()
-	if !r.Healthy() {
+	shell := r.PID(t.Context())
+	if !r.Healthy(t.Context()) {
 		t.Fatal("a fresh guardian is not healthy")
 	}
 	syscall.Kill(p.PID, syscall.SIGKILL)
@@ -142,7 +142,11 @@ func TestGuardianKilled(t *testing.T) {
 	if !errors.As(err, &gone) || !errors.Is(err, ErrGuardianGone) {
 		t.Fatalf("Run after SIGKILL = %v, want *GuardianGoneError", err)
 	}
-	if r.Healthy() {
+	var lost *guardian.ShellLostError
+	if !errors.As(err, &lost) || !errors.Is(err, guardian.ErrShellLost) {
+		t.Fatalf("Run after SIGKILL = %v, want a *guardian.ShellLostError", err)
+	}
+	if r.Healthy(t.Context()) {
 		t.Error("Healthy after SIGKILL = true")
 	}
 	if _, err := r.Poll(ctx, 0, 0); !errors.Is(err, ErrGuardianGone) {
@@ -359,7 +363,7 @@ func TestCloseEndsGuardian(t *testing.T) {
 	if err != nil || st.BackgroundRunning != 1 || len(st.Background) != 1 {
 		t.Fatalf("Status = %+v, %v; want one background command running", st, err)
 	}
-	shell := r.PID()
+	shell := r.PID(t.Context())
 	if err := r.Close(); err != nil {
 		t.Fatalf("Close: %v", err)
 	}

@@ -44,7 +44,8 @@ type Server struct {
 	settle time.Duration
 	gate   gate
 	out    deliveries
-	done   chan struct{} // closed once the session ended
+	done   chan struct{}     // closed once the session ended
+	table  map[string]method // set by NewServer, read-only after
 
 	mu sync.Mutex // guards the fields below
 	// Activity clocks, for winxd's TTLs.
@@ -84,10 +85,12 @@ func NewServer(sess *guardian.Session, key string, opts *ServerOptions) *Server 
 		o.SettleTimeout = DefaultSettleTimeout
 	}
 	now := time.Now()
-	return &Server{
+	s := &Server{
 		sess: sess, key: key, logger: o.Logger, settle: o.SettleTimeout, done: make(chan struct{}),
 		created: now, lastActivity: now, launches: make(map[string]*launch),
 	}
+	s.table = s.methods()
+	return s
 }
 
 // Done is closed when the session has ended; the guardian then exits.
@@ -109,140 +112,152 @@ func (s *Server) Handle(ctx context.Context, req *jsonrpc.Request) (json.RawMess
 	return b, nil
 }
 
-func (s *Server) handle(ctx context.Context, req *jsonrpc.Request) (any, error) {
-	switch req.Method {
-	case MethodAck:
-		p, err := decode[ackParams](req)
-		if err == nil {
-			s.out.ack(p.Seq)
-		}
-		return nil, nil
-	case MethodStatus:
-		if err := s.params(req, &reqBase{}); err != nil {
+// methodFunc answers one method: it decodes req's params, calls, and
+// returns the result to encode (nil for none).
+type methodFunc func(ctx context.Context, req *jsonrpc.Request) (any, error)
+
+// method is one entry of the method table.
+type method struct {
+	fn methodFunc
+	// passive methods are answered to notifications too and do not count
+	// as activity: a sweep looking at status must not keep a session alive.
+	passive bool
+}
+
+// handler adapts fn to a methodFunc: params decode into a fresh P (an
+// invalid-params error when they do not), their acknowledgement applies
+// before fn runs, and fn's result is the answer.
+func handler[P any, PP interface {
+	*P
+	acker
+}, R any](s *Server, fn func(context.Context, PP) (R, error)) methodFunc {
+	return func(ctx context.Context, req *jsonrpc.Request) (any, error) {
+		p := PP(new(P))
+		if err := s.params(req, p); err != nil {
 			return nil, err
 		}
-		return s.status(), nil
+		res, err := fn(ctx, p)
+		if err != nil {
+			return nil, err
+		}
+		return res, nil
+	}
+}
+
+// methods is the server's method table: one entry per method it serves.
+func (s *Server) methods() map[string]method {
+	return map[string]method{
+		MethodAck:         {fn: s.ackNotify, passive: true},
+		MethodStatus:      {fn: handler(s, s.statusCall), passive: true},
+		MethodAttach:      {fn: handler(s, s.attach)},
+		MethodRun:         {fn: handler(s, s.run)},
+		MethodPoll:        {fn: handler(s, s.poll)},
+		MethodSendText:    {fn: handler(s, s.sendText)},
+		MethodSendKeys:    {fn: handler(s, s.sendKeys)},
+		MethodSendBytes:   {fn: handler(s, s.sendBytes)},
+		MethodCancel:      {fn: handler(s, s.cancel)},
+		MethodScreen:      {fn: handler(s, s.screen)},
+		MethodWaitForTurn: {fn: handler(s, s.waitForTurn)},
+		MethodReset:       {fn: handler(s, s.reset)},
+		MethodClose:       {fn: handler(s, s.closeSession)},
+		MethodBgStart:     {fn: handler(s, s.bgStart)},
+		MethodBgPoll:      {fn: handler(s, s.bgPoll)},
+		MethodBgSendText:  {fn: handler(s, s.bgSendText)},
+	}
+}
+
+func (s *Server) handle(ctx context.Context, req *jsonrpc.Request) (any, error) {
+	m, ok := s.table[req.Method]
+	if ok && m.passive {
+		return m.fn(ctx, req)
 	}
 	if !req.IsCall() {
 		return nil, nil
 	}
 	s.touch()
-	switch req.Method {
-	case MethodAttach:
-		var p attachParams
-		if err := s.params(req, &p); err != nil {
-			return nil, err
-		}
-		return s.attach(p)
-	case MethodRun:
-		var p runParams
-		if err := s.params(req, &p); err != nil {
-			return nil, err
-		}
-		return s.run(ctx, p)
-	case MethodPoll:
-		var p pollParams
-		if err := s.params(req, &p); err != nil {
-			return nil, err
-		}
-		return s.poll(ctx, p)
-	case MethodSendText:
-		var p sendTextParams
-		if err := s.params(req, &p); err != nil {
-			return nil, err
-		}
-		return s.input(ctx, p.Generation, p.WaitMS, func(ctx context.Context) (*guardian.Outcome, error) {
-			return s.sess.SendText(ctx, p.Text, p.Submit, 0)
-		})
-	case MethodSendKeys:
-		var p sendKeysParams
-		if err := s.params(req, &p); err != nil {
-			return nil, err
-		}
-		if len(p.Keys) == 1 && p.Keys[0] == "Ctrl-c" {
-			// The session's interrupt logic, behind the generation check.
-			return s.cancel(ctx, cancelParams{Generation: p.Generation, WaitMS: p.WaitMS})
-		}
-		return s.input(ctx, p.Generation, p.WaitMS, func(ctx context.Context) (*guardian.Outcome, error) {
-			return s.sess.SendKeys(ctx, p.Keys, 0)
-		})
-	case MethodSendBytes:
-		var p sendBytesParams
-		if err := s.params(req, &p); err != nil {
-			return nil, err
-		}
-		return s.input(ctx, p.Generation, p.WaitMS, func(ctx context.Context) (*guardian.Outcome, error) {
-			return s.sess.SendBytes(ctx, p.Bytes, 0)
-		})
-	case MethodCancel:
-		var p cancelParams
-		if err := s.params(req, &p); err != nil {
-			return nil, err
-		}
-		return s.cancel(ctx, p)
-	case MethodScreen:
-		var p screenParams
-		if err := s.params(req, &p); err != nil {
-			return nil, err
-		}
-		return screenToWire(s.sess.Screen(p.Lines, p.Diff)), nil
-	case MethodWaitForTurn:
-		var p waitTurnParams
-		if err := s.params(req, &p); err != nil {
-			return nil, err
-		}
-		quiet, err := s.sess.WaitForTurn(ctx, millis(p.QuietMS), millis(p.TimeoutMS))
-		if err != nil {
-			return nil, err
-		}
-		return waitTurnResult{Quiet: quiet}, nil
-	case MethodReset:
-		if err := s.params(req, &reqBase{}); err != nil {
-			return nil, err
-		}
-		return s.reset(ctx)
-	case MethodClose:
-		if err := s.params(req, &reqBase{}); err != nil {
-			return nil, err
-		}
-		s.terminate("closed by a client")
-		return s.status(), nil
-	case MethodBgStart:
-		var p bgStartParams
-		if err := s.params(req, &p); err != nil {
-			return nil, err
-		}
-		id, err := s.sess.StartBackground(ctx, p.Command)
-		if err != nil {
-			return nil, err
-		}
-		s.mu.Lock()
-		s.bg = append(s.bg, id)
-		s.noteCommandLocked()
-		s.mu.Unlock()
-		return bgStartResult{ID: id}, nil
-	case MethodBgPoll:
-		var p bgPollParams
-		if err := s.params(req, &p); err != nil {
-			return nil, err
-		}
-		o, err := s.sess.PollBackground(ctx, p.ID, millis(p.WaitMS))
-		if err != nil {
-			return nil, err
-		}
-		return toWire(o, s.out.take(bgStream(p.ID), o)), nil
-	case MethodBgSendText:
-		var p bgSendTextParams
-		if err := s.params(req, &p); err != nil {
-			return nil, err
-		}
-		o, err := s.sess.SendTextBackground(ctx, p.ID, p.Text, p.Submit, millis(p.WaitMS))
-		if err != nil {
-			return nil, err
-		}
-		return toWire(o, s.out.take(bgStream(p.ID), o)), nil
+	if !ok {
+		return nil, jsonrpc.NewError(jsonrpc.CodeMethodNotFound, "remote: unknown method "+req.Method)
 	}
-	return nil, jsonrpc.NewError(jsonrpc.CodeMethodNotFound, "remote: unknown method "+req.Method)
+	return m.fn(ctx, req)
+}
+
+// ackNotify applies an acknowledgement; malformed ones are ignored, as a
+// notification has nobody to answer.
+func (s *Server) ackNotify(_ context.Context, req *jsonrpc.Request) (any, error) {
+	p, err := decode[ackParams](req)
+	if err == nil {
+		s.out.ack(p.Seq)
+	}
+	return nil, nil
+}
+
+func (s *Server) statusCall(context.Context, *reqBase) (Status, error) { return s.status(), nil }
+
+func (s *Server) sendText(ctx context.Context, p *sendTextParams) (*Outcome, error) {
+	return s.input(ctx, p.Generation, p.WaitMS, func(ctx context.Context) (*guardian.Outcome, error) {
+		return s.sess.SendText(ctx, p.Text, p.Submit, 0)
+	})
+}
+
+func (s *Server) sendKeys(ctx context.Context, p *sendKeysParams) (*Outcome, error) {
+	if len(p.Keys) == 1 && p.Keys[0] == "Ctrl-c" {
+		// The session's interrupt logic, behind the generation check.
+		return s.cancel(ctx, &cancelParams{Generation: p.Generation, WaitMS: p.WaitMS})
+	}
+	return s.input(ctx, p.Generation, p.WaitMS, func(ctx context.Context) (*guardian.Outcome, error) {
+		return s.sess.SendKeys(ctx, p.Keys, 0)
+	})
+}
+
+func (s *Server) sendBytes(ctx context.Context, p *sendBytesParams) (*Outcome, error) {
+	return s.input(ctx, p.Generation, p.WaitMS, func(ctx context.Context) (*guardian.Outcome, error) {
+		return s.sess.SendBytes(ctx, p.Bytes, 0)
+	})
+}
+
+func (s *Server) screen(ctx context.Context, p *screenParams) (screenResult, error) {
+	return screenToWire(s.sess.Screen(ctx, p.Lines, p.Diff)), nil
+}
+
+func (s *Server) waitForTurn(ctx context.Context, p *waitTurnParams) (waitTurnResult, error) {
+	quiet, err := s.sess.WaitForTurn(ctx, millis(p.QuietMS), millis(p.TimeoutMS))
+	if err != nil {
+		return waitTurnResult{}, err
+	}
+	return waitTurnResult{Quiet: quiet}, nil
+}
+
+func (s *Server) closeSession(context.Context, *reqBase) (Status, error) {
+	s.terminate("closed by a client")
+	return s.status(), nil
+}
+
+func (s *Server) bgStart(ctx context.Context, p *bgStartParams) (bgStartResult, error) {
+	id, err := s.sess.StartBackground(ctx, p.Command)
+	if err != nil {
+		return bgStartResult{}, err
+	}
+	s.mu.Lock()
+	s.bg = append(s.bg, id)
+	s.noteCommandLocked()
+	s.mu.Unlock()
+	return bgStartResult{ID: id}, nil
+}
+
+func (s *Server) bgPoll(ctx context.Context, p *bgPollParams) (*Outcome, error) {
+	o, err := s.sess.PollBackground(ctx, p.ID, millis(p.WaitMS))
+	if err != nil {
+		return nil, err
+	}
+	return toWire(o, s.out.take(bgStream(p.ID), o)), nil
+}
+
+func (s *Server) bgSendText(ctx context.Context, p *bgSendTextParams) (*Outcome, error) {
+	o, err := s.sess.SendTextBackground(ctx, p.ID, p.Text, p.Submit, millis(p.WaitMS))
+	if err != nil {
+		return nil, err
+	}
+	return toWire(o, s.out.take(bgStream(p.ID), o)), nil
 }
 
 // acker is a params struct; its Ack is applied before the call runs.
@@ -287,7 +302,7 @@ func (s *Server) noteCommandLocked() {
 
 // run launches a command under the gate, publishes its generation, then
 // waits for it like a poll.
-func (s *Server) run(ctx context.Context, p runParams) (*Outcome, error) {
+func (s *Server) run(ctx context.Context, p *runParams) (*Outcome, error) {
 	l, err := s.registerLaunch(p.LaunchID)
 	if err != nil {
 		return nil, err
@@ -331,7 +346,7 @@ func (s *Server) finish(ctx context.Context, o *guardian.Outcome, wait time.Dura
 	return toWire(o2, s.out.take(stream, o2)), nil
 }
 
-func (s *Server) poll(ctx context.Context, p pollParams) (*Outcome, error) {
+func (s *Server) poll(ctx context.Context, p *pollParams) (*Outcome, error) {
 	gen := p.Generation
 	if gen == 0 {
 		gen = s.gate.current()
@@ -378,7 +393,7 @@ func (s *Server) input(ctx context.Context, gen uint64, waitMS int64, send func(
 // cancel interrupts the foreground command of the named generation (or of
 // the named launch, once it settled). A generation that is not the newest
 // is never touched.
-func (s *Server) cancel(ctx context.Context, p cancelParams) (*Outcome, error) {
+func (s *Server) cancel(ctx context.Context, p *cancelParams) (*Outcome, error) {
 	if p.LaunchID != "" {
 		gen, err := s.awaitLaunch(ctx, p.LaunchID)
 		if err != nil {
@@ -422,7 +437,7 @@ func (s *Server) cancel(ctx context.Context, p cancelParams) (*Outcome, error) {
 	return toWire(o, s.out.take(stream, o)), nil
 }
 
-func (s *Server) reset(ctx context.Context) (*Status, error) {
+func (s *Server) reset(ctx context.Context, _ *reqBase) (*Status, error) {
 	if _, err := s.gate.acquire(ctx, s.settle); err != nil {
 		return nil, err
 	}
@@ -547,7 +562,7 @@ func (s *Server) snapshot() (Status, *Outcome) {
 		EverRanCommand: s.everRan, Background: append([]string(nil), s.bg...), Closed: s.ended,
 	}
 	s.mu.Unlock()
-	st.ShellPID, st.Cwd = s.sess.PID(), s.sess.Cwd()
+	st.ShellPID, st.Cwd = s.sess.PID(context.Background()), s.sess.Cwd(context.Background())
 	st.Generation = s.gate.current()
 	var fg *Outcome
 	if st.Generation != 0 {
@@ -568,7 +583,7 @@ func (s *Server) snapshot() (Status, *Outcome) {
 	return st, fg
 }
 
-func (s *Server) attach(p attachParams) (*Snapshot, error) {
+func (s *Server) attach(_ context.Context, p *attachParams) (*Snapshot, error) {
 	if len(p.Meta) > maxMetaBytes {
 		return nil, fmt.Errorf("%w: meta of %d bytes, more than %d", guardian.ErrInvalidInput, len(p.Meta), maxMetaBytes)
 	}

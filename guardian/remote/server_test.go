@@ -3,6 +3,8 @@ package remote
 import (
 	"context"
 	"errors"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -19,14 +21,14 @@ func TestCancelOfUnsettledLaunchTerminates(t *testing.T) {
 		t.Fatal(err)
 	}
 	srv := NewServer(sess, "k", &ServerOptions{SettleTimeout: 50 * time.Millisecond})
-	shell := sess.PID()
+	shell := sess.PID(t.Context())
 	// A launch that took the gate and its id and never settles.
 	if _, err := srv.registerLaunch("stuck"); err != nil {
 		t.Fatal(err)
 	}
 	srv.gate.tryLaunch()
 
-	_, err = srv.cancel(ctx, cancelParams{LaunchID: "stuck"})
+	_, err = srv.cancel(ctx, &cancelParams{LaunchID: "stuck"})
 	if !errors.Is(err, ErrTerminated) || !errors.Is(toClientError(err), guardian.ErrClosed) {
 		t.Fatalf("cancel of a stuck launch = %v, want ErrTerminated", err)
 	}
@@ -40,13 +42,30 @@ func TestCancelOfUnsettledLaunchTerminates(t *testing.T) {
 	}
 	// A cancel naming a launch that never arrived refuses that launch.
 	srv2 := NewServer(sess, "k", nil)
-	if _, err := srv2.cancel(ctx, cancelParams{LaunchID: "early"}); !errors.Is(err, ErrNoLaunch) {
+	if _, err := srv2.cancel(ctx, &cancelParams{LaunchID: "early"}); !errors.Is(err, ErrNoLaunch) {
 		t.Fatalf("cancel before launch = %v, want ErrNoLaunch", err)
 	}
-	if _, err := srv2.run(ctx, runParams{Command: "true", LaunchID: "early"}); !errors.Is(err, ErrLaunchCancelled) {
+	if _, err := srv2.run(ctx, &runParams{Command: "true", LaunchID: "early"}); !errors.Is(err, ErrLaunchCancelled) {
 		t.Fatalf("launch after its cancel = %v, want ErrLaunchCancelled", err)
 	}
 }
 
 // toClientError is what a client makes of the server's error.
 func toClientError(err error) error { return fromWireError("sock", toWireError(err)) }
+
+// TestMethodTableMatchesCapabilities: the hello announces exactly the
+// methods the table serves.
+func TestMethodTableMatchesCapabilities(t *testing.T) {
+	srv := NewServer(nil, "k", nil)
+	caps := Capabilities()
+	for name := range srv.table {
+		if !slices.Contains(caps, name) {
+			t.Errorf("method %s is served but not announced", name)
+		}
+	}
+	for _, c := range caps {
+		if _, ok := srv.table[c]; !ok && strings.Contains(c, ".") {
+			t.Errorf("method %s is announced but not served", c)
+		}
+	}
+}

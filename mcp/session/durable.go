@@ -8,22 +8,17 @@ import (
 	"time"
 
 	"winx/auth/policy"
+	"winx/guardian"
+	"winx/guardian/runtime"
 )
 
-// DurableShell is a shell that outlives the adapter (a guardian process of
-// the daemon runtime): an adapter started later may attach to it, and then
-// the session's mode must come back with it, as TOOLS.md's reattach promises.
-type DurableShell interface {
-	// Resumed reports whether the shell served the session before this
-	// adapter attached, and the mode recorded with it then (Name "" when
-	// none was recorded).
-	Resumed() (prior policy.Mode, resumed bool)
-	// RecordMode stores the session's mode with the shell.
-	RecordMode(ctx context.Context, m policy.Mode) error
-}
+// A shell may outlive the adapter (a guardian process of the daemon
+// runtime): an adapter started later may attach to it, and then the
+// session's mode must come back with it, as TOOLS.md's reattach promises.
+// The mode is kept in the terminal's record (guardian.Terminal.Meta).
 
-// recordModeTimeout bounds storing a mode with a durable shell; a failure
-// only costs the next adapter the mode, so it never fails the call.
+// recordModeTimeout bounds storing a mode with a shell; a failure only
+// costs the next adapter the mode, so it never fails the call.
 const recordModeTimeout = 5 * time.Second
 
 // ValidateMode reports a mode that is unknown or a code_writer mode whose
@@ -40,7 +35,7 @@ func ValidateMode(m policy.Mode) error {
 	return fmt.Errorf("%w: %v", ErrInvalidMode, err)
 }
 
-// EncodeMode and DecodeMode are the record kept with a durable shell.
+// EncodeMode and DecodeMode are the record kept with a shell.
 // DecodeMode reports false for a record that is absent, unnamed or invalid.
 func EncodeMode(m policy.Mode) json.RawMessage {
 	b, err := json.Marshal(m)
@@ -60,33 +55,30 @@ func DecodeMode(raw json.RawMessage) (policy.Mode, bool) {
 }
 
 // resumeMode settles the mode of a session whose first shell just started:
-// a durable shell that served the session before brings its mode back
-// unless the call asked for one; the mode in force is recorded with it.
-func resumeMode(ctx context.Context, sh Shell, asked policy.Mode) (mode policy.Mode, resumed bool) {
-	mode = asked
-	ds, ok := sh.(DurableShell)
-	if ok {
-		var prior policy.Mode
-		if prior, resumed = ds.Resumed(); resumed && mode.Name == "" && prior.Name != "" {
+// a shell that served the session before brings its mode back unless the
+// call asked for one; the mode in force is recorded with it.
+func resumeMode(ctx context.Context, st *runtime.Started, asked policy.Mode) (mode policy.Mode, resumed bool) {
+	mode, resumed = asked, st.Resumed
+	if resumed && mode.Name == "" {
+		if prior, ok := DecodeMode(st.Terminal.Meta(ctx)); ok {
 			mode = prior
 		}
 	}
 	if mode.Name == "" {
 		mode = policy.Mode{Name: policy.ModeWCGW}
 	}
-	if ok {
-		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), recordModeTimeout)
-		ds.RecordMode(rctx, mode)
-		cancel()
-	}
+	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), recordModeTimeout)
+	st.Terminal.SetMeta(rctx, EncodeMode(mode))
+	cancel()
 	return mode, resumed
 }
 
-// recordMode stores a changed mode with a durable shell.
-func recordMode(sh Shell, m policy.Mode) {
-	if ds, ok := sh.(DurableShell); ok {
-		ctx, cancel := context.WithTimeout(context.Background(), recordModeTimeout)
-		defer cancel()
-		ds.RecordMode(ctx, m)
+// recordMode stores a changed mode with a shell.
+func recordMode(sh guardian.Terminal, m policy.Mode) {
+	if sh == nil {
+		return
 	}
+	ctx, cancel := context.WithTimeout(context.Background(), recordModeTimeout)
+	defer cancel()
+	sh.SetMeta(ctx, EncodeMode(m))
 }

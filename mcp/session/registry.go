@@ -4,7 +4,7 @@
 // resolution, and the state each session owns between calls (read ledger,
 // edit engine, navigation memory, image references, resumed contexts),
 // created and released with it. It does not run commands or speak MCP: the
-// shells come from a ShellFactory, and mcp/tools turns the registry's typed
+// shells come from a guardian/runtime Factory, and mcp/tools turns the registry's typed
 // errors into result envelopes.
 package session
 
@@ -18,28 +18,9 @@ import (
 
 	"winx/auth/policy"
 	"winx/evidence"
+	"winx/guardian"
+	"winx/guardian/runtime"
 )
-
-// Shell is what the session registry needs from a shell session; the
-// guardian's session implements it. A shell outlives the context it was
-// started with.
-type Shell interface {
-	PID() int
-	Cwd() string
-	Close() error
-}
-
-// ShellHealth is implemented by shells that can tell they failed (the
-// process died, the PTY closed). A failed shell is reset even within
-// ResetInterval of the last reset.
-type ShellHealth interface {
-	Healthy() bool
-}
-
-// ShellFactory starts a shell in dir. env holds the variables Winx adds
-// (WINX_WORKSPACE_ROOT, WINX_TEMP_DIR) on top of the factory's own
-// environment. ctx bounds the start only: the shell must outlive it.
-type ShellFactory func(ctx context.Context, dir string, env []string) (Shell, error)
 
 // ResetInterval is how long after a reset a further reset of a healthy
 // shell is skipped (reset_skipped_healthy) and the shell kept.
@@ -76,9 +57,9 @@ type Session struct {
 
 	mu        sync.Mutex // guards the fields below; taken after Sessions.mu, never before
 	mode      policy.Mode
-	shell     Shell     // nil until started
-	lastReset time.Time // zero until the first reset
-	resumed   bool      // the first shell served this session before this adapter
+	shell     guardian.Terminal // nil until started
+	lastReset time.Time         // zero until the first reset
+	resumed   bool              // the first shell served this session before this adapter
 }
 
 // Mode returns the session's current mode.
@@ -110,7 +91,7 @@ func (s *Session) Resumed() bool {
 }
 
 // Shell returns the session's current shell; it changes on ResetShell.
-func (s *Session) Shell() Shell {
+func (s *Session) Shell() guardian.Terminal {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.shell
@@ -129,7 +110,7 @@ type threadKey struct{ principal, thread string }
 // session. A session
 // may have several threads; a thread has one session.
 type Sessions struct {
-	factory ShellFactory
+	factory runtime.Factory
 	now     func() time.Time
 
 	mu       sync.Mutex // guards the fields below
@@ -143,7 +124,7 @@ type Sessions struct {
 
 // NewSessions returns an empty registry that starts shells with factory;
 // now is the clock (nil means time.Now).
-func NewSessions(factory ShellFactory, now func() time.Time) *Sessions {
+func NewSessions(factory runtime.Factory, now func() time.Time) *Sessions {
 	if factory == nil {
 		panic("session: NewSessions needs a shell factory")
 	}
@@ -275,12 +256,14 @@ func (s *Sessions) bind(tk threadKey, sess *Session, move bool) error {
 
 // start runs the factory for a new session and publishes the outcome.
 func (s *Sessions) start(ctx context.Context, sess *Session, mode policy.Mode) error {
-	sh, err := s.newShell(ctx, sess, sess.Root)
+	st, err := s.newShell(ctx, sess, sess.Root, nil)
+	var sh guardian.Terminal
 	resumed := false
 	if err == nil {
-		mode, resumed = resumeMode(ctx, sh, mode)
+		sh = st.Terminal
+		mode, resumed = resumeMode(ctx, st, mode)
 	}
-	var orphan Shell
+	var orphan guardian.Terminal
 	s.mu.Lock()
 	if err == nil && s.closed {
 		err, orphan = ErrSessionsClosed, sh
@@ -298,18 +281,22 @@ func (s *Sessions) start(ctx context.Context, sess *Session, mode policy.Mode) e
 	close(sess.ready)
 	s.mu.Unlock()
 	if orphan != nil {
-		orphan.Close()
+		orphan.Release(context.WithoutCancel(ctx))
 	}
 	return err
 }
 
-// newShell runs the factory for a shell of sess in dir.
-func (s *Sessions) newShell(ctx context.Context, sess *Session, dir string) (Shell, error) {
-	sh, err := s.factory(withFactorySession(ctx, sess), dir, sess.env())
-	if err == nil && sh == nil {
+// newShell runs the factory for a shell of sess in dir; replacing is the
+// shell a reset replaces, nil for the first.
+func (s *Sessions) newShell(ctx context.Context, sess *Session, dir string, replacing guardian.Terminal) (*runtime.Started, error) {
+	st, err := s.factory(ctx, runtime.Spec{
+		Principal: sess.Key.Principal, Workspace: sess.Key.Root, Scope: sess.Key.Scope, ExternalID: sess.ExternalID,
+		Dir: dir, Env: sess.env(), Replacing: replacing,
+	})
+	if err == nil && (st == nil || st.Terminal == nil) {
 		err = errors.New("session: shell factory returned no shell")
 	}
-	return sh, err
+	return st, err
 }
 
 // ByThread returns the session a principal's thread is bound to; threadID is
@@ -366,23 +353,24 @@ func (s *Sessions) ResetShell(ctx context.Context, sess *Session) (reset bool, e
 	sess.mu.Lock()
 	old, last := sess.shell, sess.lastReset
 	sess.mu.Unlock()
-	if !last.IsZero() && s.now().Sub(last) < ResetInterval && healthy(old) {
+	if !last.IsZero() && s.now().Sub(last) < ResetInterval && old.Healthy(ctx) {
 		return false, nil
 	}
 	dir := sess.Root
-	if cwd := old.Cwd(); cwd != "" {
+	if cwd := old.Cwd(ctx); cwd != "" {
 		if fi, err := os.Stat(cwd); err == nil && fi.IsDir() {
 			dir = cwd
 		}
 	}
-	sh, err := s.newShell(ctx, sess, dir)
+	st, err := s.newShell(ctx, sess, dir, old)
 	if err != nil {
 		return false, err
 	}
+	sh := st.Terminal
 	s.mu.Lock()
 	if s.closed {
 		s.mu.Unlock()
-		sh.Close()
+		sh.Release(context.WithoutCancel(ctx))
 		return false, ErrSessionsClosed
 	}
 	sess.mu.Lock()
@@ -391,15 +379,10 @@ func (s *Sessions) ResetShell(ctx context.Context, sess *Session) (reset bool, e
 	s.mu.Unlock()
 	// The replaced shell is gone from the session either way; a failure to
 	// tear it down leaves nothing the caller could act on.
-	_ = old.Close()
+	_ = old.Release(context.WithoutCancel(ctx))
 	// A guardian spawned anew holds no mode yet.
 	recordMode(sh, sess.Mode())
 	return true, nil
-}
-
-func healthy(sh Shell) bool {
-	h, ok := sh.(ShellHealth)
-	return !ok || h.Healthy()
 }
 
 // Close closes every session's shell and refuses further use.
@@ -410,7 +393,7 @@ func (s *Sessions) Close() error {
 		return nil
 	}
 	s.closed = true
-	var shells []Shell
+	var shells []guardian.Terminal
 	for _, sess := range s.sessions {
 		sess.mu.Lock()
 		if sess.shell != nil {
@@ -421,9 +404,12 @@ func (s *Sessions) Close() error {
 	clear(s.sessions)
 	clear(s.threads)
 	s.mu.Unlock()
+	// Close has no caller's context: releasing is local (the embedded
+	// session ends its processes, a guardian client only detaches).
+	ctx := context.Background()
 	var errs []error
 	for _, sh := range shells {
-		errs = append(errs, sh.Close())
+		errs = append(errs, sh.Release(ctx))
 	}
 	return errors.Join(errs...)
 }
@@ -440,21 +426,4 @@ func (s *Sessions) TempDirs(root string) []string {
 		}
 	}
 	return dirs
-}
-
-// factorySessionKey carries the session a ShellFactory call is for.
-type factorySessionKey struct{}
-
-// withFactorySession tells the factory which session it starts a shell for
-// (the daemon runtime needs the session's identity, and on a reset its
-// current shell).
-func withFactorySession(ctx context.Context, sess *Session) context.Context {
-	return context.WithValue(ctx, factorySessionKey{}, sess)
-}
-
-// FactorySession returns the session a ShellFactory call starts a shell
-// for; nil when the factory is called outside the registry.
-func FactorySession(ctx context.Context) *Session {
-	sess, _ := ctx.Value(factorySessionKey{}).(*Session)
-	return sess
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"winx/auth/policy"
+	"winx/guardian"
 	"winx/mcp/session"
 	"winx/mcp/session/sessiontest"
 )
@@ -26,8 +27,8 @@ func TestAttachSameKeySharesShell(t *testing.T) {
 	if err != nil || created {
 		t.Fatalf("second Attach = %v, created %v; want the same session", err, created)
 	}
-	if a != b || a.Shell().PID() != b.Shell().PID() || f.Starts.Load() != 1 {
-		t.Errorf("same key gave sessions %p/%p, PIDs %d/%d, %d shell starts; want one", a, b, a.Shell().PID(), b.Shell().PID(), f.Starts.Load())
+	if a != b || a.Shell().PID(t.Context()) != b.Shell().PID(t.Context()) || f.Starts.Load() != 1 {
+		t.Errorf("same key gave sessions %p/%p, PIDs %d/%d, %d shell starts; want one", a, b, a.Shell().PID(t.Context()), b.Shell().PID(t.Context()), f.Starts.Load())
 	}
 	if a.Key != (session.Key{Principal: "alice", Root: root}) || a.ExternalID != session.ExternalSessionID("alice", root) ||
 		a.TempDir != session.TempArtifactDir(a.Key) || a.Mode().Name != policy.ModeWCGW {
@@ -86,7 +87,7 @@ func TestAttachPrincipalsAndThreads(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if alice == bob || alice.Shell().PID() == bob.Shell().PID() || alice.TempDir == bob.TempDir {
+	if alice == bob || alice.Shell().PID(t.Context()) == bob.Shell().PID(t.Context()) || alice.TempDir == bob.TempDir {
 		t.Fatal("two principals share a session for one workspace and thread id")
 	}
 	if got, err := s.ByThread("alice", "conv-1"); err != nil || got != alice {
@@ -115,7 +116,7 @@ func TestAttachPrincipalsAndThreads(t *testing.T) {
 	if got, _ := s.ByThread("alice", "conv-1"); got != moved {
 		t.Error("the thread did not move to the new workspace")
 	}
-	if !alice.Shell().(*sessiontest.ProcShell).Healthy() {
+	if !alice.Shell().(*sessiontest.ProcShell).Healthy(t.Context()) {
 		t.Error("the old workspace's shell was stopped by a thread moving away")
 	}
 }
@@ -200,14 +201,14 @@ func TestResetShell(t *testing.T) {
 		t.Fatalf("first ResetShell = %v, %v; want a reset", reset, err)
 	}
 	second := sess.Shell().(*sessiontest.ProcShell)
-	if second.PID() == first.PID() || first.Healthy() || second.Dir != root || sess.Mode().Name != policy.ModeArchitect {
+	if second.PID(t.Context()) == first.PID(t.Context()) || first.Healthy(t.Context()) || second.Dir != root || sess.Mode().Name != policy.ModeArchitect {
 		t.Errorf("after reset: PID %d (was %d), old alive %v, dir %q, mode %q; want a new shell in %s, the old one killed, mode kept",
-			second.PID(), first.PID(), first.Healthy(), second.Dir, sess.Mode().Name, root)
+			second.PID(t.Context()), first.PID(t.Context()), first.Healthy(t.Context()), second.Dir, sess.Mode().Name, root)
 	}
 
 	clock.Advance(session.ResetInterval - time.Second)
 	reset, err = s.ResetShell(ctx, sess)
-	if err != nil || reset || sess.Shell() != session.Shell(second) || !second.Healthy() {
+	if err != nil || reset || sess.Shell() != guardian.Terminal(second) || !second.Healthy(t.Context()) {
 		t.Fatalf("second ResetShell within the interval = %v, %v; want it skipped and the shell kept", reset, err)
 	}
 
@@ -299,8 +300,8 @@ func TestSessionsClose(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, sh := range shells {
-		if sh.Healthy() {
-			t.Errorf("shell %d still runs after Close", sh.PID())
+		if sh.Healthy(t.Context()) {
+			t.Errorf("shell %d still runs after Close", sh.PID(t.Context()))
 		}
 	}
 	if _, _, err := s.Attach(context.Background(), "", sessiontest.Canon(t, t.TempDir()), policy.Mode{}, "", false); !errors.Is(err, session.ErrSessionsClosed) {

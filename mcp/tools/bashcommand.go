@@ -35,24 +35,6 @@ const (
 	codeCommandNotRunning     = "command_not_running"
 )
 
-// terminal is what BashCommand needs from a session's shell; the embedded
-// runtime's *guardian.Session implements it.
-type terminal interface {
-	session.Shell
-	Run(ctx context.Context, command string, wait time.Duration) (*guardian.Outcome, error)
-	Poll(ctx context.Context, gen uint64, wait time.Duration) (*guardian.Outcome, error)
-	SendText(ctx context.Context, text string, submit bool, wait time.Duration) (*guardian.Outcome, error)
-	SendKeys(ctx context.Context, keys []guardian.Key, wait time.Duration) (*guardian.Outcome, error)
-	SendBytes(ctx context.Context, b []byte, wait time.Duration) (*guardian.Outcome, error)
-	StartBackground(ctx context.Context, command string) (string, error)
-	PollBackground(ctx context.Context, id string, wait time.Duration) (*guardian.Outcome, error)
-	SendTextBackground(ctx context.Context, id, text string, submit bool, wait time.Duration) (*guardian.Outcome, error)
-	Screen(lines int, diff bool) guardian.ScreenSnapshot
-	WaitForTurn(ctx context.Context, quiet, timeout time.Duration) (bool, error)
-}
-
-var _ terminal = (*guardian.Session)(nil)
-
 // bashInput is BashCommand's arguments. action_json may also be a JSON
 // string (holding an object, or a plain command); a top-level command is
 // accepted for clients that flatten the action.
@@ -190,14 +172,11 @@ func (t *bashTool) handle(ctx context.Context, req *mcp.ToolRequest) (*mcp.CallT
 	if err != nil {
 		return bashFailure(err), nil
 	}
-	term, ok := sess.Shell().(terminal)
-	if !ok {
-		return bashFailure(errors.New("tools: this session's runtime cannot run commands")), nil
-	}
-	if res := bashGate(sess, term, act); res != nil { // the session mode (modepolicy.go)
+	term := sess.Shell()
+	if res := bashGate(ctx, sess, term, act); res != nil { // the session mode (modepolicy.go)
 		return res, nil
 	}
-	if res := t.artifacts.check(t.sessions, sess, act, in.ThreadID, in.WorkspaceRoot); res != nil {
+	if res := t.artifacts.check(ctx, t.sessions, sess, act, in.ThreadID, in.WorkspaceRoot); res != nil {
 		return res, nil
 	}
 	r := bashRun{term: term, act: act, wait: wait, threadID: in.ThreadID, root: in.WorkspaceRoot, keepTailPipe: t.keepTailPipe,
@@ -298,7 +277,7 @@ func (in *bashInput) wait() (time.Duration, error) {
 
 // bashRun is one BashCommand call after its session was resolved.
 type bashRun struct {
-	term     terminal
+	term     guardian.Terminal
 	act      *action
 	wait     time.Duration
 	threadID string
@@ -373,7 +352,7 @@ func (r *bashRun) do(ctx context.Context) *mcp.CallToolResult {
 			}
 			lines = *a.Lines
 		}
-		return r.screen(r.term.Screen(lines, a.Diff), a.Diff)
+		return r.screen(r.term.Screen(ctx, lines, a.Diff), a.Diff)
 	case "wait_for_turn":
 		return r.waitForTurn(ctx)
 	}
@@ -513,7 +492,7 @@ func (r *bashRun) waitForTurn(ctx context.Context) *mcp.CallToolResult {
 	if err != nil {
 		return bashFailure(err)
 	}
-	snap := r.term.Screen(0, false)
+	snap := r.term.Screen(ctx, 0, false)
 	alt := snap.AltScreen
 	env := mcp.Envelope{Status: mcp.StatusCompleted, Tool: BashCommandTool, Message: "The terminal went quiet.",
 		Data: bashData{AltScreen: &alt, Title: snap.Title, Quiet: &ok}}

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"winx/guardian/runtime"
 	"winx/mcp"
 	"winx/mcp/mcptest"
 	"winx/mcp/session"
@@ -29,7 +30,7 @@ func newBashEnv(t testing.TB, home string) *bashEnv {
 		home = t.TempDir()
 	}
 	env := []string{"HOME=" + home, "PATH=" + os.Getenv("PATH"), "LANG=C.UTF-8"}
-	sessions := session.NewSessions(EmbeddedShells(RuntimeOptions{BaseEnv: env}), time.Now)
+	sessions := session.NewSessions(runtime.Embedded(runtime.Options{BaseEnv: env}), time.Now)
 	t.Cleanup(func() { sessions.Close() })
 	reg := NewRegistry(Options{Build: "test", Transport: "http", Sessions: sessions, ScratchRoot: t.TempDir(), StateDir: t.TempDir()})
 	srv := mcp.NewServer(mcp.Implementation{Name: "winx", Version: "test"}, reg, nil)

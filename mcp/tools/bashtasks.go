@@ -38,17 +38,6 @@ const (
 	taskInterruptWait = 5 * time.Second
 )
 
-// generationCanceller is implemented by terminals that can interrupt one
-// command generation only (the embedded and the guardian-served session);
-// a task cancelled after its command ended must never interrupt the next.
-type generationCanceller interface {
-	Cancel(ctx context.Context, gen uint64, wait time.Duration) (*guardian.Outcome, error)
-}
-
-var (
-	_ generationCanceller = (*guardian.Session)(nil)
-)
-
 // runForeground runs a foreground command under the call's wait policy.
 func (r *bashRun) runForeground(ctx context.Context, cmd string) (*guardian.Outcome, error) {
 	if r.policy == "until_complete" && r.promote() {
@@ -101,13 +90,12 @@ func (r *bashRun) follow(ctx context.Context, first *guardian.Outcome) (*guardia
 }
 
 // cancelled handles a task cancelled while its command runs: interrupt that
-// generation only, where the terminal can target one.
+// generation only (a task cancelled after its command ended must never
+// interrupt the next).
 func (r *bashRun) cancelled(gen uint64, cause error) (*guardian.Outcome, error) {
-	if gc, ok := r.term.(generationCanceller); ok {
-		ctx, cancel := context.WithTimeout(context.Background(), 2*taskInterruptWait)
-		defer cancel()
-		gc.Cancel(ctx, gen, taskInterruptWait)
-	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*taskInterruptWait)
+	defer cancel()
+	r.term.Cancel(ctx, gen, taskInterruptWait)
 	return nil, fmt.Errorf("tools: task cancelled: %w", cause)
 }
 

@@ -13,6 +13,7 @@ import (
 	"unicode/utf8"
 
 	"winx/guardian"
+	"winx/guardian/runtime"
 	"winx/mcp"
 	"winx/mcp/session"
 )
@@ -133,7 +134,7 @@ func TestBashCommandWithoutTasksStaysRunning(t *testing.T) {
 // stdio: the client asks for a task, polls tasks/get and reads tasks/result.
 func TestBashCommandLegacyTask(t *testing.T) {
 	env := []string{"HOME=" + t.TempDir(), "PATH=" + os.Getenv("PATH"), "LANG=C.UTF-8"}
-	sessions := session.NewSessions(EmbeddedShells(RuntimeOptions{BaseEnv: env}), time.Now)
+	sessions := session.NewSessions(runtime.Embedded(runtime.Options{BaseEnv: env}), time.Now)
 	t.Cleanup(func() { sessions.Close() })
 	reg := NewRegistry(Options{Build: "test", Transport: "stdio", Sessions: sessions, ScratchRoot: t.TempDir()})
 	srv := mcp.NewServer(mcp.Implementation{Name: "winx", Version: "test"}, reg, nil)

@@ -164,8 +164,8 @@ func (t *editTool) apply(ctx context.Context, principal string, in *editInput) *
 	if err != nil {
 		return toolFailure(EditFilesTool, err)
 	}
-	mode := Mode(sess.Mode())
-	if res := t.editGate(sess, in); res != nil { // architect, verify_command (modepolicy.go)
+	mode := sess.Mode()
+	if res := t.editGate(ctx, sess, in); res != nil { // architect, verify_command (modepolicy.go)
 		return res
 	}
 	plan, err := eng.Plan(edits)
@@ -306,8 +306,8 @@ func (t *editTool) verify(ctx context.Context, in *editInput, sess *session.Sess
 	rerun := &mcp.NextAction{Tool: BashCommandTool, Instruction: "Rerun only the check; the edit is already applied.",
 		Arguments: map[string]any{"action_json": map[string]any{"type": "command", "command": in.VerifyCommand},
 			"thread_id": in.ThreadID, "workspace_root": in.WorkspaceRoot}}
-	term, ok := sess.Shell().(terminal)
-	if !ok {
+	term := sess.Shell()
+	if term == nil {
 		env.Status, env.ErrorCode, env.Retryable = mcp.StatusCompletedWithIssues, codeVerificationFailed, true
 		env.Message = "The edit was applied; the session has no shell to run verify_command."
 		return

@@ -478,14 +478,14 @@ func (t *initializer) resetShell(ctx context.Context, principal string, in *init
 	if err != nil {
 		return failure(err)
 	}
-	oldPID := sess.Shell().PID()
+	oldPID := sess.Shell().PID(ctx)
 	reset, err := t.sessions.ResetShell(ctx, sess)
 	if err != nil {
 		return failure(err)
 	}
 	opts := answerOpts{reattached: true, shellReset: &reset}
 	if reset {
-		opts.note = fmt.Sprintf("The shell was replaced (PID %d -> %d) in the same cwd and mode.", oldPID, sess.Shell().PID())
+		opts.note = fmt.Sprintf("The shell was replaced (PID %d -> %d) in the same cwd and mode.", oldPID, sess.Shell().PID(ctx))
 	} else {
 		opts.skippedReset = true
 		opts.note = fmt.Sprintf("The shell was already reset less than %d minutes ago and reports no failure, so it was kept (PID %d).",
@@ -510,7 +510,7 @@ func (t *initializer) answer(ctx context.Context, in *initializeInput, sess *ses
 	mode := sess.Mode()
 	data := initializeData{
 		ThreadID: tid, WorkspaceRoot: sess.Root, SessionID: sess.ExternalID,
-		ShellPID: sh.PID(), Cwd: sh.Cwd(), Mode: mode.Name, TemporaryArtifactDir: sess.TempDir,
+		ShellPID: sh.PID(ctx), Cwd: sh.Cwd(ctx), Mode: mode.Name, TemporaryArtifactDir: sess.TempDir,
 		Reattached: o.reattached, Scratch: sess.Scratch, ShellReset: o.shellReset,
 	}
 	var b strings.Builder

@@ -1,11 +1,13 @@
 package tools
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strings"
 
 	"winx/auth/policy"
+	"winx/guardian"
 	"winx/mcp"
 	"winx/mcp/session"
 )
@@ -48,8 +50,8 @@ func commandDenied(tool string, err error, nothing string) *mcp.CallToolResult {
 
 // bashGate checks a BashCommand action against the session's mode before
 // anything reaches the shell; nil lets the action run.
-func bashGate(sess *session.Session, term terminal, act *action) *mcp.CallToolResult {
-	m := Mode(sess.Mode())
+func bashGate(ctx context.Context, sess *session.Session, term guardian.Terminal, act *action) *mcp.CallToolResult {
+	m := sess.Mode()
 	if m.Name == "" || m.Name == ModeWCGW {
 		return nil
 	}
@@ -86,7 +88,7 @@ func bashGate(sess *session.Session, term terminal, act *action) *mcp.CallToolRe
 	if strings.TrimSpace(line) == "" {
 		return nil
 	}
-	if err := m.CheckLine(line, term.Cwd()); err != nil {
+	if err := m.CheckLine(line, term.Cwd(ctx)); err != nil {
 		return commandDenied(BashCommandTool, err, "Nothing ran.")
 	}
 	return nil
@@ -96,8 +98,8 @@ func bashGate(sess *session.Session, term terminal, act *action) *mcp.CallToolRe
 // anything is planned or written: architect changes no files, and
 // verify_command must be a command the mode runs. nil lets the call go on;
 // code_writer's globs are checked per planned file.
-func (t *editTool) editGate(sess *session.Session, in *editInput) *mcp.CallToolResult {
-	m := Mode(sess.Mode())
+func (t *editTool) editGate(ctx context.Context, sess *session.Session, in *editInput) *mcp.CallToolResult {
+	m := sess.Mode()
 	if m.Name == ModeArchitect {
 		path := ""
 		if len(in.Files) > 0 {
@@ -110,7 +112,7 @@ func (t *editTool) editGate(sess *session.Session, in *editInput) *mcp.CallToolR
 	}
 	cwd := sess.Root
 	if sh := sess.Shell(); sh != nil {
-		cwd = sh.Cwd()
+		cwd = sh.Cwd(ctx)
 	}
 	if err := m.CheckLine(in.VerifyCommand, cwd); err != nil {
 		return commandDenied(EditFilesTool, fmt.Errorf("verify_command: %w", err), "Nothing was written.")

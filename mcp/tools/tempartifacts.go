@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -62,7 +63,7 @@ type artifactScanned struct {
 
 // check is BashCommand's hook before a command action runs: nil lets it
 // run, otherwise the result is the refusal.
-func (g *tempArtifacts) check(reg *session.Sessions, sess *session.Session, act *action, threadID, root string) *mcp.CallToolResult {
+func (g *tempArtifacts) check(ctx context.Context, reg *session.Sessions, sess *session.Session, act *action, threadID, root string) *mcp.CallToolResult {
 	if act.Type != "command" || act.Command == nil {
 		return nil
 	}
@@ -71,8 +72,8 @@ func (g *tempArtifacts) check(reg *session.Sessions, sess *session.Session, act 
 		panic("tools: session temp dir " + sess.TempDir + " is not named by TempArtifactDir")
 	}
 	cwd := sess.Root
-	if sh := sess.Shell(); sh != nil && sh.Cwd() != "" {
-		cwd = sh.Cwd()
+	if sh := sess.Shell(); sh != nil && sh.Cwd(ctx) != "" {
+		cwd = sh.Cwd(ctx)
 	}
 	cmds, perr := shellparse.Parse(*act.Command)
 	if perr == nil {

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"winx/guardian/artifacts"
+	"winx/guardian/runtime"
 	"winx/mcp/session"
 )
 
@@ -208,7 +209,7 @@ func TestTempArtifactStaticWrites(t *testing.T) {
 func TestTempArtifactScanReuse(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		root := t.TempDir()
-		reg := session.NewSessions(func(context.Context, string, []string) (session.Shell, error) {
+		reg := session.NewSessions(func(context.Context, runtime.Spec) (*runtime.Started, error) {
 			panic("no shell in this test")
 		}, nil)
 		const id = "0123456789abcdef"

@@ -213,7 +213,7 @@ func (op *operator) attach(ctx context.Context, thread string, follow bool) erro
 		state = "running: " + snap.Command
 	}
 	fmt.Fprintf(op.Stdout, "# %s %s (guardian pid %d, shell pid %d, cwd %s, %s)\n", k.ExternalID, k.Workspace, g.PID, snap.ShellPID, snap.Cwd, state)
-	prev := screenRows(rs.Screen(0, false))
+	prev := screenRows(rs.Screen(ctx, 0, false))
 	for _, r := range prev {
 		fmt.Fprintln(op.Stdout, r)
 	}
@@ -228,10 +228,10 @@ func (op *operator) attach(ctx context.Context, thread string, follow bool) erro
 			return nil
 		case <-t.C:
 		}
-		if !rs.Healthy() {
+		if !rs.Healthy(ctx) {
 			return fmt.Errorf("winx: the session's guardian is gone")
 		}
-		cur := screenRows(rs.Screen(0, false))
+		cur := screenRows(rs.Screen(ctx, 0, false))
 		for _, r := range newRows(prev, cur) {
 			fmt.Fprintln(op.Stdout, r)
 		}

@@ -5,6 +5,7 @@ package sessiontest
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"os"
 	"os/exec"
@@ -14,12 +15,18 @@ import (
 	"testing"
 	"time"
 
+	"winx/guardian"
+	"winx/guardian/runtime"
 	"winx/mcp/session"
 )
 
 // ProcShell is a real process standing in for a shell: sessions only need
-// its PID, cwd and teardown, and a real process makes PIDs and kills real.
+// its PID, cwd, health, record and teardown, and a real process makes PIDs
+// and kills real. The terminal methods sessions never call are left to the
+// nil embedded interface.
 type ProcShell struct {
+	guardian.Terminal
+
 	Dir string   // where it was started
 	Env []string // the variables the registry added
 
@@ -28,13 +35,10 @@ type ProcShell struct {
 	once sync.Once
 }
 
-var (
-	_ session.Shell       = (*ProcShell)(nil)
-	_ session.ShellHealth = (*ProcShell)(nil)
-)
+var _ guardian.Terminal = (*ProcShell)(nil)
 
-// StartProcShell is a session.ShellFactory of ProcShells.
-func StartProcShell(ctx context.Context, dir string, env []string) (session.Shell, error) {
+// StartProcShell starts a ProcShell in dir with env added.
+func StartProcShell(ctx context.Context, dir string, env []string) (*ProcShell, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -52,8 +56,14 @@ func StartProcShell(ctx context.Context, dir string, env []string) (session.Shel
 	return p, nil
 }
 
-func (p *ProcShell) PID() int    { return p.cmd.Process.Pid }
-func (p *ProcShell) Cwd() string { return p.Dir }
+func (p *ProcShell) PID(context.Context) int    { return p.cmd.Process.Pid }
+func (p *ProcShell) Cwd(context.Context) string { return p.Dir }
+
+func (p *ProcShell) Meta(context.Context) json.RawMessage           { return nil }
+func (p *ProcShell) SetMeta(context.Context, json.RawMessage) error { return nil }
+
+// Release ends the process, as the embedded runtime's release does.
+func (p *ProcShell) Release(context.Context) error { return p.Close() }
 
 // Close kills the process and waits for it.
 func (p *ProcShell) Close() error {
@@ -63,7 +73,7 @@ func (p *ProcShell) Close() error {
 }
 
 // Healthy reports whether the process still runs.
-func (p *ProcShell) Healthy() bool {
+func (p *ProcShell) Healthy(context.Context) bool {
 	select {
 	case <-p.done:
 		return false
@@ -103,12 +113,16 @@ type CountingFactory struct {
 var ErrFactory = errors.New("test: shell start refused")
 
 // Start is the factory.
-func (f *CountingFactory) Start(ctx context.Context, dir string, env []string) (session.Shell, error) {
+func (f *CountingFactory) Start(ctx context.Context, spec runtime.Spec) (*runtime.Started, error) {
 	if f.Fail.Load() {
 		return nil, ErrFactory
 	}
 	f.Starts.Add(1)
-	return StartProcShell(ctx, dir, env)
+	p, err := StartProcShell(ctx, spec.Dir, spec.Env)
+	if err != nil {
+		return nil, err
+	}
+	return &runtime.Started{Terminal: p}, nil
 }
 
 // NewSessions returns a registry of ProcShells on a settable clock, closed

@@ -1,31 +1,36 @@
-package tools
+package runtime_test
 
 import (
 	"context"
 	"encoding/json"
 	"errors"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
 	"winx/auth/policy"
+	"winx/guardian"
 	"winx/guardian/daemon"
 	"winx/guardian/remote"
+	"winx/guardian/runtime"
 	"winx/guardian/wire"
 	"winx/mcp"
 	"winx/mcp/mcptest"
 	"winx/mcp/session"
+	"winx/mcp/tools"
 )
 
 // daemonRuntime is a private winxd runtime for one test: real winxd and
 // winx-guardian binaries, a private socket and state directory, and a
 // cleanup that kills every process started in it.
 type daemonRuntime struct {
-	opts DaemonOptions
+	opts runtime.DaemonOptions
 	sock string
 }
 
@@ -42,10 +47,10 @@ func newDaemonRuntime(t testing.TB) *daemonRuntime {
 	home := t.TempDir()
 	env := []string{"HOME=" + home, "PATH=" + os.Getenv("PATH"), "LANG=C.UTF-8"}
 	daemonEnv := append(env, "XDG_STATE_HOME="+t.TempDir(), "WINX_GUARDIAN_BIN="+filepath.Join(bins, "winx-guardian"))
-	rt := &daemonRuntime{sock: sock, opts: DaemonOptions{
-		RuntimeOptions: RuntimeOptions{BaseEnv: env},
-		Socket:         filepath.Join(sock, wire.DaemonSocketName),
-		Start:          &daemon.StartOptions{Bin: filepath.Join(bins, "winxd"), Env: daemonEnv},
+	rt := &daemonRuntime{sock: sock, opts: runtime.DaemonOptions{
+		Options: runtime.Options{BaseEnv: env},
+		Socket:  filepath.Join(sock, wire.DaemonSocketName),
+		Start:   &daemon.StartOptions{Bin: filepath.Join(bins, "winxd"), Env: daemonEnv},
 	}}
 	t.Cleanup(func() {
 		rt.teardown()
@@ -73,7 +78,7 @@ func (rt *daemonRuntime) teardown() {
 
 func (rt *daemonRuntime) sessions(t testing.TB) *session.Sessions {
 	t.Helper()
-	f, err := DaemonShells(rt.opts)
+	f, err := runtime.Daemon(rt.opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -82,9 +87,9 @@ func (rt *daemonRuntime) sessions(t testing.TB) *session.Sessions {
 	return s
 }
 
-func run(t *testing.T, sh session.Shell, cmd string) string {
+func run(t *testing.T, sh guardian.Terminal, cmd string) string {
 	t.Helper()
-	o, err := sh.(terminal).Run(t.Context(), cmd, 5*time.Second)
+	o, err := sh.Run(t.Context(), cmd, 5*time.Second)
 	if err != nil {
 		t.Fatalf("Run(%q): %v", cmd, err)
 	}
@@ -94,9 +99,9 @@ func run(t *testing.T, sh session.Shell, cmd string) string {
 	return strings.TrimSpace(o.Output.Text)
 }
 
-func guardianPID(t *testing.T, sh session.Shell) int {
+func guardianPID(t *testing.T, sh guardian.Terminal) int {
 	t.Helper()
-	d, ok := sh.(*daemonShell)
+	d, ok := sh.(*remote.RemoteShell)
 	if !ok {
 		t.Fatalf("shell is %T, want a guardian client", sh)
 	}
@@ -113,7 +118,7 @@ func TestDaemonShells(t *testing.T) {
 		if err != nil || !created {
 			t.Fatalf("Attach = %v, %v", created, err)
 		}
-		pid := sess.Shell().PID()
+		pid := sess.Shell().PID(t.Context())
 		run(t, sess.Shell(), "export KEPT=yes; cd /")
 		gpid := guardianPID(t, sess.Shell())
 		// An adapter that exits closes its registry: the guardian stays.
@@ -125,9 +130,9 @@ func TestDaemonShells(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if again.Shell().PID() != pid || guardianPID(t, again.Shell()) != gpid {
+		if again.Shell().PID(t.Context()) != pid || guardianPID(t, again.Shell()) != gpid {
 			t.Errorf("second registry: shell %d guardian %d, want shell %d guardian %d",
-				again.Shell().PID(), guardianPID(t, again.Shell()), pid, gpid)
+				again.Shell().PID(t.Context()), guardianPID(t, again.Shell()), pid, gpid)
 		}
 		if got := run(t, again.Shell(), "echo $KEPT $PWD"); got != "yes /" {
 			t.Errorf("state in the reattached shell = %q, want \"yes /\"", got)
@@ -147,14 +152,14 @@ func TestDaemonShells(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		oldShell, gpid := sess.Shell().PID(), guardianPID(t, sess.Shell())
+		oldShell, gpid := sess.Shell().PID(t.Context()), guardianPID(t, sess.Shell())
 		reset, err := s.ResetShell(t.Context(), sess)
 		if err != nil || !reset {
 			t.Fatalf("ResetShell = %v, %v", reset, err)
 		}
-		if sess.Shell().PID() == oldShell || guardianPID(t, sess.Shell()) != gpid {
+		if sess.Shell().PID(t.Context()) == oldShell || guardianPID(t, sess.Shell()) != gpid {
 			t.Errorf("after reset: shell %d guardian %d; want a new shell (was %d) in guardian %d",
-				sess.Shell().PID(), guardianPID(t, sess.Shell()), oldShell, gpid)
+				sess.Shell().PID(t.Context()), guardianPID(t, sess.Shell()), oldShell, gpid)
 		}
 		run(t, sess.Shell(), "true")
 	})
@@ -171,16 +176,16 @@ func TestDaemonShells(t *testing.T) {
 		}
 		var err2 error
 		for range 100 { // until the kernel has closed its socket
-			if _, err2 = sess.Shell().(terminal).Run(t.Context(), "true", time.Second); err2 != nil {
+			if _, err2 = sess.Shell().Run(t.Context(), "true", time.Second); err2 != nil {
 				break
 			}
 			time.Sleep(10 * time.Millisecond)
 		}
-		var lost *ShellLostError
-		if !errors.As(err2, &lost) || !errors.Is(err2, ErrShellLost) || !errors.Is(err2, remote.ErrGuardianGone) {
+		var lost *guardian.ShellLostError
+		if !errors.As(err2, &lost) || !errors.Is(err2, guardian.ErrShellLost) || !errors.Is(err2, remote.ErrGuardianGone) {
 			t.Fatalf("Run after the guardian was killed = %v, want a *ShellLostError", err2)
 		}
-		if sess.Shell().(session.ShellHealth).Healthy() {
+		if sess.Shell().Healthy(t.Context()) {
 			t.Errorf("a killed guardian reports healthy")
 		}
 		reset, err := s.ResetShell(t.Context(), sess)
@@ -196,51 +201,13 @@ func TestDaemonShells(t *testing.T) {
 	})
 }
 
-// TestGuardianKeySeparatesSandbox: a confined and an unconfined session of
-// one workspace never share a guardian.
-func TestGuardianKeySeparatesSandbox(t *testing.T) {
-	sess := &session.Session{Key: session.Key{Principal: "p", Root: "/w"}, ExternalID: "ws_w_1", Principal: "p", Root: "/w"}
-	plain, _ := guardianKey(sess, "/w", nil, false)
-	confined, _ := guardianKey(sess, "/w", nil, true)
-	if plain == confined {
-		t.Errorf("the same guardian key %q with and without the sandbox", plain)
-	}
-	plain, _ = guardianKey(nil, "/w", nil, false)
-	confined, _ = guardianKey(nil, "/w", nil, true)
-	if plain == confined {
-		t.Errorf("the same guardian key %q with and without the sandbox (no session)", plain)
-	}
-}
-
-// TestGuardianKeyOfScopedSession pins the guardian key of a scoped session
-// to what it was when the scope was cut out of the session key's string:
-// guardians a running winxd holds must still be found.
-func TestGuardianKeyOfScopedSession(t *testing.T) {
-	k := session.Key{Principal: "p", Root: "/w", Scope: "conv-1"}
-	sess := &session.Session{Key: k, ExternalID: k.ExternalID(), Principal: "p", Root: "/w"}
-	for _, tc := range []struct {
-		sandboxed bool
-		scope     string
-	}{{false, "conv-1"}, {true, "conv-1\x00sandbox"}} {
-		want := daemon.SessionKey{ExternalID: k.ExternalID(), Principal: "p", Workspace: "/w", Scope: tc.scope}.String()
-		if got, root := guardianKey(sess, "/w/sub", nil, tc.sandboxed); got != want || root != "/w" {
-			t.Errorf("guardianKey(scoped, sandboxed %v) = %q, %q; want %q, /w", tc.sandboxed, got, root, want)
-		}
-	}
-	unscoped := &session.Session{Key: session.Key{Principal: "p", Root: "/w"}, ExternalID: "ws_w_1", Principal: "p", Root: "/w"}
-	want := daemon.SessionKey{ExternalID: "ws_w_1", Principal: "p", Workspace: "/w"}.String()
-	if got, _ := guardianKey(unscoped, "/w", nil, false); got != want {
-		t.Errorf("guardianKey(unscoped) = %q, want %q", got, want)
-	}
-}
-
 func TestDaemonShellsStartFailure(t *testing.T) {
 	sock, err := os.MkdirTemp("", "wxd")
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer os.RemoveAll(sock)
-	f, err := DaemonShells(DaemonOptions{
+	f, err := runtime.Daemon(runtime.DaemonOptions{
 		Socket: filepath.Join(sock, wire.DaemonSocketName),
 		Start:  &daemon.StartOptions{Bin: filepath.Join(t.TempDir(), "missing-winxd")},
 	})
@@ -257,24 +224,73 @@ func TestDaemonShellsStartFailure(t *testing.T) {
 }
 
 // BenchmarkBashEchoViaDaemon measures `echo hi` through the MCP tool layer
-// in process (as BenchmarkBashCommandEcho does for the embedded runtime)
-// with the session's shell in a guardian process: every action is a
-// connection to the guardian's socket. It reports the median and the 99th
+// in process (as tools' BenchmarkBashCommandEcho does for the embedded
+// runtime) with the session's shell in a guardian process: every action is
+// a connection to the guardian's socket. It reports the median and the 99th
 // percentile.
 func BenchmarkBashEchoViaDaemon(b *testing.B) {
 	rt := newDaemonRuntime(b)
 	sessions := rt.sessions(b)
-	reg := NewRegistry(Options{Build: "test", Transport: "http", Sessions: sessions, ScratchRoot: b.TempDir(), StateDir: b.TempDir()})
+	reg := tools.NewRegistry(tools.Options{Build: "test", Transport: "http", Sessions: sessions, ScratchRoot: b.TempDir(), StateDir: b.TempDir()})
 	srv := mcp.NewServer(mcp.Implementation{Name: "winx", Version: "test"}, reg, nil)
-	e := &bashEnv{t: b, client: &mcptest.Client{Handler: mcp.NewHTTPHandler(srv, &mcp.HTTPOptions{Auth: principalAuth("p")})}}
-	r := e.call(InitializeTool, map[string]any{"any_workspace_path": b.TempDir()})
+	client := &mcptest.Client{Handler: mcp.NewHTTPHandler(srv, &mcp.HTTPOptions{Auth: principalAuth("p")})}
+	call := func(tool string, args map[string]any) (out string, data json.RawMessage) {
+		b.Helper()
+		resp, err := client.Call(context.Background(), "tools/call", map[string]any{"name": tool, "arguments": args})
+		if err != nil {
+			b.Fatalf("%s: %v", tool, err)
+		}
+		var r struct {
+			Structured struct {
+				Output string          `json:"output"`
+				Data   json.RawMessage `json:"data"`
+			} `json:"structuredContent"`
+		}
+		if err := resp.Decode(&r); err != nil {
+			b.Fatalf("%s: decode: %v", tool, err)
+		}
+		// The command's own output is the text before the status footer.
+		out = r.Structured.Output
+		if i := strings.LastIndex(out, "---\n"); i >= 0 {
+			out = out[:i]
+		}
+		return strings.TrimRight(out, "\n"), r.Structured.Data
+	}
+	_, raw := call(tools.InitializeTool, map[string]any{"any_workspace_path": b.TempDir()})
 	var data struct {
 		ThreadID      string `json:"thread_id"`
 		WorkspaceRoot string `json:"workspace_root"`
 	}
-	if err := json.Unmarshal(r.Structured.Data, &data); err != nil || data.ThreadID == "" {
-		b.Fatalf("Initialize = %+v (%v)", r.Structured, err)
+	if err := json.Unmarshal(raw, &data); err != nil || data.ThreadID == "" {
+		b.Fatalf("Initialize = %s (%v)", raw, err)
 	}
-	e.thread, e.root = data.ThreadID, data.WorkspaceRoot
-	benchEcho(b, e)
+	echo := func(c string) string {
+		out, _ := call(tools.BashCommandTool, map[string]any{
+			"action_json":      map[string]any{"type": "command", "command": c},
+			"wait_for_seconds": 10, "thread_id": data.ThreadID, "workspace_root": data.WorkspaceRoot,
+		})
+		return out
+	}
+	echo("echo warm")
+	durations := make([]time.Duration, 0, b.N)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		start := time.Now()
+		out := echo("echo hi")
+		durations = append(durations, time.Since(start))
+		if out != "hi" {
+			b.Fatalf("echo hi = %q", out)
+		}
+	}
+	b.StopTimer()
+	slices.Sort(durations)
+	b.ReportMetric(float64(durations[len(durations)/2].Microseconds()), "p50-µs")
+	b.ReportMetric(float64(durations[len(durations)*99/100].Microseconds()), "p99-µs")
+}
+
+// principalAuth lets every request in as one principal.
+type principalAuth string
+
+func (p principalAuth) Authenticate(*http.Request) (mcp.Caller, error) {
+	return mcp.Caller{Principal: string(p), Profile: mcp.FullProfile()}, nil
 }

@@ -1,0 +1,95 @@
+package runtime
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"winx/guardian/daemon"
+	"winx/guardian/remote"
+	"winx/guardian/wire"
+)
+
+// DaemonOptions configure the daemon runtime: sessions live in guardian
+// processes that winxd spawns, so they survive the adapter.
+type DaemonOptions struct {
+	// Options are carried to every guardian spawned for a session, as the
+	// embedded runtime applies them. A non-nil Sandbox asks the guardians
+	// to confine their shells; they build the same Landlock policy from
+	// the WINX_SANDBOX_* variables of BaseEnv and the workspace.
+	Options
+	// Socket is winxd's socket (wire.Resolve).
+	Socket string
+	// Start says how to start winxd when nothing answers on Socket; nil
+	// means never start it (the first session fails instead).
+	Start *daemon.StartOptions
+	// Build is this adapter's identity, sent in every hello.
+	Build wire.Build
+	// CallTimeout bounds the guardian calls that cannot report a failure
+	// (Cwd, Screen, Healthy) within their caller's context; 0 means
+	// remote.DefaultCallTimeout.
+	CallTimeout time.Duration
+}
+
+// Daemon returns a Factory whose terminals are guardian processes: it asks
+// winxd (starting it when nothing answers) for the guardian of the
+// session's key, spawned with the runtime options when none runs, and
+// returns a client of that guardian. The key depends only on the principal,
+// the canonical workspace and the affinity scope (and the sandbox), so a new
+// adapter reaches the guardian an earlier one used, with its shell, cwd and
+// running command. The guardian's own hello decides what the session can do
+// (the client checks each method against it), never this adapter's version.
+//
+// Releasing such a terminal detaches from it: the guardian keeps running
+// when the adapter exits, and ends by winxd's idle TTLs, `winx kill` or
+// `winx prune`. A reset of a healthy guardian replaces its shell in place;
+// a reset of a guardian that is gone spawns a new one.
+func Daemon(o DaemonOptions) (Factory, error) {
+	sandboxed := o.Sandbox != nil
+	if o.Socket == "" {
+		return nil, errors.New("runtime: the daemon runtime needs winxd's socket")
+	}
+	hello := wire.NewHello(wire.RoleAdapter, o.Build, nil)
+	copts := &remote.ClientOptions{Build: o.Build, Timeout: o.CallTimeout}
+	return func(ctx context.Context, spec Spec) (*Started, error) {
+		if old, ok := spec.Replacing.(*remote.RemoteShell); ok && old.Healthy(ctx) {
+			// A reset of a live guardian: same process and socket, a new
+			// shell at the same cwd.
+			if err := old.Reset(ctx); err != nil {
+				return nil, err
+			}
+			rs, err := remote.Attach(ctx, old.Socket(), copts)
+			if err != nil {
+				return nil, err
+			}
+			return &Started{Terminal: rs}, nil
+		}
+		key := guardianKey(&spec, sandboxed)
+		c, _, err := daemon.Connect(ctx, o.Socket, hello, o.Start)
+		if err != nil {
+			return nil, err
+		}
+		res, err := c.Ensure(ctx, &daemon.EnsureParams{
+			Key: key.String(), Dir: spec.Dir, Workspace: key.Workspace, Shell: o.Shell, NoRedact: o.NoRedact, NoCompress: o.NoCompress, Sandbox: sandboxed,
+			Env: append(append([]string(nil), o.BaseEnv...), spec.Env...),
+		})
+		if err != nil {
+			return nil, err
+		}
+		rs, err := remote.Attach(ctx, res.Guardian.Socket, copts)
+		if err != nil {
+			return nil, err
+		}
+		return &Started{Terminal: rs, Resumed: !res.Spawned}, nil
+	}, nil
+}
+
+// guardianKey is the key of a session's guardian.
+func guardianKey(spec *Spec, sandboxed bool) daemon.SessionKey {
+	k := daemon.SessionKey{ExternalID: spec.ExternalID, Principal: spec.Principal, Workspace: spec.workspace(), Scope: spec.Scope}
+	if sandboxed {
+		// A confined session never reuses an unconfined guardian.
+		k.Scope += "\x00sandbox"
+	}
+	return k
+}
