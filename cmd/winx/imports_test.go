@@ -60,11 +60,23 @@ func importTable() map[string]importRule {
 		"jsonrpc":     {},
 		"mcp":         {imports: []string{"jsonrpc"}},
 		"mcp/mcptest": {imports: []string{"mcp", "jsonrpc"}},
-		"mcp/tools":   {anyGroup: true, except: []string{"cmd"}, anyModule: true},
+		// The HTTP server assembly: admission (auth/admission) and callers
+		// (auth) in front of the protocol; tool profiles come from its caller.
+		"mcp/httpserve": {imports: []string{"mcp", "jsonrpc", "auth"}},
 		// The session registry: below the tools, above the domain packages;
-		// never codemap (cgo) nor mcp/tools.
-		"mcp/session": {imports: []string{"guardian", "edit", "evidence", "evidence/redact", "auth"}},
-		"auth":        {},
+		// it takes its shells from a guardian/runtime factory, never codemap
+		// (cgo) nor mcp/tools.
+		"mcp/session": {imports: []string{"guardian", "guardian/runtime", "edit", "evidence", "evidence/redact", "auth"}},
+		// Workspace services: overview, context collection, saved contexts.
+		"mcp/workspace": {imports: []string{"evidence", "evidence/redact", "auth", "codemap/walk", "edit/atomicfile"}},
+		// The model-facing catalog: tool adapters over the rooms below. It
+		// never wires runtimes (guardian/runtime, daemon, remote, wire: cmd
+		// does), never reaches cmd, and links no module directly.
+		"mcp/tools": {imports: []string{
+			"mcp", "jsonrpc", "mcp/session", "mcp/workspace",
+			"auth", "evidence", "evidence/redact", "edit", "guardian", "guardian/artifacts", "codemap",
+		}},
+		"auth": {},
 		// Evidence and its sub-packages may import each other, nothing else.
 		"evidence":        {imports: []string{"evidence/redact"}},
 		"evidence/redact": {imports: []string{"evidence"}},
@@ -76,18 +88,19 @@ func importTable() map[string]importRule {
 			"golang.org/x/sys",
 			"golang.org/x/term",
 		}},
-		"guardian": {imports: []string{"jsonrpc", "pty", "vt", "evidence/redact", "edit/atomicfile"}},
-		"codemap":  {imports: []string{"codemap/walk"}, modules: []string{"github.com/smacker/go-tree-sitter"}, cgo: true},
-		"fuzz":     {anyGroup: true, anyModule: true},
-		"cmd":      {anyGroup: true, anyModule: true},
-
+		// The shell session itself, and the rooms of the durable runtime
+		// beside it, each with what it may reach.
+		"guardian":           {imports: []string{"jsonrpc", "pty", "vt", "evidence/redact", "edit/atomicfile"}},
+		"guardian/artifacts": {},
+		"guardian/wire":      {imports: []string{"jsonrpc"}},
+		"guardian/remote":    {imports: []string{"guardian", "guardian/wire", "jsonrpc", "pty", "vt", "evidence/redact"}},
+		"guardian/daemon":    {imports: []string{"guardian", "guardian/remote", "guardian/wire", "jsonrpc", "edit/atomicfile", "evidence/redact"}},
+		"guardian/runtime":   {imports: []string{"guardian", "guardian/daemon", "guardian/remote", "guardian/wire", "evidence/redact"}},
+		"codemap":            {imports: []string{"codemap/walk"}, modules: []string{"github.com/smacker/go-tree-sitter"}, cgo: true},
 		// The pure-Go walker that codemap shares with the workspace services.
 		"codemap/walk": {},
-		// Workspace services: overview, context collection, saved contexts.
-		"mcp/workspace": {imports: []string{"evidence", "evidence/redact", "auth", "codemap/walk", "edit/atomicfile"}},
-		// The HTTP server assembly: admission (auth/admission) and callers
-		// (auth) in front of the protocol; tool profiles come from its caller.
-		"mcp/httpserve": {imports: []string{"mcp", "jsonrpc", "auth"}},
+		"fuzz":         {anyGroup: true, anyModule: true},
+		"cmd":          {anyGroup: true, anyModule: true},
 	}
 }
 
@@ -369,7 +382,7 @@ func TestCheckDeps(t *testing.T) {
 			p.CgoFiles = []string{"parse.go"}
 			return p
 		}(),
-		our("winx/mcp/tools", "winx/mcp", "winx/guardian", "winx/codemap", "winx/auth", "winx/edit", "golang.org/x/sys/unix"),
+		our("winx/mcp/tools", "winx/mcp", "winx/guardian", "winx/codemap", "winx/auth", "winx/edit"),
 		our("winx/fuzz", "winx/mcp/tools", "winx/cmd/internal/buildid"),
 		our("winx/cmd/internal/buildid", "fmt"),
 		our("winx/cmd/winx", "winx/mcp/tools", "winx/cmd/internal/buildid", "golang.org/x/term"),
@@ -418,8 +431,8 @@ func TestCheckDeps(t *testing.T) {
 		},
 		{
 			name:  "guardian imports evidence root",
-			add:   []listedPackage{our("winx/guardian/wire", "winx/evidence/redact", "winx/evidence")},
-			wants: []string{"winx/guardian/wire (row guardian) imports winx/evidence (row evidence)"},
+			add:   []listedPackage{our("winx/guardian/journal", "winx/evidence/redact", "winx/evidence")},
+			wants: []string{"winx/guardian/journal (row guardian) imports winx/evidence (row evidence)"},
 		},
 		{
 			name:  "guardian imports x/sys directly",
@@ -439,7 +452,45 @@ func TestCheckDeps(t *testing.T) {
 		{
 			name:  "tools imports cmd",
 			add:   []listedPackage{our("winx/mcp/tools/shell", "winx/cmd/internal/buildid")},
-			wants: []string{"winx/mcp/tools/shell (row mcp/tools) imports winx/cmd/internal/buildid (row cmd); the row allows anything but [cmd]"},
+			wants: []string{"winx/mcp/tools/shell (row mcp/tools) imports winx/cmd/internal/buildid (row cmd); the row allows only"},
+		},
+		{
+			name:  "tools wires a runtime",
+			add:   []listedPackage{our("winx/guardian/daemon"), our("winx/mcp/tools/run", "winx/guardian/daemon")},
+			wants: []string{"winx/mcp/tools/run (row mcp/tools) imports winx/guardian/daemon (row guardian/daemon)"},
+		},
+		{
+			name:  "tools imports fuzz",
+			add:   []listedPackage{our("winx/mcp/tools/x", "winx/fuzz")},
+			wants: []string{"winx/mcp/tools/x (row mcp/tools) imports winx/fuzz (row fuzz)"},
+		},
+		{
+			name:  "tools links a module directly",
+			add:   []listedPackage{our("winx/mcp/tools/term", "golang.org/x/sys/unix")},
+			wants: []string{"winx/mcp/tools/term (row mcp/tools) imports golang.org/x/sys/unix from module golang.org/x/sys"},
+		},
+		{
+			name: "tools links a foreign module",
+			add:  []listedPackage{in("github.com/stretchr/testify", "github.com/stretchr/testify/assert"), our("winx/mcp/tools/check", "github.com/stretchr/testify/assert")},
+			wants: []string{
+				`github.com/stretchr/testify/assert is linked from module "github.com/stretchr/testify"`,
+				"winx/mcp/tools/check (row mcp/tools) imports github.com/stretchr/testify/assert from module github.com/stretchr/testify",
+			},
+		},
+		{
+			name:  "session imports tools",
+			add:   []listedPackage{our("winx/mcp/session/x", "winx/mcp/tools")},
+			wants: []string{"winx/mcp/session/x (row mcp/session) imports winx/mcp/tools (row mcp/tools)"},
+		},
+		{
+			name:  "workspace imports codemap",
+			add:   []listedPackage{our("winx/mcp/workspace", "winx/codemap")},
+			wants: []string{"winx/mcp/workspace (row mcp/workspace) imports winx/codemap (row codemap)"},
+		},
+		{
+			name:  "policy imports mcp",
+			add:   []listedPackage{our("winx/auth/policy", "winx/mcp")},
+			wants: []string{"winx/auth/policy (row auth) imports winx/mcp (row mcp)"},
 		},
 		{
 			name: "cgo outside codemap",
