@@ -1,6 +1,8 @@
-// Package auth decides who may do what: bearer tokens and their files, and
-// (as the project grows) principals, tool profiles, session modes and path
-// containment. It owns no transport: callers hand it credentials and act on
+// Package auth decides who may do what: bearer tokens and their files,
+// principals (the hand-parsed TOML file), tool profiles and allowlists, and
+// path containment (workspace roots, WINX_ALLOW_PATHS). Session modes and
+// the command policy are its sub-package policy; HTTP admission limits are
+// admission. It owns no transport: callers hand it credentials and act on
 // its typed answers. It never logs or returns a token's bytes in errors.
 package auth
 

@@ -24,6 +24,23 @@ func TestMain(m *testing.M) {
 		panic(err)
 	}
 	binDir = dir
+	// Tests are hermetic: the servers they run in this process or start as
+	// children never see the user's home (its shell start-up files, git
+	// config), state directory (receipts, saved contexts) or runtime
+	// directory (a winxd of the user's own). Each gets a private one here.
+	for _, v := range []struct{ name, sub string }{
+		{"HOME", "home"},
+		{"XDG_STATE_HOME", "state"},
+		{"XDG_CONFIG_HOME", "config"},
+		{"XDG_RUNTIME_DIR", "run"},
+	} {
+		d := filepath.Join(dir, v.sub)
+		if err := os.Mkdir(d, 0o700); err != nil {
+			panic(err)
+		}
+		os.Setenv(v.name, d)
+	}
+	os.Unsetenv("WINX_SOCKET")
 	// Most tests here start winx with no winxd next to it, so they run the
 	// embedded runtime; the daemon tests set WINX_RUNTIME=daemon in the
 	// environment of the processes they start.

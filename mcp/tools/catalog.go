@@ -1,7 +1,10 @@
 // Package tools is the model-facing catalog of Winx: the tools, prompts and
-// resources a client discovers, and (as the tools land) session routing and
-// the mapping of typed domain errors into the result envelope. It holds only
-// entries that really work; nothing is listed to fill the catalog.
+// resources a client discovers, each tool's schema and argument decoding,
+// the call into the room that does the work (mcp/session, mcp/workspace,
+// guardian, edit, evidence, codemap, auth/policy), and the mapping of their
+// typed errors into the result envelope. It owns no session state, policy or
+// runtime wiring. It holds only entries that really work; nothing is listed
+// to fill the catalog.
 package tools
 
 import (

@@ -64,7 +64,7 @@ const MinABI = 3
 
 // Environment variables of the sandbox, read once by the command.
 const (
-	EnvEnable  = "WINX_SANDBOX"          // "1" turns the sandbox on
+	EnvEnable  = "WINX_SANDBOX"          // a boolean (cmd/internal/config.ParseBool) turning the sandbox on
 	EnvRWPaths = "WINX_SANDBOX_RW_PATHS" // extra writable paths, ':'-separated
 	EnvROPaths = "WINX_SANDBOX_RO_PATHS" // extra readable paths, ':'-separated
 )
