@@ -107,21 +107,11 @@ func (d *daemonEnv) teardown() {
 	}
 }
 
-// zombie reports a process that exited and waits to be reaped (Linux).
-func zombie(pid int) bool {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return false
-	}
-	i := strings.LastIndexByte(string(b), ')')
-	return i > 0 && i+2 < len(b) && b[i+2] == 'Z'
-}
-
 // waitGone waits until pid no longer runs (gone or a zombie).
 func waitGone(pid int, limit time.Duration) bool {
 	deadline := time.Now().Add(limit)
 	for time.Now().Before(deadline) {
-		if syscall.Kill(pid, 0) != nil || zombie(pid) {
+		if operator.Exited(pid) {
 			return true
 		}
 		time.Sleep(10 * time.Millisecond)

@@ -336,7 +336,7 @@ func (op *operator) restartDaemon(ctx context.Context) error {
 func waitExit(ctx context.Context, pid int, limit time.Duration) error {
 	deadline := time.Now().Add(limit)
 	for pid > 0 {
-		if exited(pid) {
+		if Exited(pid) {
 			return nil
 		}
 		if time.Now().After(deadline) {
@@ -351,8 +351,8 @@ func waitExit(ctx context.Context, pid int, limit time.Duration) error {
 	return nil
 }
 
-// exited reports a process that is gone or a zombie nobody reaped yet.
-func exited(pid int) bool {
+// Exited reports a process that is gone or a zombie nobody reaped yet.
+func Exited(pid int) bool {
 	return syscall.Kill(pid, 0) != nil || zombie(pid)
 }
 
@@ -486,7 +486,7 @@ func (op *operator) doctor(ctx context.Context) error {
 		fmt.Fprintln(w, "winxd last exit: no record")
 	case err != nil:
 		fmt.Fprintf(w, "winxd last exit: unreadable: %v\n", err)
-	case rec.State == daemon.StateRunning && exited(rec.PID):
+	case rec.State == daemon.StateRunning && Exited(rec.PID):
 		fmt.Fprintf(w, "winxd last exit: pid %d started %s and is gone without recording why (killed by SIGKILL, or crashed)\n",
 			rec.PID, rec.Time.Format(time.RFC3339))
 	case rec.State == daemon.StateRunning:
