@@ -31,7 +31,8 @@ import (
 //     while this session is over a budget, or the workspace is and this
 //     session holds artifacts of its own, lets only cleanup commands run
 //     (policy.IsCleanup). A session with nothing on disk cannot help a
-//     full workspace and is not blocked.
+//     full workspace and is not blocked. The scans and that decision are
+//     artifacts.Monitor's and artifacts.Usage.Blocking's.
 //
 // Both refusals are status denied with errorCode temporary_artifact_policy;
 // the command never reaches the shell.
