@@ -1,7 +1,8 @@
 // Package artifacts accounts for the temporary artifacts sessions keep under
-// a workspace's <root>/.winx/tmp, checks them against fixed budgets and
-// reclaims stale ones; it does not decide which commands may run (the tool
-// layer does, using the usage and typed errors from here).
+// a workspace's <root>/.winx/tmp, checks them against fixed budgets, says
+// which budget blocks a session and reclaims stale ones; it does not decide
+// which commands count as cleanup (auth/policy does) nor word the refusal
+// (the tool layer does, from the usage and typed errors here).
 //
 // # Layout
 //
@@ -47,4 +48,12 @@
 // than StaleAfter is ever deleted, so a workspace can stay over the mark;
 // the tool layer then blocks ordinary commands until the agent cleans up.
 // The clock is a parameter, so tests run in a testing/synctest bubble.
+//
+// # Monitoring
+//
+// [Monitor] keeps the last scan of each workspace for [ScanReuse] (1 s), so
+// the check before every command does not walk the tree each time; a
+// session at [WarnLevel] (80 %) of a budget or more always gets a fresh
+// scan, so its cleanup shows at once. [Usage.Blocking] names the budget
+// that stops a session's ordinary commands.
 package artifacts

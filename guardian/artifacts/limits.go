@@ -142,3 +142,20 @@ func (s *Session) largestHelper() *Helper {
 	}
 	return best
 }
+
+// Blocking reports the budget that should stop session id's ordinary
+// commands (cleanup commands always run), nil if none: the budget Check
+// reports, except that a workspace budget does not block a session with
+// nothing on disk, which cannot help free the workspace.
+func (u *Usage) Blocking(id string, lim *Limits) *OverBudgetError {
+	var over *OverBudgetError
+	if !errors.As(u.Check(id, lim), &over) {
+		return nil
+	}
+	if over.Limit == LimitWorkspaceBytes || over.Limit == LimitWorkspaceEntries {
+		if s := u.Session(id); s.Files == 0 && len(s.Helpers) == 0 {
+			return nil
+		}
+	}
+	return over
+}

@@ -1,11 +1,13 @@
 package session
 
 import (
+	"path/filepath"
 	"slices"
 	"sync"
 
 	"winx/auth"
 	"winx/edit"
+	"winx/evidence"
 )
 
 // Per-session state the tools keep between calls. Each piece lives in its
@@ -133,6 +135,36 @@ func (n *Navigation) StoreChain(key string, c *MapChain) {
 		delete(n.chains, n.order[0])
 		n.order = n.order[1:]
 	}
+}
+
+// MapRanking returns the ranking inputs of a repository map of root: the
+// files to rank first (most important first) and the relative paths to
+// rank right after them. key names the map and its cursor pages (the
+// caller's identity of "the same call"). A first page (continued false),
+// or a continued one whose inputs are no longer remembered, gets fresh
+// inputs: the files the session outlined recently, and every walked file
+// the read ledger knows, which the ledger is asked about one file at a
+// time (it cannot list its paths) while the map is built. keep freezes
+// fresh inputs under key once their page is built, so reading files
+// between pages does not reshuffle the pages that follow; for remembered
+// inputs it does nothing. touched must not be called after keep.
+func (s *Session) MapRanking(key, root string, continued bool) (priority []string, touched func(rel string) bool, keep func()) {
+	var c *MapChain
+	if continued {
+		c = s.nav.Chain(key)
+	}
+	if c != nil {
+		return c.Priority, func(rel string) bool { return c.Touched[rel] }, func() {}
+	}
+	c = &MapChain{Priority: s.nav.Recent(), Touched: map[string]bool{}}
+	touched = func(rel string) bool {
+		_, known, _ := s.Ledger.Missing(filepath.Join(root, filepath.FromSlash(rel)), "", evidence.Range{})
+		if known {
+			c.Touched[rel] = true
+		}
+		return known
+	}
+	return c.Priority, touched, func() { s.nav.StoreChain(key, c) }
 }
 
 // ShownImage is what a thread was shown of one image: its canonical path

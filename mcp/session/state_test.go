@@ -2,7 +2,10 @@ package session
 
 import (
 	"fmt"
+	"slices"
 	"testing"
+
+	"winx/evidence"
 )
 
 func TestImageCacheBoundsThreads(t *testing.T) {
@@ -58,5 +61,37 @@ func TestMarkResumeShown(t *testing.T) {
 	}
 	if len(a.resume.shown) > maxResumeRecords {
 		t.Errorf("%d records kept, over %d", len(a.resume.shown), maxResumeRecords)
+	}
+}
+
+// TestMapRankingFreezesFirstPage: a map's first page ranks the recently
+// outlined files and what the ledger knows; once kept, its cursor pages
+// rank the same, whatever the session reads or outlines in between.
+func TestMapRankingFreezesFirstPage(t *testing.T) {
+	s := &Session{Ledger: evidence.NewLedger(0)}
+	s.Navigation().NoteRecent("/w/recent.go")
+	s.Ledger.Record("/w/read.go", "sha256:a", evidence.Range{Start: 1, End: 3})
+
+	priority, touched, keep := s.MapRanking("k", "/w", false)
+	if !slices.Equal(priority, []string{"/w/recent.go"}) || !touched("read.go") || touched("other.go") {
+		t.Fatalf("first page: priority %q, touched(read.go) %v, touched(other.go) %v", priority, touched("read.go"), touched("other.go"))
+	}
+	keep()
+	s.Navigation().NoteRecent("/w/later.go")
+	s.Ledger.Record("/w/other.go", "sha256:b", evidence.Range{Start: 1, End: 1})
+
+	priority, touched, _ = s.MapRanking("k", "/w", true)
+	if !slices.Equal(priority, []string{"/w/recent.go"}) || !touched("read.go") || touched("other.go") {
+		t.Errorf("next page: priority %q, touched(read.go) %v, touched(other.go) %v; want the first page's", priority, touched("read.go"), touched("other.go"))
+	}
+	// A first page, or a cursor whose map is not remembered, starts fresh.
+	for _, tc := range []struct {
+		key       string
+		continued bool
+	}{{"k", false}, {"unknown", true}} {
+		priority, touched, _ = s.MapRanking(tc.key, "/w", tc.continued)
+		if !slices.Equal(priority, []string{"/w/later.go", "/w/recent.go"}) || !touched("other.go") {
+			t.Errorf("MapRanking(%q, continued %v): priority %q, touched(other.go) %v; want fresh inputs", tc.key, tc.continued, priority, touched("other.go"))
+		}
 	}
 }

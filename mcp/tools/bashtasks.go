@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"time"
-	"unicode/utf8"
 
 	"winx/guardian"
 	"winx/mcp"
@@ -84,7 +83,7 @@ func (r *bashRun) follow(ctx context.Context, first *guardian.Outcome) (*guardia
 			}
 			return nil, err
 		}
-		mergeOutcome(&acc, o)
+		acc.Append(o)
 	}
 	return &acc, nil
 }
@@ -97,38 +96,6 @@ func (r *bashRun) cancelled(gen uint64, cause error) (*guardian.Outcome, error) 
 	defer cancel()
 	r.term.Cancel(ctx, gen, taskInterruptWait)
 	return nil, fmt.Errorf("tools: task cancelled: %w", cause)
-}
-
-// mergeOutcome appends a later look at the same command to acc.
-func mergeOutcome(acc, next *guardian.Outcome) {
-	text := acc.Output.Text
-	if text != "" && next.Output.Text != "" {
-		text += "\n"
-	}
-	text += next.Output.Text
-	acc.Output.DroppedBytes += next.Output.DroppedBytes
-	acc.Output.DroppedLines += next.Output.DroppedLines
-	if overflow := len(text) - guardian.DefaultOutputBudget; overflow > 0 {
-		// Keep the tail, as a single look would; the head is counted. The
-		// cut moves forward to a character boundary.
-		for overflow < len(text) && !utf8.RuneStart(text[overflow]) {
-			overflow++
-		}
-		text = text[overflow:]
-		acc.Output.DroppedBytes += overflow
-	}
-	acc.Output.Text = text
-	if next.Output.DroppedFile != "" {
-		acc.Output.DroppedFile = next.Output.DroppedFile
-	}
-	acc.Output.Collapsed += next.Output.Collapsed
-	acc.Output.Redactions += next.Output.Redactions
-	acc.Running, acc.ExitCode, acc.Elapsed = next.Running, next.ExitCode, next.Elapsed
-	if next.Cwd != "" {
-		acc.Cwd = next.Cwd
-	}
-	acc.ShellExited = acc.ShellExited || next.ShellExited
-	acc.ShellReset = acc.ShellReset || next.ShellReset
 }
 
 // bashExecution declares that BashCommand calls may become tasks.

@@ -10,7 +10,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 
 	"winx/auth"
 	"winx/codemap"
@@ -38,38 +37,21 @@ const (
 
 // CodeMap bounds.
 const (
-	// maxCodeMapIndexes bounds the repository indexes kept (one per root);
-	// the least recently used is dropped beyond it.
-	maxCodeMapIndexes = 4
 	// maxOutlineSymbols bounds the symbols of a file outline.
 	maxOutlineSymbols = 2000
 	// maxMapFilesPerPage bounds max_results for a directory outline.
 	maxMapFilesPerPage = 500
 )
 
-// codeMapTool keeps one codemap.Index per repository root, shared by every
-// session and call; each session keeps the files it outlined recently and
-// its maps' ranking inputs (session.Navigation).
-//
-// Priority of a repository map: the files this session outlined with
-// CodeMap (most recent first), then every file the session's read ledger
-// knows (what ReadFiles showed and EditFiles wrote). The ledger cannot list
-// its paths, so the map asks it about each walked file instead. A map's
-// ranking inputs are frozen at its first page and reused for the pages its
-// cursor continues, so reading files between pages does not reshuffle them.
+// codeMapTool shares one codemap.Index per repository root between every
+// session and call (codemap.IndexCache); each session keeps the files it
+// outlined recently and its maps' frozen ranking inputs
+// (session.Session.MapRanking).
 type codeMapTool struct {
 	sessions   *session.Sessions
 	allowPaths []string
 	redactor   *redact.Redactor
-
-	mu      sync.Mutex
-	clock   uint64                // guarded by mu; ticks per use, for LRU
-	indexes map[string]*indexSlot // guarded by mu; by canonical root
-}
-
-type indexSlot struct {
-	ix   *codemap.Index
-	used uint64
+	indexes    codemap.IndexCache
 }
 
 type codeMapInput struct {
@@ -136,7 +118,6 @@ func addCodeMap(reg *mcp.Registry, opts Options) {
 		sessions:   opts.Sessions,
 		allowPaths: opts.AllowPaths,
 		redactor:   opts.redactor(),
-		indexes:    map[string]*indexSlot{},
 	}
 	reg.AddTool(mcp.Tool{
 		Name:         CodeMapTool,
@@ -216,8 +197,7 @@ func (t *codeMapTool) handle(ctx context.Context, req *mcp.ToolRequest) (*mcp.Ca
 	if in.Operation == opOutline && !info.IsDir() {
 		return t.outlineFile(sess, &in, canonical, policy), nil
 	}
-	root := repoRootFor(canonical, info.IsDir(), sess.Root, policy)
-	ix, err := t.index(root)
+	ix, err := t.indexes.Get(codemap.RepoRoot(canonical, info.IsDir(), sess.Root, policy.Roots()))
 	if err != nil {
 		return t.fail(codeMapPathFailure(in.Path, err)), nil
 	}
@@ -230,63 +210,6 @@ func (t *codeMapTool) handle(ctx context.Context, req *mcp.ToolRequest) (*mcp.Ca
 		return t.references(ctx, ix, &in, rel), nil
 	}
 	return t.repoMap(ctx, sess, ix, &in, rel), nil
-}
-
-// repoRootFor picks the root an index is built for: the workspace when
-// the target lies in it; otherwise the nearest ancestor of the target that
-// holds a .git entry, not above the policy root that allows the target;
-// otherwise the target's own directory.
-func repoRootFor(canonical string, isDir bool, workspace string, policy *auth.PathPolicy) string {
-	dir := canonical
-	if !isDir {
-		dir = filepath.Dir(canonical)
-	}
-	if codeMapWithin(workspace, canonical) {
-		return workspace
-	}
-	limit := ""
-	for _, r := range policy.Roots() {
-		if codeMapWithin(r, canonical) && len(r) > len(limit) {
-			limit = r
-		}
-	}
-	for d := dir; limit != "" && codeMapWithin(limit, d); d = filepath.Dir(d) {
-		if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
-			return d
-		}
-		if d == limit || d == filepath.Dir(d) {
-			break
-		}
-	}
-	return dir
-}
-
-// codeMapWithin reports whether path is root or below it (both clean, absolute).
-func codeMapWithin(root, path string) bool {
-	if root == string(filepath.Separator) {
-		return true
-	}
-	return path == root || strings.HasPrefix(path, root+string(filepath.Separator))
-}
-
-// index returns the shared index of root, creating it on first use.
-func (t *codeMapTool) index(root string) (*codemap.Index, error) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	t.clock++
-	if s, ok := t.indexes[root]; ok {
-		s.used = t.clock
-		return s.ix, nil
-	}
-	ix, err := codemap.NewIndex(root, nil)
-	if err != nil {
-		return nil, err
-	}
-	if len(t.indexes) >= maxCodeMapIndexes {
-		evictLeastUsed(t.indexes, func(s *indexSlot) uint64 { return s.used })
-	}
-	t.indexes[root] = &indexSlot{ix: ix, used: t.clock}
-	return ix, nil
 }
 
 // outlineFile answers an outline of one file.
@@ -362,34 +285,15 @@ func (t *codeMapTool) repoMap(ctx context.Context, sess *session.Session, ix *co
 	if in.MaxResults > maxMapFilesPerPage {
 		return toolFailure(CodeMapTool, &InputError{Msg: fmt.Sprintf("max_results for a directory outline must be 0 to %d", maxMapFilesPerPage)})
 	}
+	// The pages of one map are the calls that differ only in their cursor.
 	key := strings.Join([]string{ix.Root(), rel, in.Query, strconv.Itoa(in.MaxResults)}, "\x00")
-	var c *session.MapChain
-	if in.Cursor != "" {
-		c = sess.Navigation().Chain(key)
-	}
-	fresh := c == nil
-	if fresh {
-		c = &session.MapChain{Priority: sess.Navigation().Recent(), Touched: map[string]bool{}}
-	}
-	ledger := sess.Ledger
-	touched := func(rel string) bool {
-		if !fresh {
-			return c.Touched[rel]
-		}
-		_, known, _ := ledger.Missing(filepath.Join(ix.Root(), filepath.FromSlash(rel)), "", evidence.Range{})
-		if known {
-			c.Touched[rel] = true
-		}
-		return known
-	}
-	m, err := ix.RepoMap(ctx, codemap.MapRequest{Dir: rel, Query: in.Query, Priority: c.Priority, Touched: touched,
+	priority, touched, keep := sess.MapRanking(key, ix.Root(), in.Cursor != "")
+	m, err := ix.RepoMap(ctx, codemap.MapRequest{Dir: rel, Query: in.Query, Priority: priority, Touched: touched,
 		MaxFiles: in.MaxResults, Cursor: in.Cursor})
 	if err != nil {
 		return t.fail(codeMapFailure(err))
 	}
-	if fresh {
-		sess.Navigation().StoreChain(key, c)
-	}
+	keep()
 	data := codeMapData{Operation: opOutline, Root: ix.Root(), Path: rel, Tokens: m.Tokens, Budget: m.Budget,
 		Candidates: m.Candidates, NextCursor: m.NextCursor, Files: make([]codeMapFile, 0, len(m.Files))}
 	for _, f := range m.Files {

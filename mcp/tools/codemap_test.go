@@ -9,7 +9,6 @@ import (
 	"strings"
 	"testing"
 
-	"winx/auth"
 	"winx/codemap"
 )
 
@@ -275,32 +274,4 @@ func TestCodeMapListedReadOnly(t *testing.T) {
 		return
 	}
 	t.Errorf("CodeMap is not listed")
-}
-
-func TestRepoRootFor(t *testing.T) {
-	ws := t.TempDir()
-	extra := t.TempDir()
-	writeFile(t, filepath.Join(extra, "repo", ".git", "HEAD"), "ref: refs/heads/main\n")
-	writeFile(t, filepath.Join(extra, "repo", "pkg", "a.go"), "package pkg\n")
-	writeFile(t, filepath.Join(extra, "loose", "b.go"), "package loose\n")
-	policy, err := auth.NewPathPolicy(ws, []string{extra})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ws, extra = policy.Roots()[0], policy.Roots()[1]
-	tests := []struct {
-		path  string
-		isDir bool
-		want  string
-	}{
-		{filepath.Join(ws, "sub"), true, ws},
-		{filepath.Join(extra, "repo", "pkg", "a.go"), false, filepath.Join(extra, "repo")},
-		{filepath.Join(extra, "repo", "pkg"), true, filepath.Join(extra, "repo")},
-		{filepath.Join(extra, "loose", "b.go"), false, filepath.Join(extra, "loose")},
-	}
-	for _, tc := range tests {
-		if got := repoRootFor(tc.path, tc.isDir, ws, policy); got != tc.want {
-			t.Errorf("repoRootFor(%s) = %s, want %s", tc.path, got, tc.want)
-		}
-	}
 }

@@ -7,8 +7,6 @@ import (
 	"math"
 	"path/filepath"
 	"strings"
-	"sync"
-	"time"
 
 	"winx/auth/policy"
 	"winx/auth/policy/shellparse"
@@ -33,32 +31,19 @@ import (
 //     while this session is over a budget, or the workspace is and this
 //     session holds artifacts of its own, lets only cleanup commands run
 //     (policy.IsCleanup). A session with nothing on disk cannot help a
-//     full workspace and is not blocked.
+//     full workspace and is not blocked. The scans and that decision are
+//     artifacts.Monitor's and artifacts.Usage.Blocking's.
 //
 // Both refusals are status denied with errorCode temporary_artifact_policy;
 // the command never reaches the shell.
 const codeTemporaryArtifactPolicy = "temporary_artifact_policy"
 
-// artifactScanReuse is how long a workspace scan below artifactWarnLevel is
-// reused by the next check; a scan at or above it is never reused, so a
-// cleanup shows at once. Within the window a command may have written
-// more than the scan saw; the next check after it catches that.
-const artifactScanReuse = time.Second
-
-// artifactWarnLevel is the fraction of a budget from which scans are always
-// fresh.
-const artifactWarnLevel = 0.8
-
-// tempArtifacts holds the last scan of each workspace's .winx/tmp. Its zero
-// value is ready to use.
+// tempArtifacts is BashCommand's temporary-artifact gate: the scans and
+// budget decisions are guardian/artifacts' (artifacts.Monitor,
+// Usage.Blocking); it builds the refusals and warnings. Its zero value is
+// ready to use.
 type tempArtifacts struct {
-	mu    sync.Mutex                 // guards scans
-	scans map[string]artifactScanned // by canonical root; entries older than artifactScanReuse are dropped
-}
-
-type artifactScanned struct {
-	at    time.Time
-	usage *artifacts.Usage
+	monitor artifacts.Monitor
 }
 
 // check is BashCommand's hook before a command action runs: nil lets it
@@ -86,25 +71,22 @@ func (g *tempArtifacts) check(ctx context.Context, reg *session.Sessions, sess *
 	if perr == nil && policy.IsCleanup(cmds) {
 		return nil // cleanup runs whatever the budget says
 	}
-	u, err := g.usage(reg, sess.Root, id)
+	// Sessions of other Winx processes on the same workspace are not live
+	// here: only their 24-hour idle time protects them from Reclaim.
+	u, err := g.monitor.Usage(sess.Root, id, reg.Now(), func() map[string]bool { return artifacts.LiveIDs(reg.TempDirs(sess.Root)) })
 	if err != nil {
 		return artifactScanDenied(err, sess)
 	}
-	var over *artifacts.OverBudgetError
-	if !errors.As(u.Check(id, nil), &over) {
+	over := u.Blocking(id, nil)
+	if over == nil {
 		return nil
 	}
-	s := u.Session(id)
-	sessionLimit := over.Limit != artifacts.LimitWorkspaceBytes && over.Limit != artifacts.LimitWorkspaceEntries
-	if !sessionLimit && s.Files == 0 && len(s.Helpers) == 0 {
-		return nil
-	}
-	return artifactBudgetDenied(over, u, s, sess, threadID, root)
+	return artifactBudgetDenied(over, u, u.Session(id), sess, threadID, root)
 }
 
 // annotate adds a usage warning to a command's result when the scan its
 // check made shows a temporary-artifact budget of the session or the
-// workspace at artifactWarnLevel or more: the agent hears of the limit
+// workspace at artifacts.WarnLevel or more: the agent hears of the limit
 // before commands are refused. The scan is the one from before the command.
 func (g *tempArtifacts) annotate(res *mcp.CallToolResult, act *action, sess *session.Session) *mcp.CallToolResult {
 	if act.Type != "command" || res == nil {
@@ -122,14 +104,8 @@ func (g *tempArtifacts) annotate(res *mcp.CallToolResult, act *action, sess *ses
 	if !ok {
 		return res
 	}
-	g.mu.Lock()
-	scan, ok := g.scans[sess.Root]
-	g.mu.Unlock()
-	if !ok {
-		return res
-	}
-	p := scan.usage.Pressure(id, nil)
-	if p < artifactWarnLevel {
+	p, warn := g.monitor.Warning(sess.Root, id)
+	if !warn {
 		return res
 	}
 	data.TempArtifactUse = int(math.Round(p * 100))
@@ -146,56 +122,6 @@ func (g *tempArtifacts) annotate(res *mcp.CallToolResult, act *action, sess *ses
 // artifactBudgets names the limits for messages.
 var artifactBudgets = fmt.Sprintf("session %s and %d files, helper %s, workspace %s",
 	mib(artifacts.MaxSessionBytes), artifacts.MaxSessionFiles, mib(artifacts.MaxHelperBytes), mib(artifacts.MaxWorkspaceBytes))
-
-// usage returns a fresh enough scan of root's .winx/tmp, reclaiming stale
-// directories first when the workspace is over the high-water mark.
-func (g *tempArtifacts) usage(reg *session.Sessions, root, id string) (*artifacts.Usage, error) {
-	now := reg.Now()
-	g.mu.Lock()
-	for r, s := range g.scans {
-		if now.Sub(s.at) >= artifactScanReuse || s.at.After(now) {
-			delete(g.scans, r)
-		}
-	}
-	if s, ok := g.scans[root]; ok && s.usage.Pressure(id, nil) < artifactWarnLevel {
-		g.mu.Unlock()
-		return s.usage, nil
-	}
-	g.mu.Unlock()
-
-	res, err := artifacts.Reclaim(root, now, liveArtifactIDs(reg, root), nil)
-	if err != nil {
-		return nil, err
-	}
-	u := res.Usage
-	if u.Truncated && len(res.Removed) > 0 {
-		// Truncated totals are lower bounds; count again after deleting.
-		if u, err = artifacts.Scan(root); err != nil {
-			return nil, err
-		}
-	}
-	g.mu.Lock()
-	if g.scans == nil {
-		g.scans = make(map[string]artifactScanned)
-	}
-	g.scans[root] = artifactScanned{at: now, usage: u}
-	g.mu.Unlock()
-	return u, nil
-}
-
-// liveArtifactIDs is the set of artifact session ids of the registry's
-// sessions in root; Reclaim never deletes their directories. Sessions of
-// other Winx processes on the same workspace are not in it: only their
-// 24-hour idle time protects them.
-func liveArtifactIDs(reg *session.Sessions, root string) map[string]bool {
-	live := make(map[string]bool)
-	for _, dir := range reg.TempDirs(root) {
-		if id, ok := artifacts.SessionID(filepath.Base(dir)); ok {
-			live[id] = true
-		}
-	}
-	return live
-}
 
 // mib formats bytes as MiB with one decimal.
 func mib(n int64) string { return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20)) }

@@ -1,17 +1,14 @@
 package tools
 
 import (
-	"context"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-	"testing/synctest"
 	"time"
 
 	"winx/guardian/artifacts"
-	"winx/guardian/runtime"
 	"winx/mcp/session"
 )
 
@@ -201,47 +198,6 @@ func TestTempArtifactStaticWrites(t *testing.T) {
 	if !fileExists(filepath.Join(other, "keep")) {
 		t.Errorf("another session's file was removed")
 	}
-}
-
-// TestTempArtifactScanReuse checks the scan cache on a fake clock: a scan
-// below the warning level is reused within artifactScanReuse, a later one
-// or one near a limit is taken again.
-func TestTempArtifactScanReuse(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
-		root := t.TempDir()
-		reg := session.NewSessions(func(context.Context, runtime.Spec) (*runtime.Started, error) {
-			panic("no shell in this test")
-		}, nil)
-		const id = "0123456789abcdef"
-		var g tempArtifacts
-		u, err := g.usage(reg, root, id)
-		if err != nil || u.Bytes != 0 {
-			t.Fatalf("usage = %+v, %v", u, err)
-		}
-		sparseFile(t, filepath.Join(artifacts.SessionDir(root, id), "f"), 60<<20) // 94% of the session budget
-		if u, _ = g.usage(reg, root, id); u.Bytes != 0 {
-			t.Errorf("usage within %v = %d bytes, want the reused scan (0)", artifactScanReuse, u.Bytes)
-		}
-		time.Sleep(artifactScanReuse)
-		if u, _ = g.usage(reg, root, id); u.Bytes != 60<<20 {
-			t.Errorf("usage after %v = %d, want a new scan", artifactScanReuse, u.Bytes)
-		}
-		// Near a limit nothing is reused.
-		if err := os.Remove(filepath.Join(artifacts.SessionDir(root, id), "f")); err != nil {
-			t.Fatal(err)
-		}
-		if u, _ = g.usage(reg, root, id); u.Bytes != 0 {
-			t.Errorf("usage near a limit = %d bytes, want a new scan (0)", u.Bytes)
-		}
-		time.Sleep(10 * artifactScanReuse)
-		g.usage(reg, root+"/other", id)
-		g.mu.Lock()
-		n := len(g.scans)
-		g.mu.Unlock()
-		if n != 1 {
-			t.Errorf("cache holds %d workspaces, want old ones dropped", n)
-		}
-	})
 }
 
 // TestTempArtifactWarnsBeforeLimit: from 80% of a budget, commands still
