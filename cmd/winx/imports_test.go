@@ -63,7 +63,7 @@ func importTable() map[string]importRule {
 		"mcp/tools":   {anyGroup: true, except: []string{"cmd"}, anyModule: true},
 		// The session registry: below the tools, above the domain packages;
 		// never codemap (cgo) nor mcp/tools.
-		"mcp/session": {imports: []string{"guardian", "edit", "evidence", "evidence/redact", "auth"}},
+		"mcp/session": {imports: []string{"guardian", "edit", "edit/atomicfile", "evidence", "evidence/redact", "auth"}},
 		"auth":        {},
 		// Evidence and its sub-packages may import each other, nothing else.
 		"evidence":        {imports: []string{"evidence/redact"}},

@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"winx/edit/atomicfile"
 )
 
 // Workspace resolution and identity. A workspace is a canonical directory:
@@ -71,7 +73,7 @@ func newScratchWorkspace(scratchRoot string) (string, error) {
 	if scratchRoot == "" || !filepath.IsAbs(scratchRoot) {
 		return "", &WorkspaceError{Path: scratchRoot, Err: ErrNoScratchRoot}
 	}
-	if err := os.MkdirAll(scratchRoot, 0o700); err != nil {
+	if err := atomicfile.MkdirPrivate(scratchRoot); err != nil {
 		return "", &WorkspaceError{Path: scratchRoot, Err: err}
 	}
 	dir, err := os.MkdirTemp(scratchRoot, "ws-") // MkdirTemp creates 0700
