@@ -587,12 +587,12 @@ func writeInitialFiles(b *strings.Builder, root string, paths []string) ([]initi
 			b.WriteString("\n## (empty path): not read\n")
 		}
 		if note.Status == "" {
-			f, err := readContained(root, p, min(MaxInitialFileBytes, budget))
+			f, err := wspace.ReadContained(root, p, min(MaxInitialFileBytes, budget))
 			switch {
 			case errors.Is(err, fs.ErrNotExist):
 				note.Status, note.ErrorCode = "not_found", codeFileNotFound
 				fmt.Fprintf(b, "\n## %s: not found\n", p)
-			case errors.Is(err, ErrOutsideWorkspace):
+			case errors.Is(err, wspace.ErrOutsideWorkspace):
 				note.Status, note.ErrorCode = "denied", codeFileOperationDenied
 				fmt.Fprintf(b, "\n## %s: refused, it resolves outside the workspace %s\n", p, root)
 			case err != nil:

@@ -18,6 +18,15 @@ import (
 	"winx/mcp/session/sessiontest"
 )
 
+// canon and writeFile are the shared test helpers under the names the
+// tests of this package use.
+func canon(t *testing.T, p string) string { t.Helper(); return sessiontest.Canon(t, p) }
+
+func writeFile(t testing.TB, path, content string) {
+	t.Helper()
+	sessiontest.WriteFile(t, path, content)
+}
+
 // principalAuth lets every request in as one principal.
 type principalAuth string
 

@@ -10,9 +10,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -109,26 +107,15 @@ func Load(stateDir, id string) (*SavedContext, error) {
 			ErrTaskNotFound, id)
 	}
 	path := ContextPath(stateDir, id)
-	// Never follow a link planted in the state directory, never block on a
-	// FIFO, and judge the file by what was opened, not by an earlier lstat.
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK|syscall.O_NOCTTY|syscall.O_CLOEXEC, 0)
+	// Never follow a link planted in the state directory.
+	b, _, err := readLimited(path, syscall.O_NOFOLLOW, MaxSavedContextBytes)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		return nil, fmt.Errorf("%w: no saved context has id %q; save one with ContextSave or call Initialize without task_id_to_resume",
 			ErrTaskNotFound, id)
-	case errors.Is(err, syscall.ELOOP):
+	case errors.Is(err, syscall.ELOOP), errors.Is(err, ErrNotRegularFile):
 		return nil, fmt.Errorf("%w: the saved context of %q is not a regular file", ErrTaskNotFound, id)
 	case err != nil:
-		return nil, err
-	}
-	defer f.Close()
-	if fi, err := f.Stat(); err != nil {
-		return nil, err
-	} else if !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("%w: the saved context of %q is not a regular file", ErrTaskNotFound, id)
-	}
-	b, err := io.ReadAll(io.LimitReader(f, MaxSavedContextBytes+1))
-	if err != nil {
 		return nil, err
 	}
 	sc := &SavedContext{ID: id}
