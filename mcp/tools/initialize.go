@@ -1,7 +1,6 @@
 package tools
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -249,36 +248,6 @@ func (t *initializer) handle(ctx context.Context, req *mcp.ToolRequest) (*mcp.Ca
 
 // failure is the result of a call that did nothing.
 func failure(err error) *mcp.CallToolResult { return toolFailure(InitializeTool, err) }
-
-// decodeArguments decodes a tool's arguments strictly: unknown fields, wrong
-// types and trailing data are input errors.
-func decodeArguments(raw json.RawMessage, v any) error {
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
-		var te *json.UnmarshalTypeError
-		if errors.As(err, &te) && te.Field != "" {
-			return &InputError{Msg: fmt.Sprintf("%s must be %s, not %s", te.Field, jsonKind(te.Type.Kind().String()), te.Value)}
-		}
-		return &InputError{Msg: strings.TrimPrefix(err.Error(), "json: ")}
-	}
-	if dec.More() {
-		return &InputError{Msg: "trailing data after the arguments object"}
-	}
-	return nil
-}
-
-func jsonKind(goKind string) string {
-	switch goKind {
-	case "string":
-		return "a string"
-	case "slice":
-		return "an array"
-	case "struct", "map", "ptr":
-		return "an object"
-	}
-	return goKind
-}
 
 // mode builds the mode the call asks for; root anchors relative globs.
 // An absent mode_name gives the zero Mode (keep / default).
