@@ -76,11 +76,8 @@ func ReadContained(root, p string, limit int) (*File, error) {
 	if !filepath.IsAbs(p) {
 		p = filepath.Join(root, p)
 	}
-	cp, err := filepath.EvalSymlinks(p)
+	cp, err := canonicalPath(p)
 	if err != nil {
-		return nil, err
-	}
-	if cp, err = filepath.Abs(cp); err != nil {
 		return nil, err
 	}
 	rel, err := filepath.Rel(root, cp)
@@ -102,6 +99,16 @@ func ReadContained(root, p string, limit int) (*File, error) {
 	}
 	out.Content = buf
 	return out, nil
+}
+
+// canonicalPath resolves every symlink of p and makes it absolute, as
+// session.CanonicalPath does for workspace roots.
+func canonicalPath(p string) (string, error) {
+	r, err := filepath.EvalSymlinks(p)
+	if err != nil {
+		return "", err
+	}
+	return filepath.Abs(r)
 }
 
 // readBounded reads at most limit+1 bytes of canon (from policy.Resolve)

@@ -129,6 +129,49 @@ func Load(stateDir, id string) (*SavedContext, error) {
 	return sc, nil
 }
 
+// RootMismatchError is a saved context resumed for a workspace other than
+// the one it was saved for.
+type RootMismatchError struct {
+	ID    string
+	Saved string // the project root as saved
+}
+
+func (e *RootMismatchError) Error() string {
+	return fmt.Sprintf("workspace: task %s was saved for %s", e.ID, e.Saved)
+}
+
+// CheckRoot checks that a session in root, a canonical workspace root, may
+// resume sc: root must be sc's project root (canonicalized), else a
+// *RootMismatchError rather than a guess between the two.
+func (sc *SavedContext) CheckRoot(root string) error {
+	saved := sc.Root
+	if c, err := canonicalPath(saved); err == nil {
+		saved = c
+	}
+	if root != saved {
+		return &RootMismatchError{ID: sc.ID, Saved: sc.Root}
+	}
+	return nil
+}
+
+// Excerpt is the saved context as an answer shows it: a heading, the text
+// fenced and cut to whole lines within about tokens, and where the whole
+// file is when it was cut.
+func (sc *SavedContext) Excerpt(stateDir string, tokens int) string {
+	text, limit := sc.Text, tokens*bytesPerToken
+	truncated := sc.Truncated
+	if len(text) > limit {
+		text, truncated = string(CutToLine([]byte(text[:limit]))), true
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "\n## Resumed task %s\n", sc.ID)
+	b.WriteString(Fenced(text))
+	if truncated {
+		fmt.Fprintf(&b, "[saved context truncated to about %d tokens; the whole file is %s]\n", tokens, ContextPath(stateDir, sc.ID))
+	}
+	return b.String()
+}
+
 // savedRoot finds the project_root line of a saved context's header.
 func savedRoot(text string) (string, error) {
 	sc := bufio.NewScanner(strings.NewReader(text))
