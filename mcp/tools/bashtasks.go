@@ -2,10 +2,8 @@ package tools
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
-	"unicode/utf8"
 
 	"winx/guardian"
 	"winx/mcp"
@@ -68,25 +66,11 @@ func (r *bashRun) promote() bool { return r.req != nil && r.req.Promote() }
 // one outcome carrying all output since the command started, since the
 // client saw none of it.
 func (r *bashRun) follow(ctx context.Context, first *guardian.Outcome) (*guardian.Outcome, error) {
-	acc := *first
-	deadline := time.Now().Add(maxTaskRuntime)
-	for acc.Running && time.Now().Before(deadline) {
-		o, err := r.term.Poll(ctx, acc.Generation, min(taskPollSlice, time.Until(deadline)))
-		if err != nil {
-			if ctx.Err() != nil {
-				return r.cancelled(acc.Generation, ctx.Err())
-			}
-			if errors.Is(err, guardian.ErrNotRunning) {
-				// The generation was replaced (a reset): report what we have.
-				acc.Running = false
-				acc.ShellReset = true
-				return &acc, nil
-			}
-			return nil, err
-		}
-		mergeOutcome(&acc, o)
+	o, err := guardian.Follow(ctx, r.term, first, taskPollSlice, time.Now().Add(maxTaskRuntime))
+	if err != nil && ctx.Err() != nil {
+		return r.cancelled(first.Generation, ctx.Err())
 	}
-	return &acc, nil
+	return o, err
 }
 
 // cancelled handles a task cancelled while its command runs: interrupt that
@@ -97,38 +81,6 @@ func (r *bashRun) cancelled(gen uint64, cause error) (*guardian.Outcome, error) 
 	defer cancel()
 	r.term.Cancel(ctx, gen, taskInterruptWait)
 	return nil, fmt.Errorf("tools: task cancelled: %w", cause)
-}
-
-// mergeOutcome appends a later look at the same command to acc.
-func mergeOutcome(acc, next *guardian.Outcome) {
-	text := acc.Output.Text
-	if text != "" && next.Output.Text != "" {
-		text += "\n"
-	}
-	text += next.Output.Text
-	acc.Output.DroppedBytes += next.Output.DroppedBytes
-	acc.Output.DroppedLines += next.Output.DroppedLines
-	if overflow := len(text) - guardian.DefaultOutputBudget; overflow > 0 {
-		// Keep the tail, as a single look would; the head is counted. The
-		// cut moves forward to a character boundary.
-		for overflow < len(text) && !utf8.RuneStart(text[overflow]) {
-			overflow++
-		}
-		text = text[overflow:]
-		acc.Output.DroppedBytes += overflow
-	}
-	acc.Output.Text = text
-	if next.Output.DroppedFile != "" {
-		acc.Output.DroppedFile = next.Output.DroppedFile
-	}
-	acc.Output.Collapsed += next.Output.Collapsed
-	acc.Output.Redactions += next.Output.Redactions
-	acc.Running, acc.ExitCode, acc.Elapsed = next.Running, next.ExitCode, next.Elapsed
-	if next.Cwd != "" {
-		acc.Cwd = next.Cwd
-	}
-	acc.ShellExited = acc.ShellExited || next.ShellExited
-	acc.ShellReset = acc.ShellReset || next.ShellReset
 }
 
 // bashExecution declares that BashCommand calls may become tasks.

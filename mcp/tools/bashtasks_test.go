@@ -10,9 +10,7 @@ import (
 	"strings"
 	"testing"
 	"time"
-	"unicode/utf8"
 
-	"winx/guardian"
 	"winx/guardian/runtime"
 	"winx/mcp"
 	"winx/mcp/session"
@@ -247,21 +245,5 @@ func TestBashCommandTaskCancelInterrupts(t *testing.T) {
 			t.Fatal("the cancelled task's command still runs after 15 s")
 		}
 		time.Sleep(100 * time.Millisecond)
-	}
-}
-
-// TestMergeOutcomeCutsOnCharacters: the budget cut never splits a
-// multi-byte character.
-func TestMergeOutcomeCutsOnCharacters(t *testing.T) {
-	acc := &guardian.Outcome{Running: true}
-	acc.Output.Text = strings.Repeat("é", guardian.DefaultOutputBudget/2)
-	next := &guardian.Outcome{}
-	next.Output.Text = "xy" // with the newline, an odd overflow: a cut inside a character
-	mergeOutcome(acc, next)
-	if !utf8.ValidString(acc.Output.Text) || !strings.HasSuffix(acc.Output.Text, "xy") || len(acc.Output.Text) > guardian.DefaultOutputBudget {
-		t.Errorf("merged text of %d bytes, valid UTF-8 %v", len(acc.Output.Text), utf8.ValidString(acc.Output.Text))
-	}
-	if acc.Output.DroppedBytes == 0 {
-		t.Error("the dropped head was not counted")
 	}
 }
