@@ -11,7 +11,9 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
@@ -189,4 +191,25 @@ func savedRoot(text string) (string, error) {
 		}
 	}
 	return "", errors.New("its header has no project_root")
+}
+
+// OpenWithDesktop shows a saved context to the user: it starts the
+// desktop's default opener (xdg-open, or open on macOS) on path in its own
+// session, does not wait for it, and returns the opener's name.
+func OpenWithDesktop(path string) (string, error) {
+	name := "xdg-open"
+	if runtime.GOOS == "darwin" {
+		name = "open"
+	}
+	bin, err := exec.LookPath(name)
+	if err != nil {
+		return "", err
+	}
+	cmd := exec.Command(bin, path)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	if err := cmd.Start(); err != nil {
+		return "", err
+	}
+	go cmd.Wait() // reap it; how it ends does not matter
+	return name, nil
 }
