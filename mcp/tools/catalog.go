@@ -1,6 +1,8 @@
 // Package tools is the model-facing catalog of Winx: the tools, prompts and
-// resources a client discovers, and (as the tools land) session routing and
-// the mapping of typed domain errors into the result envelope. It holds only
+// resources a client discovers, one file per tool (schema, decoding, the
+// call into a domain package, the envelope) and call.go for what every call
+// shares. Sessions, workspaces, policy and shells live below it, in
+// mcp/session, mcp/workspace, auth/policy and guardian. It holds only
 // entries that really work; nothing is listed to fill the catalog.
 package tools
 
