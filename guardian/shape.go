@@ -246,6 +246,8 @@ func headCut(text string, budget int) int {
 // planted in dir, dangling symlink or not, is never written through; a taken
 // name is retried with fresh random bits.
 func spillHead(dir, head string, now time.Time) (string, error) {
+	// Not atomicfile.MkdirPrivate: dir is the caller's, and an existing one
+	// keeps the mode its owner gave it; only a missing one is made private.
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return "", err
 	}

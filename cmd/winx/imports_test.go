@@ -66,7 +66,7 @@ func importTable() map[string]importRule {
 		// The session registry: below the tools, above the domain packages;
 		// it takes its shells from a guardian/runtime factory, never codemap
 		// (cgo) nor mcp/tools.
-		"mcp/session": {imports: []string{"guardian", "guardian/runtime", "edit", "evidence", "evidence/redact", "auth"}},
+		"mcp/session": {imports: []string{"guardian", "guardian/runtime", "edit", "edit/atomicfile", "evidence", "evidence/redact", "auth"}},
 		// Workspace services: overview, context collection, saved contexts.
 		"mcp/workspace": {imports: []string{"evidence", "evidence/redact", "auth", "codemap/walk", "edit/atomicfile"}},
 		// The model-facing catalog: tool adapters over the rooms below. It

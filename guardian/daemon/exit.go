@@ -97,6 +97,9 @@ func ReadExitRecord(dir string) (ExitRecord, error) {
 // OpenLog opens path for appending, creating it 0600 (and its directory
 // 0700).
 func OpenLog(path string) (*os.File, error) {
+	// Not atomicfile.MkdirPrivate: the operator chooses the path
+	// (-log-file), and an existing directory such as /var/log or a home
+	// directory must keep its mode; only a missing one is made private.
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return nil, err
 	}

@@ -72,3 +72,36 @@ func TempArtifactDir(k Key) string {
 	sum := sha256.Sum256([]byte(k.Legacy()))
 	return filepath.Join(k.Root, ".winx", "tmp", "session-"+hex.EncodeToString(sum[:8]))
 }
+
+// Session affinity modes (--session-affinity): which calls share a session.
+const (
+	// AffinityWorkspace: one session per principal and canonical
+	// workspace (the default).
+	AffinityWorkspace = "workspace"
+	// AffinityConversation: one session per conversation (the HTTP
+	// Mcp-Session-Id, else X-Winx-Conversation-Id, else the first call's
+	// thread id) and workspace.
+	AffinityConversation = "conversation"
+	// AffinityThread: one session per thread id and workspace.
+	AffinityThread = "thread"
+)
+
+// Scope is the Key.Scope of a call under the affinity mode, from the
+// caller's conversation id (may be "") and the call's thread_id. Scopes are
+// internal keys; clients never see them.
+func Scope(affinity, conversation, threadID string) string {
+	switch affinity {
+	case AffinityConversation:
+		if conversation != "" {
+			return "c:" + conversation
+		}
+		if threadID != "" {
+			return "t:" + NormalizeThreadID(threadID)
+		}
+	case AffinityThread:
+		if threadID != "" {
+			return "t:" + NormalizeThreadID(threadID)
+		}
+	}
+	return ""
+}

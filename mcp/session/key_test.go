@@ -46,3 +46,22 @@ func TestKeyLegacyEncoding(t *testing.T) {
 		t.Errorf("an unscoped key's external id %q differs from ExternalSessionID's %q", k.ExternalID(), ExternalSessionID("p", "/w"))
 	}
 }
+
+func TestScope(t *testing.T) {
+	tests := []struct {
+		name, affinity, conversation, thread, want string
+	}{
+		{"workspace ignores both", AffinityWorkspace, "conv", "th", ""},
+		{"default is workspace", "", "conv", "th", ""},
+		{"conversation first", AffinityConversation, "conv", "th", "c:conv"},
+		{"conversation falls back to the thread", AffinityConversation, "", "th", "t:" + NormalizeThreadID("th")},
+		{"conversation with neither", AffinityConversation, "", "", ""},
+		{"thread", AffinityThread, "conv", "th", "t:" + NormalizeThreadID("th")},
+		{"thread without one", AffinityThread, "conv", "", ""},
+	}
+	for _, tc := range tests {
+		if got := Scope(tc.affinity, tc.conversation, tc.thread); got != tc.want {
+			t.Errorf("%s: Scope(%q, %q, %q) = %q, want %q", tc.name, tc.affinity, tc.conversation, tc.thread, got, tc.want)
+		}
+	}
+}

@@ -343,6 +343,37 @@ func (s *Sessions) Lookup(principal, threadID, workspaceRoot string) (*Session, 
 	return nil, &ThreadBindingError{ThreadID: tid, Bound: sess.Root, Given: workspaceRoot, Err: ErrWorkspaceThreadMismatch}
 }
 
+// Find returns the session a call about an existing session (a mode change,
+// a shell reset) names, and the thread id to answer with: by threadID,
+// checked against anyPath when both are given, or by the workspace's
+// default thread when only anyPath is. Errors are ResolveWorkspace's,
+// Lookup's and ByThread's; neither given is ErrNotInitialized.
+func (s *Sessions) Find(principal, threadID, anyPath string) (*Session, string, error) {
+	var root string
+	if anyPath != "" {
+		r, _, err := ResolveWorkspace(anyPath, "")
+		if err != nil {
+			return nil, "", err
+		}
+		root = r
+	}
+	switch {
+	case threadID != "" && root != "":
+		sess, err := s.Lookup(principal, threadID, root)
+		return sess, NormalizeThreadID(threadID), err
+	case threadID != "":
+		sess, err := s.ByThread(principal, threadID)
+		return sess, NormalizeThreadID(threadID), err
+	case root != "":
+		sess, err := s.Lookup(principal, "", root)
+		if err != nil {
+			return nil, "", err
+		}
+		return sess, sess.ExternalID, nil
+	}
+	return nil, "", ErrNotInitialized
+}
+
 // ResetShell replaces the session's shell with a new one in the old one's
 // cwd (the root if that is gone), keeping the mode. Within ResetInterval of
 // the last reset a shell that does not report a failure is kept and reset is

@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"winx/edit/atomicfile"
 )
 
 // Workspace resolution and identity. A workspace is a canonical directory:
@@ -67,11 +69,32 @@ func DefaultScratchRoot() (string, error) {
 	return filepath.Join(state, "winx", "playground"), nil
 }
 
+// ScratchRootOr is configured, else DefaultScratchRoot, else "" (for which
+// ResolveWorkspace answers ErrNoScratchRoot when a playground is needed).
+func ScratchRootOr(configured string) string {
+	if configured != "" {
+		return configured
+	}
+	root, err := DefaultScratchRoot()
+	if err != nil {
+		return ""
+	}
+	return root
+}
+
+// DiscardScratch removes a scratch playground that no session took; it is
+// still empty, so os.Remove suffices and never touches user files.
+func DiscardScratch(root string, scratch bool) {
+	if scratch {
+		os.Remove(root)
+	}
+}
+
 func newScratchWorkspace(scratchRoot string) (string, error) {
 	if scratchRoot == "" || !filepath.IsAbs(scratchRoot) {
 		return "", &WorkspaceError{Path: scratchRoot, Err: ErrNoScratchRoot}
 	}
-	if err := os.MkdirAll(scratchRoot, 0o700); err != nil {
+	if err := atomicfile.MkdirPrivate(scratchRoot); err != nil {
 		return "", &WorkspaceError{Path: scratchRoot, Err: err}
 	}
 	dir, err := os.MkdirTemp(scratchRoot, "ws-") // MkdirTemp creates 0700

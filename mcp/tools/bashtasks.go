@@ -2,7 +2,6 @@ package tools
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 
@@ -67,25 +66,11 @@ func (r *bashRun) promote() bool { return r.req != nil && r.req.Promote() }
 // one outcome carrying all output since the command started, since the
 // client saw none of it.
 func (r *bashRun) follow(ctx context.Context, first *guardian.Outcome) (*guardian.Outcome, error) {
-	acc := *first
-	deadline := time.Now().Add(maxTaskRuntime)
-	for acc.Running && time.Now().Before(deadline) {
-		o, err := r.term.Poll(ctx, acc.Generation, min(taskPollSlice, time.Until(deadline)))
-		if err != nil {
-			if ctx.Err() != nil {
-				return r.cancelled(acc.Generation, ctx.Err())
-			}
-			if errors.Is(err, guardian.ErrNotRunning) {
-				// The generation was replaced (a reset): report what we have.
-				acc.Running = false
-				acc.ShellReset = true
-				return &acc, nil
-			}
-			return nil, err
-		}
-		acc.Append(o)
+	o, err := guardian.Follow(ctx, r.term, first, taskPollSlice, time.Now().Add(maxTaskRuntime))
+	if err != nil && ctx.Err() != nil {
+		return r.cancelled(first.Generation, ctx.Err())
 	}
-	return &acc, nil
+	return o, err
 }
 
 // cancelled handles a task cancelled while its command runs: interrupt that

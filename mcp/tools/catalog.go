@@ -1,10 +1,9 @@
 // Package tools is the model-facing catalog of Winx: the tools, prompts and
-// resources a client discovers, each tool's schema and argument decoding,
-// the call into the room that does the work (mcp/session, mcp/workspace,
-// guardian, edit, evidence, codemap, auth/policy), and the mapping of their
-// typed errors into the result envelope. It owns no session state, policy or
-// runtime wiring. It holds only entries that really work; nothing is listed
-// to fill the catalog.
+// resources a client discovers, one file per tool (schema, decoding, the
+// call into a domain package, the envelope) and call.go for what every call
+// shares. Sessions, workspaces, policy and shells live below it, in
+// mcp/session, mcp/workspace, auth/policy and guardian. It holds only
+// entries that really work; nothing is listed to fill the catalog.
 package tools
 
 import (

@@ -6,10 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
-	"runtime"
 	"strings"
-	"syscall"
 
 	"winx/auth"
 	"winx/evidence/redact"
@@ -85,7 +82,7 @@ func addContextSave(reg *mcp.Registry, opts Options) {
 		saver: &wspace.Saver{StateDir: opts.StateDir, Build: opts.Build, Overview: opts.Overview, Redactor: opts.redactor()},
 	}
 	if opts.OpenContext {
-		t.open = openWithDesktop
+		t.open = wspace.OpenWithDesktop
 	}
 	reg.AddTool(mcp.Tool{
 		Name:         ContextSaveTool,
@@ -239,24 +236,4 @@ func contextFailure(err error) *mcp.CallToolResult {
 		env = errorEnvelope(ContextSaveTool, err)
 	}
 	return env.Result(env.Message)
-}
-
-// openWithDesktop starts the desktop's default opener (xdg-open, or open on
-// macOS) on path in its own session and does not wait for it.
-func openWithDesktop(path string) (string, error) {
-	name := "xdg-open"
-	if runtime.GOOS == "darwin" {
-		name = "open"
-	}
-	bin, err := exec.LookPath(name)
-	if err != nil {
-		return "", err
-	}
-	cmd := exec.Command(bin, path)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
-	if err := cmd.Start(); err != nil {
-		return "", err
-	}
-	go cmd.Wait() // reap it; how it ends does not matter
-	return name, nil
 }

@@ -1,13 +1,10 @@
 package tools
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io/fs"
-	"os"
 	"strings"
 
 	"winx/auth/policy"
@@ -20,15 +17,9 @@ import (
 // InitializeTool is the name of the tool that starts or reattaches a session.
 const InitializeTool = "Initialize"
 
-// Limits of initial_files_to_read.
-const (
-	// MaxInitialFiles is how many initial files one call reads.
-	MaxInitialFiles = 32
-	// MaxInitialFileBytes bounds one initial file's shown content.
-	MaxInitialFileBytes = 64 << 10
-	// MaxInitialFilesBytes bounds the shown content of all initial files.
-	MaxInitialFilesBytes = 256 << 10
-)
+// DefaultResumeTokens bounds the saved context an Initialize answer shows
+// (about bytes/4).
+const DefaultResumeTokens = 20000
 
 // Initialize call types (TOOLS.md, "Initialize").
 const (
@@ -143,6 +134,9 @@ type initialFileNote struct {
 	ErrorCode string `json:"errorCode,omitempty"`
 }
 
+// initialFileCodes are the error codes of the initial files not shown.
+var initialFileCodes = map[string]string{wspace.InitialNotFound: codeFileNotFound, wspace.InitialDenied: codeFileOperationDenied}
+
 // initializer serves the Initialize tool.
 type initializer struct {
 	sessions    *session.Sessions
@@ -160,45 +154,21 @@ type initializer struct {
 	// serverInstructions are the operator's (WINX_SERVER_INSTRUCTIONS),
 	// repeated when a session starts.
 	serverInstructions string
-	// resume serves task_id_to_resume.
-	resume *resumer
+	// stateDir holds the contexts task_id_to_resume loads; "" means
+	// nothing was ever saved.
+	stateDir string
 }
 
-// Session affinity modes (--session-affinity).
+// Session affinity modes (--session-affinity), declared by package session.
 const (
-	// AffinityWorkspace: one session per principal and canonical
-	// workspace (the default).
-	AffinityWorkspace = "workspace"
-	// AffinityConversation: one session per conversation (the HTTP
-	// Mcp-Session-Id, else X-Winx-Conversation-Id, else the first call's
-	// thread id) and workspace.
-	AffinityConversation = "conversation"
-	// AffinityThread: one session per thread id and workspace.
-	AffinityThread = "thread"
+	AffinityWorkspace    = session.AffinityWorkspace
+	AffinityConversation = session.AffinityConversation
+	AffinityThread       = session.AffinityThread
 )
-
-// affinityScope is the session scope of a call under the affinity mode.
-// Scopes are internal keys; clients never see them.
-func (t *initializer) affinityScope(caller mcp.Caller, threadID string) string {
-	switch t.affinity {
-	case AffinityConversation:
-		if caller.Conversation != "" {
-			return "c:" + caller.Conversation
-		}
-		if threadID != "" {
-			return "t:" + session.NormalizeThreadID(threadID)
-		}
-	case AffinityThread:
-		if threadID != "" {
-			return "t:" + session.NormalizeThreadID(threadID)
-		}
-	}
-	return ""
-}
 
 func addInitialize(reg *mcp.Registry, opts Options) {
 	t := &initializer{sessions: opts.Sessions, scratchRoot: opts.ScratchRoot, overview: opts.Overview, redactor: opts.redactor(),
-		affinity: opts.Affinity, transport: opts.Transport, serverInstructions: opts.ServerInstructions, resume: newResumer(opts)}
+		affinity: opts.Affinity, transport: opts.Transport, serverInstructions: opts.ServerInstructions, stateDir: opts.StateDir}
 	reg.AddTool(mcp.Tool{
 		Name:         InitializeTool,
 		Title:        "Initialize a Winx session",
@@ -233,11 +203,11 @@ func (t *initializer) handle(ctx context.Context, req *mcp.ToolRequest) (*mcp.Ca
 			in.Type, initFirstCall, initModeChange, initResetShell, initChangeWorkspace)}), nil
 	}
 	if in.TaskIDToResume != "" {
-		if err := t.resume.prepare(&in); err != nil {
+		if err := t.prepareResume(&in); err != nil {
 			return failure(err), nil
 		}
 	}
-	in.scope = t.affinityScope(req.Caller(), in.ThreadID)
+	in.scope = session.Scope(t.affinity, req.Caller().Conversation, in.ThreadID)
 	if err := t.bootstrapFromRoots(ctx, req, &in); err != nil {
 		if mcp.IsInputRequired(err) {
 			return nil, err
@@ -249,36 +219,6 @@ func (t *initializer) handle(ctx context.Context, req *mcp.ToolRequest) (*mcp.Ca
 
 // failure is the result of a call that did nothing.
 func failure(err error) *mcp.CallToolResult { return toolFailure(InitializeTool, err) }
-
-// decodeArguments decodes a tool's arguments strictly: unknown fields, wrong
-// types and trailing data are input errors.
-func decodeArguments(raw json.RawMessage, v any) error {
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
-		var te *json.UnmarshalTypeError
-		if errors.As(err, &te) && te.Field != "" {
-			return &InputError{Msg: fmt.Sprintf("%s must be %s, not %s", te.Field, jsonKind(te.Type.Kind().String()), te.Value)}
-		}
-		return &InputError{Msg: strings.TrimPrefix(err.Error(), "json: ")}
-	}
-	if dec.More() {
-		return &InputError{Msg: "trailing data after the arguments object"}
-	}
-	return nil
-}
-
-func jsonKind(goKind string) string {
-	switch goKind {
-	case "string":
-		return "a string"
-	case "slice":
-		return "an array"
-	case "struct", "map", "ptr":
-		return "an object"
-	}
-	return goKind
-}
 
 // mode builds the mode the call asks for; root anchors relative globs.
 // An absent mode_name gives the zero Mode (keep / default).
@@ -340,37 +280,17 @@ func allOrList(field string, raw json.RawMessage) (all bool, list []string, err 
 	return false, list, nil
 }
 
-// scratch returns the directory for scratch playgrounds.
-func (t *initializer) scratch() string {
-	if t.scratchRoot != "" {
-		return t.scratchRoot
-	}
-	root, err := session.DefaultScratchRoot()
-	if err != nil {
-		return "" // ResolveWorkspace then answers ErrNoScratchRoot
-	}
-	return root
-}
-
 // resolve resolves the call's workspace and builds its mode.
 func (t *initializer) resolve(in *initializeInput) (root string, scratch bool, mode Mode, err error) {
-	root, scratch, err = session.ResolveWorkspace(in.AnyWorkspacePath, t.scratch())
+	root, scratch, err = session.ResolveWorkspace(in.AnyWorkspacePath, session.ScratchRootOr(t.scratchRoot))
 	if err != nil {
 		return "", false, Mode{}, err
 	}
 	if mode, err = in.mode(root); err != nil {
-		discardScratch(root, scratch)
+		session.DiscardScratch(root, scratch)
 		return "", false, Mode{}, err
 	}
 	return root, scratch, mode, nil
-}
-
-// discardScratch removes a scratch playground that no session took; it is
-// still empty, so os.Remove suffices and never touches user files.
-func discardScratch(root string, scratch bool) {
-	if scratch {
-		os.Remove(root)
-	}
 }
 
 func (t *initializer) firstCall(ctx context.Context, principal string, in *initializeInput) *mcp.CallToolResult {
@@ -394,7 +314,7 @@ func (t *initializer) firstCall(ctx context.Context, principal string, in *initi
 	}
 	sess, created, err := t.sessions.AttachScoped(ctx, principal, in.scope, root, policy.Mode(mode), in.ThreadID, scratch)
 	if err != nil {
-		discardScratch(root, scratch)
+		session.DiscardScratch(root, scratch)
 		return failure(err)
 	}
 	// A session found running in its guardian after an adapter restart
@@ -414,7 +334,7 @@ func (t *initializer) changeWorkspace(ctx context.Context, principal string, in 
 	}
 	sess, created, err := t.sessions.ChangeWorkspaceScoped(ctx, principal, in.scope, root, policy.Mode(mode), in.ThreadID, scratch)
 	if err != nil {
-		discardScratch(root, scratch)
+		session.DiscardScratch(root, scratch)
 		return failure(err)
 	}
 	// The thread has not seen this workspace: show its context even when
@@ -423,40 +343,11 @@ func (t *initializer) changeWorkspace(ctx context.Context, principal string, in 
 		answerOpts{reattached: !created, overview: true, note: "The thread now works in " + sess.Root + "."})
 }
 
-// existing finds the session a mode change or reset is about: by thread_id,
-// checked against any_workspace_path when both are given, or by the
-// workspace's default thread when only the path is.
-func (t *initializer) existing(principal string, in *initializeInput) (*session.Session, string, error) {
-	var root string
-	if in.AnyWorkspacePath != "" {
-		r, _, err := session.ResolveWorkspace(in.AnyWorkspacePath, "")
-		if err != nil {
-			return nil, "", err
-		}
-		root = r
-	}
-	switch {
-	case in.ThreadID != "" && root != "":
-		sess, err := t.sessions.Lookup(principal, in.ThreadID, root)
-		return sess, session.NormalizeThreadID(in.ThreadID), err
-	case in.ThreadID != "":
-		sess, err := t.sessions.ByThread(principal, in.ThreadID)
-		return sess, session.NormalizeThreadID(in.ThreadID), err
-	case root != "":
-		sess, err := t.sessions.Lookup(principal, "", root)
-		if err != nil {
-			return nil, "", err
-		}
-		return sess, sess.ExternalID, nil
-	}
-	return nil, "", session.ErrNotInitialized
-}
-
 func (t *initializer) modeChange(ctx context.Context, principal string, in *initializeInput) *mcp.CallToolResult {
 	if in.ModeName == "" {
 		return failure(&InputError{Msg: "user_asked_mode_change needs mode_name"})
 	}
-	sess, tid, err := t.existing(principal, in)
+	sess, tid, err := t.sessions.Find(principal, in.ThreadID, in.AnyWorkspacePath)
 	if err != nil {
 		return failure(err)
 	}
@@ -474,7 +365,7 @@ func (t *initializer) resetShell(ctx context.Context, principal string, in *init
 	if in.ModeName != "" || in.CodeWriterConfig != nil {
 		return failure(&InputError{Msg: "reset_shell keeps the mode; use user_asked_mode_change to change it"})
 	}
-	sess, tid, err := t.existing(principal, in)
+	sess, tid, err := t.sessions.Find(principal, in.ThreadID, in.AnyWorkspacePath)
 	if err != nil {
 		return failure(err)
 	}
@@ -552,10 +443,20 @@ func (t *initializer) answer(ctx context.Context, in *initializeInput, sess *ses
 	}
 	if in.resumed != nil {
 		data.ResumedTask = in.resumed.ID
-		t.resume.write(&b, sess, in.resumed)
+		if sess.MarkResumeShown(in.resumed.ID) {
+			fmt.Fprintf(&b, "Resumed task %s: its saved context was shown to this session before and is not repeated.\n", in.resumed.ID)
+		} else {
+			b.WriteString(in.resumed.Excerpt(t.stateDir, DefaultResumeTokens))
+		}
 	}
-	notes, code := writeInitialFiles(&b, sess.Root, in.InitialFilesToRead)
-	data.InitialFiles = notes
+	code := ""
+	for _, f := range wspace.WriteInitialFiles(&b, sess.Root, in.InitialFilesToRead) {
+		note := initialFileNote{Path: f.Path, Status: f.Status, Bytes: f.Bytes, ErrorCode: initialFileCodes[f.Status]}
+		if code == "" {
+			code = note.ErrorCode
+		}
+		data.InitialFiles = append(data.InitialFiles, note)
+	}
 	if code != "" && env.Status == mcp.StatusCompleted {
 		env.Status, env.ErrorCode, env.Retryable = mcp.StatusCompletedWithIssues, code, true
 		env.Message += " Some initial files could not be shown."
@@ -565,57 +466,29 @@ func (t *initializer) answer(ctx context.Context, in *initializeInput, sess *ses
 	return env.Result(text)
 }
 
-// writeInitialFiles shows the requested files within the limits and
-// returns a note per file and the error code of the first that failed.
-func writeInitialFiles(b *strings.Builder, root string, paths []string) ([]initialFileNote, string) {
-	if len(paths) == 0 {
-		return nil, ""
+// prepareResume loads the saved context of a first_call's task_id_to_resume
+// and points the call at its project root. A different any_workspace_path
+// is refused rather than guessed between.
+func (t *initializer) prepareResume(in *initializeInput) error {
+	if in.Type != initFirstCall {
+		return &InputError{Msg: "task_id_to_resume works only with type first_call"}
 	}
-	var notes []initialFileNote
-	firstCode := ""
-	budget := MaxInitialFilesBytes
-	for i, p := range paths {
-		note := initialFileNote{Path: p}
-		switch {
-		case i >= MaxInitialFiles || budget <= 0:
-			note.Status = "skipped"
-			fmt.Fprintf(b, "\n## %s: skipped, over the limit of initial files; read it with ReadFiles\n", p)
-			notes = append(notes, note)
-			continue
-		case p == "":
-			note.Status, note.ErrorCode = "not_found", codeFileNotFound
-			b.WriteString("\n## (empty path): not read\n")
-		}
-		if note.Status == "" {
-			f, err := readContained(root, p, min(MaxInitialFileBytes, budget))
-			switch {
-			case errors.Is(err, fs.ErrNotExist):
-				note.Status, note.ErrorCode = "not_found", codeFileNotFound
-				fmt.Fprintf(b, "\n## %s: not found\n", p)
-			case errors.Is(err, ErrOutsideWorkspace):
-				note.Status, note.ErrorCode = "denied", codeFileOperationDenied
-				fmt.Fprintf(b, "\n## %s: refused, it resolves outside the workspace %s\n", p, root)
-			case err != nil:
-				note.Status, note.ErrorCode = "denied", codeFileOperationDenied
-				fmt.Fprintf(b, "\n## %s: not read: %v\n", p, err)
-			case f.Binary:
-				note.Status, note.Bytes = "binary", f.Size
-				fmt.Fprintf(b, "\n## %s: binary file (%d bytes), not shown\n", f.Rel, f.Size)
-			default:
-				note.Status, note.Bytes = "shown", f.Size
-				budget -= len(f.Content)
-				fmt.Fprintf(b, "\n## %s (%d bytes)\n", f.Rel, f.Size)
-				b.WriteString(wspace.Fenced(string(f.Content)))
-				if f.Truncated {
-					note.Status = "truncated"
-					fmt.Fprintf(b, "[%s truncated after %d bytes; read the rest with ReadFiles]\n", f.Rel, len(f.Content))
-				}
-			}
-		}
-		if firstCode == "" {
-			firstCode = note.ErrorCode
-		}
-		notes = append(notes, note)
+	sc, err := wspace.Load(t.stateDir, in.TaskIDToResume)
+	if err != nil {
+		return taskIDInput(err)
 	}
-	return notes, firstCode
+	if in.AnyWorkspacePath != "" {
+		given, _, err := session.ResolveWorkspace(in.AnyWorkspacePath, "")
+		if err != nil {
+			return err
+		}
+		if err := sc.CheckRoot(given); err != nil {
+			return &InputError{Msg: fmt.Sprintf("task %s was saved for %s, not %s; omit any_workspace_path to resume it there",
+				sc.ID, sc.Root, in.AnyWorkspacePath)}
+		}
+	} else {
+		in.AnyWorkspacePath = sc.Root
+	}
+	in.resumed = sc
+	return nil
 }

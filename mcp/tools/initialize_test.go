@@ -16,7 +16,17 @@ import (
 	"winx/mcp/mcptest"
 	"winx/mcp/session"
 	"winx/mcp/session/sessiontest"
+	wspace "winx/mcp/workspace"
 )
+
+// canon and writeFile are the shared test helpers under the names the
+// tests of this package use.
+func canon(t *testing.T, p string) string { t.Helper(); return sessiontest.Canon(t, p) }
+
+func writeFile(t testing.TB, path, content string) {
+	t.Helper()
+	sessiontest.WriteFile(t, path, content)
+}
 
 // principalAuth lets every request in as one principal.
 type principalAuth string
@@ -412,7 +422,7 @@ func TestInitializeInitialFiles(t *testing.T) {
 	e := newInitEnv(t)
 	c := e.client("")
 	root, outside := workspace(t)
-	writeFile(t, filepath.Join(root, "big.txt"), strings.Repeat("0123456789abcdef\n", MaxInitialFileBytes/17+100))
+	writeFile(t, filepath.Join(root, "big.txt"), strings.Repeat("0123456789abcdef\n", wspace.MaxInitialFileBytes/17+100))
 
 	r := callInit(t, c, map[string]any{"any_workspace_path": root, "initial_files_to_read": []string{
 		"README.md", filepath.Join(root, "src", "main.go"), "../secret.txt", outside, "sneaky.txt", "missing.go", "big.txt",
@@ -437,7 +447,7 @@ func TestInitializeInitialFiles(t *testing.T) {
 	if strings.Join(statuses, ",") != strings.Join(want, ",") {
 		t.Errorf("initial file statuses = %v, want %v", statuses, want)
 	}
-	if len(text) > MaxInitialFileBytes+16<<10 {
+	if len(text) > wspace.MaxInitialFileBytes+16<<10 {
 		t.Errorf("answer has %d bytes; big.txt was not bounded", len(text))
 	}
 }

@@ -16,6 +16,18 @@ import (
 // auth/policy (which documents where each check applies and what it does
 // not cover) and answer its typed denials here.
 
+// Modes of a session (TOOLS.md, "Modes"). Initialize records them; the
+// tools that run commands and write files enforce them through auth/policy.
+const (
+	ModeWCGW       = policy.ModeWCGW
+	ModeArchitect  = policy.ModeArchitect
+	ModeCodeWriter = policy.ModeCodeWriter
+)
+
+// Mode is a session's mode, declared once by auth/policy. The zero Mode
+// (Name "") means "keep the current mode" to Attach.
+type Mode = policy.Mode
+
 // codeCommandNotAllowed is the errorCode of a denied command.
 const codeCommandNotAllowed = "command_not_allowed"
 
@@ -119,7 +131,3 @@ func (t *editTool) editGate(ctx context.Context, sess *session.Session, in *edit
 	}
 	return nil
 }
-
-// globMatch is policy.GlobMatch: filepath.Match with "**" for any number
-// of whole path segments.
-func globMatch(pattern, path string) bool { return policy.GlobMatch(pattern, path) }

@@ -30,11 +30,6 @@ const (
 	maxReadFileBytes            = 16 << 20
 )
 
-// Error codes of the file tools.
-const (
-	codeFileTooLarge = "file_too_large"
-)
-
 // ReadOptions tune ReadFiles; zero fields mean the defaults.
 type ReadOptions struct {
 	CodingTokenBudget    int // WINX_CODING_TOKEN_BUDGET
@@ -187,22 +182,6 @@ func (t *readTool) readOne(ctx context.Context, policy *auth.PathPolicy, ledger 
 	return fr
 }
 
-// readResolved reads the file at canonical, a path from policy.Resolve,
-// within limit bytes. A path that resolved inside the roots must still be
-// inside after the read's own resolution: a swap between the two is denied.
-func readResolved(policy *auth.PathPolicy, canonical string, limit int64) (*evidence.Snapshot, error) {
-	snap, err := evidence.ReadSnapshot(canonical, limit)
-	if err != nil {
-		return nil, err
-	}
-	if snap.Path != canonical {
-		if err := policy.Recheck(snap.Path); err != nil {
-			return nil, err
-		}
-	}
-	return snap, nil
-}
-
 func (fr fileRead) fail(code, msg string) fileRead {
 	fr.ErrorCode, fr.Error = code, msg
 	return fr
@@ -293,10 +272,4 @@ func statusForCode(code string) mcp.Status {
 		return mcp.StatusInvalidInput
 	}
 	return mcp.StatusFailed
-}
-
-// toolFailure is the result of a call that did nothing.
-func toolFailure(tool string, err error) *mcp.CallToolResult {
-	env := errorEnvelope(tool, err)
-	return env.Result(env.Message)
 }

@@ -10,10 +10,10 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
-	"os"
+	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
@@ -109,26 +109,15 @@ func Load(stateDir, id string) (*SavedContext, error) {
 			ErrTaskNotFound, id)
 	}
 	path := ContextPath(stateDir, id)
-	// Never follow a link planted in the state directory, never block on a
-	// FIFO, and judge the file by what was opened, not by an earlier lstat.
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK|syscall.O_NOCTTY|syscall.O_CLOEXEC, 0)
+	// Never follow a link planted in the state directory.
+	b, _, err := readLimited(path, syscall.O_NOFOLLOW, MaxSavedContextBytes)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		return nil, fmt.Errorf("%w: no saved context has id %q; save one with ContextSave or call Initialize without task_id_to_resume",
 			ErrTaskNotFound, id)
-	case errors.Is(err, syscall.ELOOP):
+	case errors.Is(err, syscall.ELOOP), errors.Is(err, ErrNotRegularFile):
 		return nil, fmt.Errorf("%w: the saved context of %q is not a regular file", ErrTaskNotFound, id)
 	case err != nil:
-		return nil, err
-	}
-	defer f.Close()
-	if fi, err := f.Stat(); err != nil {
-		return nil, err
-	} else if !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("%w: the saved context of %q is not a regular file", ErrTaskNotFound, id)
-	}
-	b, err := io.ReadAll(io.LimitReader(f, MaxSavedContextBytes+1))
-	if err != nil {
 		return nil, err
 	}
 	sc := &SavedContext{ID: id}
@@ -140,6 +129,49 @@ func Load(stateDir, id string) (*SavedContext, error) {
 		return nil, fmt.Errorf("%w: the saved context of %q is damaged: %v", ErrTaskNotFound, id, err)
 	}
 	return sc, nil
+}
+
+// RootMismatchError is a saved context resumed for a workspace other than
+// the one it was saved for.
+type RootMismatchError struct {
+	ID    string
+	Saved string // the project root as saved
+}
+
+func (e *RootMismatchError) Error() string {
+	return fmt.Sprintf("workspace: task %s was saved for %s", e.ID, e.Saved)
+}
+
+// CheckRoot checks that a session in root, a canonical workspace root, may
+// resume sc: root must be sc's project root (canonicalized), else a
+// *RootMismatchError rather than a guess between the two.
+func (sc *SavedContext) CheckRoot(root string) error {
+	saved := sc.Root
+	if c, err := canonicalPath(saved); err == nil {
+		saved = c
+	}
+	if root != saved {
+		return &RootMismatchError{ID: sc.ID, Saved: sc.Root}
+	}
+	return nil
+}
+
+// Excerpt is the saved context as an answer shows it: a heading, the text
+// fenced and cut to whole lines within about tokens, and where the whole
+// file is when it was cut.
+func (sc *SavedContext) Excerpt(stateDir string, tokens int) string {
+	text, limit := sc.Text, tokens*bytesPerToken
+	truncated := sc.Truncated
+	if len(text) > limit {
+		text, truncated = string(CutToLine([]byte(text[:limit]))), true
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "\n## Resumed task %s\n", sc.ID)
+	b.WriteString(Fenced(text))
+	if truncated {
+		fmt.Fprintf(&b, "[saved context truncated to about %d tokens; the whole file is %s]\n", tokens, ContextPath(stateDir, sc.ID))
+	}
+	return b.String()
 }
 
 // savedRoot finds the project_root line of a saved context's header.
@@ -159,4 +191,25 @@ func savedRoot(text string) (string, error) {
 		}
 	}
 	return "", errors.New("its header has no project_root")
+}
+
+// OpenWithDesktop shows a saved context to the user: it starts the
+// desktop's default opener (xdg-open, or open on macOS) on path in its own
+// session, does not wait for it, and returns the opener's name.
+func OpenWithDesktop(path string) (string, error) {
+	name := "xdg-open"
+	if runtime.GOOS == "darwin" {
+		name = "open"
+	}
+	bin, err := exec.LookPath(name)
+	if err != nil {
+		return "", err
+	}
+	cmd := exec.Command(bin, path)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	if err := cmd.Start(); err != nil {
+		return "", err
+	}
+	go cmd.Wait() // reap it; how it ends does not matter
+	return name, nil
 }

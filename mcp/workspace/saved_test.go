@@ -2,6 +2,9 @@ package workspace
 
 import (
 	"bytes"
+	"errors"
+	"os"
+	"path/filepath"
 	"testing"
 	"time"
 )
@@ -21,6 +24,24 @@ func TestResumeHeaderRoundTrip(t *testing.T) {
 		SavedContextMagic + "\nproject_root: /x\n", SavedContextMagic + "\nproject_root: \"\"\n"} {
 		if got, err := savedRoot(text); err == nil {
 			t.Errorf("savedRoot(%q) = %q, want an error", text, got)
+		}
+	}
+}
+
+func TestCheckRoot(t *testing.T) {
+	root := canon(t, t.TempDir())
+	link := filepath.Join(t.TempDir(), "link")
+	if err := os.Symlink(root, link); err != nil {
+		t.Fatal(err)
+	}
+	for _, saved := range []string{root, link} {
+		sc := &SavedContext{ID: "t", Root: saved}
+		if err := sc.CheckRoot(root); err != nil {
+			t.Errorf("CheckRoot(%q) of a context saved for %q = %v, want nil", root, saved, err)
+		}
+		var me *RootMismatchError
+		if err := sc.CheckRoot(filepath.Dir(root)); !errors.As(err, &me) || me.Saved != saved {
+			t.Errorf("CheckRoot(parent) of a context saved for %q = %v, want a *RootMismatchError naming it", saved, err)
 		}
 	}
 }

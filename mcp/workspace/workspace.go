@@ -10,13 +10,8 @@ package workspace
 
 import (
 	"bytes"
-	"io"
-	"os"
 	"strings"
-	"syscall"
-	"unicode/utf8"
 
-	"winx/auth"
 	"winx/evidence"
 )
 
@@ -46,24 +41,6 @@ func Fenced(text string) string {
 	return fence + "\n" + text + fence + "\n"
 }
 
-// CutToLine shortens b to its last complete line or, when it holds no
-// newline, drops a UTF-8 sequence cut in half at its end.
-func CutToLine(b []byte) []byte {
-	for i := len(b) - 1; i >= 0; i-- {
-		if b[i] == '\n' {
-			return b[:i+1]
-		}
-	}
-	i := len(b) - 1
-	for i > 0 && len(b)-i < utf8.UTFMax && !utf8.RuneStart(b[i]) {
-		i--
-	}
-	if i >= 0 && !utf8.FullRune(b[i:]) {
-		return b[:i]
-	}
-	return b
-}
-
 func ensureNewline(b *bytes.Buffer) {
 	if b.Len() > 0 && b.Bytes()[b.Len()-1] != '\n' {
 		b.WriteByte('\n')
@@ -77,36 +54,3 @@ const (
 	reasonChanged    = "changed while it was read"
 	reasonBinary     = "binary"
 )
-
-// readBounded reads at most limit+1 bytes of canon (from policy.Resolve),
-// so a caller can tell a longer file. The file is opened without blocking
-// (a FIFO or a terminal put in its place cannot stall the read) and judged
-// by its descriptor, and after the read the path must still resolve to
-// itself inside the roots and name the file that was read: a directory
-// swapped for a symlink after Resolve, to lead the read outside the
-// workspace, is caught here. A non-empty reason says why nothing was read.
-func readBounded(policy *auth.PathPolicy, canon string, limit int) (buf []byte, size int64, reason string) {
-	f, err := os.OpenFile(canon, os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_NOCTTY|syscall.O_CLOEXEC, 0)
-	if err != nil {
-		return nil, 0, reasonUnreadable
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, 0, reasonUnreadable
-	}
-	if !fi.Mode().IsRegular() {
-		return nil, 0, reasonNotRegular
-	}
-	buf, err = io.ReadAll(io.LimitReader(f, int64(limit)+1))
-	if err != nil {
-		return nil, 0, reasonUnreadable
-	}
-	if err := policy.Recheck(canon); err != nil {
-		return nil, 0, pathReason(err)
-	}
-	if now, err := os.Lstat(canon); err != nil || !os.SameFile(fi, now) {
-		return nil, 0, reasonChanged
-	}
-	return buf, fi.Size(), ""
-}

@@ -1,4 +1,4 @@
-package tools
+package workspace
 
 import (
 	"errors"
@@ -6,18 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
-
-	"winx/mcp/session/sessiontest"
 )
-
-// canon and writeFile are the shared test helpers under the names the
-// tests of this package use.
-func canon(t *testing.T, p string) string { t.Helper(); return sessiontest.Canon(t, p) }
-
-func writeFile(t testing.TB, path, content string) {
-	t.Helper()
-	sessiontest.WriteFile(t, path, content)
-}
 
 func TestReadContained(t *testing.T) {
 	base := canon(t, t.TempDir())
@@ -53,18 +42,18 @@ func TestReadContained(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			f, err := readContained(root, tc.path, tc.limit)
+			f, err := ReadContained(root, tc.path, tc.limit)
 			if tc.wantErr != nil {
 				if !errors.Is(err, tc.wantErr) {
-					t.Fatalf("readContained(%q) error = %v, want %v", tc.path, err, tc.wantErr)
+					t.Fatalf("ReadContained(%q) error = %v, want %v", tc.path, err, tc.wantErr)
 				}
 				return
 			}
 			if err != nil {
-				t.Fatalf("readContained(%q): %v", tc.path, err)
+				t.Fatalf("ReadContained(%q): %v", tc.path, err)
 			}
 			if string(f.Content) != tc.content || f.Truncated != tc.truncated || f.Binary != tc.binary {
-				t.Errorf("readContained(%q) = %q truncated=%v binary=%v, want %q %v %v",
+				t.Errorf("ReadContained(%q) = %q truncated=%v binary=%v, want %q %v %v",
 					tc.path, f.Content, f.Truncated, f.Binary, tc.content, tc.truncated, tc.binary)
 			}
 		})
@@ -81,8 +70,8 @@ func TestCutToLine(t *testing.T) {
 		{"", ""},
 	}
 	for _, tc := range tests {
-		if got := string(cutToLine([]byte(tc.in))); got != tc.want {
-			t.Errorf("cutToLine(%q) = %q, want %q", tc.in, got, tc.want)
+		if got := string(CutToLine([]byte(tc.in))); got != tc.want {
+			t.Errorf("CutToLine(%q) = %q, want %q", tc.in, got, tc.want)
 		}
 	}
 }

@@ -1,11 +1,19 @@
 package tools
 
+// What every tool call shares: strict decoding of its arguments, the
+// envelope of a typed error, and the guarded read of a resolved file.
+
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
+	"strings"
 
+	"winx/auth"
+	"winx/evidence"
 	"winx/mcp"
 	"winx/mcp/session"
 	wspace "winx/mcp/workspace" // "workspace" names a test helper of this package
@@ -41,6 +49,7 @@ const (
 	codeExecutionFailed          = "execution_failed"
 	codeTaskNotFound             = "task_not_found"
 	codeWorkspaceChangeNewSess   = "workspace_change_requires_new_session"
+	codeFileTooLarge             = "file_too_large"
 )
 
 // errorEnvelope maps a typed error to the envelope a tool answers with. It
@@ -97,4 +106,56 @@ func errorEnvelope(tool string, err error) mcp.Envelope {
 		env.Status, env.ErrorCode, env.Retryable = mcp.StatusFailed, codeExecutionFailed, true
 	}
 	return env
+}
+
+// toolFailure is the result of a call that did nothing.
+func toolFailure(tool string, err error) *mcp.CallToolResult {
+	env := errorEnvelope(tool, err)
+	return env.Result(env.Message)
+}
+
+// decodeArguments decodes a tool's arguments strictly: unknown fields, wrong
+// types and trailing data are input errors.
+func decodeArguments(raw json.RawMessage, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) && te.Field != "" {
+			return &InputError{Msg: fmt.Sprintf("%s must be %s, not %s", te.Field, jsonKind(te.Type.Kind().String()), te.Value)}
+		}
+		return &InputError{Msg: strings.TrimPrefix(err.Error(), "json: ")}
+	}
+	if dec.More() {
+		return &InputError{Msg: "trailing data after the arguments object"}
+	}
+	return nil
+}
+
+func jsonKind(goKind string) string {
+	switch goKind {
+	case "string":
+		return "a string"
+	case "slice":
+		return "an array"
+	case "struct", "map", "ptr":
+		return "an object"
+	}
+	return goKind
+}
+
+// readResolved reads the file at canonical, a path from policy.Resolve,
+// within limit bytes. A path that resolved inside the roots must still be
+// inside after the read's own resolution: a swap between the two is denied.
+func readResolved(policy *auth.PathPolicy, canonical string, limit int64) (*evidence.Snapshot, error) {
+	snap, err := evidence.ReadSnapshot(canonical, limit)
+	if err != nil {
+		return nil, err
+	}
+	if snap.Path != canonical {
+		if err := policy.Recheck(snap.Path); err != nil {
+			return nil, err
+		}
+	}
+	return snap, nil
 }

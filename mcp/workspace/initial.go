@@ -1,0 +1,87 @@
+package workspace
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"strings"
+)
+
+// Initial files: the files an Initialize call is asked to show right away,
+// read with ReadContained and bounded per file and in total.
+
+// Limits of initial files.
+const (
+	// MaxInitialFiles is how many initial files one call reads.
+	MaxInitialFiles = 32
+	// MaxInitialFileBytes bounds one initial file's shown content.
+	MaxInitialFileBytes = 64 << 10
+	// MaxInitialFilesBytes bounds the shown content of all initial files.
+	MaxInitialFilesBytes = 256 << 10
+)
+
+// Outcomes of an initial file (InitialFile.Status).
+const (
+	InitialShown     = "shown"
+	InitialTruncated = "truncated"
+	InitialBinary    = "binary"
+	InitialNotFound  = "not_found"
+	InitialDenied    = "denied"
+	InitialSkipped   = "skipped"
+)
+
+// InitialFile is the outcome of one initial file.
+type InitialFile struct {
+	Path   string // as the client gave it
+	Status string // one of the Initial* outcomes
+	Bytes  int64  // the file's size, when it was read
+}
+
+// WriteInitialFiles shows the files at paths (absolute, or relative to
+// root, and inside it) in b within the limits, and returns the outcome of
+// each path in order.
+func WriteInitialFiles(b *strings.Builder, root string, paths []string) []InitialFile {
+	var out []InitialFile
+	budget := MaxInitialFilesBytes
+	for i, p := range paths {
+		note := InitialFile{Path: p}
+		switch {
+		case i >= MaxInitialFiles || budget <= 0:
+			note.Status = InitialSkipped
+			fmt.Fprintf(b, "\n## %s: skipped, over the limit of initial files; read it with ReadFiles\n", p)
+			out = append(out, note)
+			continue
+		case p == "":
+			note.Status = InitialNotFound
+			b.WriteString("\n## (empty path): not read\n")
+			out = append(out, note)
+			continue
+		}
+		f, err := ReadContained(root, p, min(MaxInitialFileBytes, budget))
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			note.Status = InitialNotFound
+			fmt.Fprintf(b, "\n## %s: not found\n", p)
+		case errors.Is(err, ErrOutsideWorkspace):
+			note.Status = InitialDenied
+			fmt.Fprintf(b, "\n## %s: refused, it resolves outside the workspace %s\n", p, root)
+		case err != nil:
+			note.Status = InitialDenied
+			fmt.Fprintf(b, "\n## %s: not read: %v\n", p, err)
+		case f.Binary:
+			note.Status, note.Bytes = InitialBinary, f.Size
+			fmt.Fprintf(b, "\n## %s: binary file (%d bytes), not shown\n", f.Rel, f.Size)
+		default:
+			note.Status, note.Bytes = InitialShown, f.Size
+			budget -= len(f.Content)
+			fmt.Fprintf(b, "\n## %s (%d bytes)\n", f.Rel, f.Size)
+			b.WriteString(Fenced(string(f.Content)))
+			if f.Truncated {
+				note.Status = InitialTruncated
+				fmt.Fprintf(b, "[%s truncated after %d bytes; read the rest with ReadFiles]\n", f.Rel, len(f.Content))
+			}
+		}
+		out = append(out, note)
+	}
+	return out
+}
