@@ -13,6 +13,7 @@ package auth
 //	name = "ops"
 //	token_env = "WINX_OPS_TOKEN"
 //	allowed_tools = ["Initialize", "BashCommand"]
+//	allowed_roots = ["/srv/ops"] # only these directories (see roots.go)
 //
 // Loading fails closed: any doubt about the file, a token or a tool name is
 // an error that names the principal and the line, and no principal is
@@ -47,6 +48,7 @@ const (
 	keyTokenEnv     = "token_env"
 	keyToolProfile  = "tool_profile"
 	keyAllowedTools = "allowed_tools"
+	keyAllowedRoots = "allowed_roots"
 )
 
 // Sentinel errors for the principal file, always carried inside a
@@ -118,6 +120,9 @@ type Principal struct {
 	// AllowedTools is the effective tool list: the profile's tools or the
 	// exact allowed_tools list.
 	AllowedTools []string
+	// AllowedRoots are the canonical directories the principal may
+	// Initialize or reach with file tools; nil means unrestricted.
+	AllowedRoots []string
 }
 
 // String describes the principal without its token.
@@ -137,6 +142,7 @@ func (p Principal) GoString() string {
 func (p Principal) clone() Principal {
 	p.Token = slices.Clone(p.Token)
 	p.AllowedTools = slices.Clone(p.AllowedTools)
+	p.AllowedRoots = slices.Clone(p.AllowedRoots)
 	return p
 }
 
@@ -230,7 +236,7 @@ func (l *principalLoader) principal(t *tomlTable) (Principal, error) {
 		want := tomlString
 		switch key {
 		case keyName, keyTokenFile, keyTokenEnv, keyToolProfile:
-		case keyAllowedTools:
+		case keyAllowedTools, keyAllowedRoots:
 			want = tomlArray
 		default:
 			return Principal{}, l.errAt(v.line, v.col, stringValue(t, keyName), fmt.Errorf("%w %s", ErrUnknownKey, shownKey(key)))
@@ -276,6 +282,11 @@ func (l *principalLoader) principal(t *tomlTable) (Principal, error) {
 			return Principal{}, l.errAt(line, col, p.Name, fmt.Errorf("%w %s", ErrUnknownProfile, shownKey(p.Profile)))
 		}
 		p.AllowedTools = slices.Clone(list)
+	}
+	if roots, ok := t.vals[keyAllowedRoots]; ok {
+		if p.AllowedRoots, err = canonicalAllowedRoots(roots.arr); err != nil {
+			return Principal{}, l.errAt(roots.line, roots.col, p.Name, err)
+		}
 	}
 	return p, nil
 }

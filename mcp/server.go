@@ -109,6 +109,10 @@ type Caller struct {
 	// Conversation identifies the HTTP conversation (its Mcp-Session-Id,
 	// else its X-Winx-Conversation-Id header); "" on stdio.
 	Conversation string
+	// Roots are the canonical directories the caller may Initialize or
+	// reach with file tools (a principal's allowed_roots); nil means
+	// unrestricted.
+	Roots []string
 }
 
 // exchange is one request in flight with everything its handler may use.

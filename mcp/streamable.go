@@ -480,7 +480,11 @@ func (h *HTTPHandler) legacyCall(w http.ResponseWriter, r *http.Request, caller 
 	defer untrack()
 	out := newSSEOutbound(w, r)
 	out.session = sess.session
-	ex := h.server.prepareLegacy(req, meta, sess.session, sess.caller, out)
+	// The session is the conversation: its id, not a header the client
+	// chose, decides which calls share a shell.
+	c := sess.caller
+	c.Conversation = sess.id
+	ex := h.server.prepareLegacy(req, meta, sess.session, c, out)
 	res, err := h.server.handleLegacy(ctx, ex, req)
 	res, err = answerAfterCancel(ctx, res, err)
 	out.finish(req.ID, res, err, func(*jsonrpc.Error) int { return http.StatusOK })

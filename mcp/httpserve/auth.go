@@ -127,7 +127,7 @@ func (a *Authenticator) Authenticate(r *http.Request) (mcp.Caller, error) {
 			if p.Profile == "" {
 				exact = p.AllowedTools
 			}
-			return mcp.Caller{Principal: p.Name, Profile: a.profileFor(p.Profile, exact)}, nil
+			return mcp.Caller{Principal: p.Name, Profile: a.profileFor(p.Profile, exact), Roots: p.AllowedRoots}, nil
 		}
 	} else if a.single.VerifyHeader(header) {
 		return mcp.Caller{Profile: a.singleProfile}, nil

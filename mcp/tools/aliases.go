@@ -50,7 +50,7 @@ func addEditAliases(reg *mcp.Registry, t *editTool) {
 					in.WorkspaceRoot = sess.Root
 				}
 			}
-			return t.apply(ctx, req.Caller().Principal, in), nil
+			return t.apply(ctx, req.Caller(), in), nil
 		})
 	}
 	add(FileWriteOrEditTool, "Legacy alias of EditFiles: write a whole file, or apply SEARCH/REPLACE blocks to it.",

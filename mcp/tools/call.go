@@ -27,7 +27,47 @@ var (
 	ErrWorkspaceChangeNeedsNewSession = errors.New("tools: a remote conversation cannot change its workspace")
 	// ErrTaskNotFound: no saved context has the id.
 	ErrTaskNotFound = wspace.ErrTaskNotFound
+	// ErrRootNotAllowed: the directory is outside the caller's
+	// allowed_roots.
+	ErrRootNotAllowed = errors.New("tools: the directory is outside this principal's allowed roots")
+	// ErrToolNotAllowed: the call needs the authority of a tool the
+	// caller's profile does not allow (verify_command needs BashCommand).
+	ErrToolNotAllowed = errors.New("tools: the caller's profile does not allow this")
 )
+
+// RootError is a workspace outside the caller's allowed_roots; it wraps
+// ErrRootNotAllowed.
+type RootError struct {
+	Path string // the path as the caller gave it
+}
+
+func (e *RootError) Error() string {
+	return "tools: " + e.Path + " is outside this principal's allowed roots"
+}
+
+func (e *RootError) Unwrap() error { return ErrRootNotAllowed }
+
+// checkRoot refuses a session root (canonical) outside the caller's
+// allowed_roots; shown is the path as the caller gave it.
+func checkRoot(caller mcp.Caller, root, shown string) error {
+	if !auth.WithinRoots(caller.Roots, root) {
+		if shown == "" {
+			shown = root
+		}
+		return &RootError{Path: shown}
+	}
+	return nil
+}
+
+// filePolicy is the path policy of a file tool in sess for caller: the
+// session's workspace plus the operator's extra roots, narrowed to the
+// caller's allowed_roots.
+func filePolicy(caller mcp.Caller, sess *session.Session, allowPaths []string) (*auth.PathPolicy, error) {
+	if err := checkRoot(caller, sess.Root, ""); err != nil {
+		return nil, err
+	}
+	return auth.NewPathPolicy(sess.Root, auth.ConfineRoots(allowPaths, caller.Roots))
+}
 
 // InputError is tool input that does not match the schema.
 type InputError struct {
@@ -50,6 +90,7 @@ const (
 	codeTaskNotFound             = "task_not_found"
 	codeWorkspaceChangeNewSess   = "workspace_change_requires_new_session"
 	codeFileTooLarge             = "file_too_large"
+	codeToolNotAllowed           = "tool_not_allowed"
 )
 
 // errorEnvelope maps a typed error to the envelope a tool answers with. It
@@ -80,6 +121,11 @@ func errorEnvelope(tool string, err error) mcp.Envelope {
 		if errors.As(err, &we) {
 			env.Message = fmt.Sprintf("Permission denied for the workspace path %q.", we.Path)
 		}
+	case errors.Is(err, ErrRootNotAllowed):
+		env.Status, env.ErrorCode, env.Retryable = mcp.StatusDenied, codeFileOperationDenied, false
+		env.Message = "This principal may not work there: " + err.Error() + "."
+	case errors.Is(err, ErrToolNotAllowed):
+		env.Status, env.ErrorCode, env.Retryable = mcp.StatusDenied, codeToolNotAllowed, false
 	case errors.Is(err, ErrTaskNotFound):
 		env.Status, env.ErrorCode, env.Retryable = mcp.StatusNotFound, codeTaskNotFound, true
 	case errors.Is(err, ErrWorkspaceChangeNeedsNewSession):

@@ -178,7 +178,7 @@ func (t *codeMapTool) handle(ctx context.Context, req *mcp.ToolRequest) (*mcp.Ca
 		return t.fail(codeMapError{status: mcp.StatusFailed, code: codeNavigationUnavailable, retryable: false,
 			msg: "Code navigation is unavailable in this build of Winx (built without cgo); use ReadFiles and BashCommand (grep) instead."}), nil
 	}
-	policy, err := auth.NewPathPolicy(sess.Root, t.allowPaths)
+	policy, err := filePolicy(req.Caller(), sess, t.allowPaths)
 	if err != nil {
 		return toolFailure(CodeMapTool, err), nil
 	}

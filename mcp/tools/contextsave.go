@@ -114,10 +114,11 @@ func (t *contextSaver) handle(ctx context.Context, req *mcp.ToolRequest) (*mcp.C
 	if err := decodeArguments(req.Arguments, &in); err != nil {
 		return contextFailure(err), nil
 	}
-	return t.save(ctx, req.Caller().Principal, &in), nil
+	return t.save(ctx, req.Caller(), &in), nil
 }
 
-func (t *contextSaver) save(ctx context.Context, principal string, in *contextSaveInput) *mcp.CallToolResult {
+func (t *contextSaver) save(ctx context.Context, caller mcp.Caller, in *contextSaveInput) *mcp.CallToolResult {
+	principal := caller.Principal
 	if in.ID == "" {
 		in.ID = wspace.NewTaskID()
 	}
@@ -144,7 +145,7 @@ func (t *contextSaver) save(ctx context.Context, principal string, in *contextSa
 	if err != nil {
 		return contextFailure(err)
 	}
-	policy, err := auth.NewPathPolicy(sess.Root, t.allowPaths)
+	policy, err := filePolicy(caller, sess, t.allowPaths)
 	if err != nil {
 		return contextFailure(err)
 	}
@@ -160,7 +161,11 @@ func (t *contextSaver) save(ctx context.Context, principal string, in *contextSa
 		}
 	}
 
-	data, err := t.saver.Save(ctx, wspace.Task{ID: in.ID, Root: root, Description: in.Description,
+	// Task ids are the principal's own: one principal can neither read
+	// nor overwrite another's context under the same id.
+	saver := *t.saver
+	saver.StateDir = wspace.PrincipalStateDir(saver.StateDir, principal)
+	data, err := saver.Save(ctx, wspace.Task{ID: in.ID, Root: root, Description: in.Description,
 		Globs: in.RelevantFileGlobs, Policy: policy})
 	if err != nil {
 		return contextFailure(err)

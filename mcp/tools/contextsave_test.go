@@ -45,7 +45,9 @@ func newAdapter(t *testing.T, opts Options) *adapter {
 		opts.ScratchRoot = filepath.Join(t.TempDir(), "playground")
 	}
 	srv := mcp.NewServer(mcp.Implementation{Name: "winx", Version: "test"}, NewRegistry(opts), nil)
-	return &adapter{t: t, client: &mcptest.Client{Handler: mcp.NewHTTPHandler(srv, &mcp.HTTPOptions{Auth: principalAuth("p")})}}
+	// The single-token caller (principal ""): its saved contexts stay
+	// directly under the state directory, where these tests look.
+	return &adapter{t: t, client: &mcptest.Client{Handler: mcp.NewHTTPHandler(srv, &mcp.HTTPOptions{Auth: principalAuth("")})}}
 }
 
 func (a *adapter) init(args map[string]any) *initResult {

@@ -8,12 +8,14 @@ import (
 	"strings"
 	"time"
 
+	"winx/auth"
 	"winx/auth/policy"
 	"winx/edit"
 	"winx/evidence"
 	"winx/guardian"
 	"winx/mcp"
 	"winx/mcp/session"
+	wspace "winx/mcp/workspace" // "workspace" names a test helper of this package
 )
 
 // EditFilesTool is the guarded edit tool's name.
@@ -137,11 +139,19 @@ func (t *editTool) handle(ctx context.Context, req *mcp.ToolRequest) (*mcp.CallT
 	if err := decodeArguments(req.Arguments, &in); err != nil {
 		return toolFailure(EditFilesTool, err), nil
 	}
-	return t.apply(ctx, req.Caller().Principal, &in), nil
+	return t.apply(ctx, req.Caller(), &in), nil
 }
 
-// apply runs one validated-shape call; the legacy aliases lower into it.
-func (t *editTool) apply(ctx context.Context, principal string, in *editInput) *mcp.CallToolResult {
+// apply runs one validated-shape call of caller; the legacy aliases lower
+// into it.
+func (t *editTool) apply(ctx context.Context, caller mcp.Caller, in *editInput) *mcp.CallToolResult {
+	if in.VerifyCommand != "" && !caller.Profile.Allows(BashCommandTool) {
+		// verify_command runs a shell command: that is BashCommand's
+		// authority, whatever tool carries it. Refused before anything
+		// is planned or written.
+		return toolFailure(EditFilesTool, fmt.Errorf("%w: verify_command runs a shell command, which needs %s; nothing was written", ErrToolNotAllowed, BashCommandTool))
+	}
+	principal := caller.Principal
 	edits, err := in.edits()
 	if err != nil {
 		return toolFailure(EditFilesTool, err)
@@ -160,7 +170,7 @@ func (t *editTool) apply(ctx context.Context, principal string, in *editInput) *
 	if err != nil {
 		return toolFailure(EditFilesTool, err)
 	}
-	eng, err := t.engine(sess)
+	eng, err := t.engine(caller, sess)
 	if err != nil {
 		return toolFailure(EditFilesTool, err)
 	}
@@ -241,9 +251,14 @@ func inferEditMode(f editFileInput) string {
 }
 
 // engine returns the session's edit engine, which the session builds on
-// its first edit.
-func (t *editTool) engine(sess *session.Session) (*edit.Engine, error) {
-	return sess.EditEngine(session.EditConfig{AllowPaths: t.allowPaths, StateDir: t.stateDir, Locks: t.locks})
+// its first edit: confined to caller's allowed_roots, with receipts and
+// undo records in the principal's own state directory.
+func (t *editTool) engine(caller mcp.Caller, sess *session.Session) (*edit.Engine, error) {
+	if err := checkRoot(caller, sess.Root, ""); err != nil {
+		return nil, err
+	}
+	return sess.EditEngine(session.EditConfig{AllowPaths: auth.ConfineRoots(t.allowPaths, caller.Roots),
+		StateDir: wspace.PrincipalStateDir(t.stateDir, sess.Key.Principal), Locks: t.locks})
 }
 
 type editFileData struct {

@@ -95,6 +95,8 @@ type initializeInput struct {
 	scope string
 	// resumed is the saved context of task_id_to_resume (not client input).
 	resumed *wspace.SavedContext
+	// roots are the caller's allowed_roots, nil for none (not client input).
+	roots []string
 
 	Type               string            `json:"type"`
 	AnyWorkspacePath   string            `json:"any_workspace_path"`
@@ -202,8 +204,9 @@ func (t *initializer) handle(ctx context.Context, req *mcp.ToolRequest) (*mcp.Ca
 		return failure(&InputError{Msg: fmt.Sprintf("type %q is not one of %s, %s, %s, %s",
 			in.Type, initFirstCall, initModeChange, initResetShell, initChangeWorkspace)}), nil
 	}
+	in.roots = req.Caller().Roots
 	if in.TaskIDToResume != "" {
-		if err := t.prepareResume(&in); err != nil {
+		if err := t.prepareResume(req.Caller().Principal, &in); err != nil {
 			return failure(err), nil
 		}
 	}
@@ -219,6 +222,20 @@ func (t *initializer) handle(ctx context.Context, req *mcp.ToolRequest) (*mcp.Ca
 
 // failure is the result of a call that did nothing.
 func failure(err error) *mcp.CallToolResult { return toolFailure(InitializeTool, err) }
+
+// bindingFailure is failure, except that a remote thread bound to another
+// workspace is told to start a new conversation: user_asked_change_workspace
+// is refused there, so it is never suggested.
+func (t *initializer) bindingFailure(err error) *mcp.CallToolResult {
+	var be *session.ThreadBindingError
+	if t.transport == "stdio" || !errors.As(err, &be) || !errors.Is(err, session.ErrWorkspaceAlreadyBound) {
+		return failure(err)
+	}
+	env := errorEnvelope(InitializeTool, err)
+	env.Message = fmt.Sprintf("Thread %s is bound to %s; a remote conversation cannot move to %s. Start a new conversation (a new session) to work there.",
+		be.ThreadID, be.Bound, be.Given)
+	return env.Result(env.Message)
+}
 
 // mode builds the mode the call asks for; root anchors relative globs.
 // An absent mode_name gives the zero Mode (keep / default).
@@ -286,6 +303,13 @@ func (t *initializer) resolve(in *initializeInput) (root string, scratch bool, m
 	if err != nil {
 		return "", false, Mode{}, err
 	}
+	// A confined principal starts sessions only inside its allowed roots,
+	// a scratch playground included; the root is canonical, so a link
+	// inside a root that points outside is outside.
+	if err := checkRoot(mcp.Caller{Roots: in.roots}, root, in.AnyWorkspacePath); err != nil {
+		session.DiscardScratch(root, scratch)
+		return "", false, Mode{}, err
+	}
 	if mode, err = in.mode(root); err != nil {
 		session.DiscardScratch(root, scratch)
 		return "", false, Mode{}, err
@@ -298,6 +322,9 @@ func (t *initializer) firstCall(ctx context.Context, principal string, in *initi
 		// A known conversation coming back without its path reattaches
 		// rather than getting a new playground.
 		if sess, err := t.sessions.ByThread(principal, in.ThreadID); err == nil {
+			if err := checkRoot(mcp.Caller{Roots: in.roots}, sess.Root, ""); err != nil {
+				return failure(err)
+			}
 			mode, err := in.mode(sess.Root)
 			if err == nil && mode.Name != "" {
 				err = sess.SetMode(policy.Mode(mode))
@@ -315,7 +342,7 @@ func (t *initializer) firstCall(ctx context.Context, principal string, in *initi
 	sess, created, err := t.sessions.AttachScoped(ctx, principal, in.scope, root, policy.Mode(mode), in.ThreadID, scratch)
 	if err != nil {
 		session.DiscardScratch(root, scratch)
-		return failure(err)
+		return t.bindingFailure(err)
 	}
 	// A session found running in its guardian after an adapter restart
 	// reattaches like any repeated first call: same shell, compact answer.
@@ -324,8 +351,11 @@ func (t *initializer) firstCall(ctx context.Context, principal string, in *initi
 }
 
 func (t *initializer) changeWorkspace(ctx context.Context, principal string, in *initializeInput) *mcp.CallToolResult {
-	if t.affinity == AffinityConversation && t.transport == "http" {
-		// A remote conversation stays with the workspace it started in.
+	if t.transport != "stdio" {
+		// A remote conversation stays with the workspace it started in,
+		// whatever the affinity: moving it would hand one project's thread
+		// (and its shell, reads and saved state) to another. Fail closed:
+		// only the local stdio client may move a thread.
 		return failure(ErrWorkspaceChangeNeedsNewSession)
 	}
 	root, scratch, mode, err := t.resolve(in)
@@ -446,7 +476,7 @@ func (t *initializer) answer(ctx context.Context, in *initializeInput, sess *ses
 		if sess.MarkResumeShown(in.resumed.ID) {
 			fmt.Fprintf(&b, "Resumed task %s: its saved context was shown to this session before and is not repeated.\n", in.resumed.ID)
 		} else {
-			b.WriteString(in.resumed.Excerpt(t.stateDir, DefaultResumeTokens))
+			b.WriteString(in.resumed.Excerpt(wspace.PrincipalStateDir(t.stateDir, sess.Key.Principal), DefaultResumeTokens))
 		}
 	}
 	code := ""
@@ -469,11 +499,13 @@ func (t *initializer) answer(ctx context.Context, in *initializeInput, sess *ses
 // prepareResume loads the saved context of a first_call's task_id_to_resume
 // and points the call at its project root. A different any_workspace_path
 // is refused rather than guessed between.
-func (t *initializer) prepareResume(in *initializeInput) error {
+func (t *initializer) prepareResume(principal string, in *initializeInput) error {
 	if in.Type != initFirstCall {
 		return &InputError{Msg: "task_id_to_resume works only with type first_call"}
 	}
-	sc, err := wspace.Load(t.stateDir, in.TaskIDToResume)
+	// Only the principal's own saved contexts: another principal's id is
+	// not found.
+	sc, err := wspace.Load(wspace.PrincipalStateDir(t.stateDir, principal), in.TaskIDToResume)
 	if err != nil {
 		return taskIDInput(err)
 	}

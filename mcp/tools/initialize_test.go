@@ -46,9 +46,16 @@ type initEnv struct {
 
 func newInitEnv(t *testing.T) *initEnv {
 	t.Helper()
+	return newInitEnvTransport(t, "http")
+}
+
+// newInitEnvTransport is newInitEnv with the server's transport option
+// (which decides, for one, whether a thread may change its workspace).
+func newInitEnvTransport(t *testing.T, transport string) *initEnv {
+	t.Helper()
 	s, _, clock := sessiontest.NewSessions(t)
 	scratch := filepath.Join(t.TempDir(), "playground")
-	reg := NewRegistry(Options{Build: "test", Transport: "http", Sessions: s, ScratchRoot: scratch})
+	reg := NewRegistry(Options{Build: "test", Transport: transport, Sessions: s, ScratchRoot: scratch})
 	return &initEnv{
 		srv:      mcp.NewServer(mcp.Implementation{Name: "winx", Version: "test"}, reg, nil),
 		sessions: s, clock: clock, scratch: scratch,
@@ -261,7 +268,9 @@ func TestInitializeFirstCallAndReattach(t *testing.T) {
 }
 
 func TestInitializeThreadIDs(t *testing.T) {
-	e := newInitEnv(t)
+	// The stdio transport: only there may the user move a thread to
+	// another workspace (TestInitializeRemoteThreadStaysBound).
+	e := newInitEnvTransport(t, "stdio")
 	alice, bob := e.client("alice"), e.client("bob")
 	rootA, _ := workspace(t)
 	rootB := canon(t, t.TempDir())
@@ -303,6 +312,27 @@ func TestInitializeThreadIDs(t *testing.T) {
 	}
 	if sess, err := e.sessions.Lookup("alice", "user-1", rootB); err != nil || sess.Root != rootB {
 		t.Errorf("Lookup after the move = %v, %v", sess, err)
+	}
+}
+
+// TestInitializeRemoteThreadStaysBound: over HTTP a bound thread never
+// moves, whatever the affinity, and its conflict does not suggest it.
+func TestInitializeRemoteThreadStaysBound(t *testing.T) {
+	e := newInitEnv(t)
+	alice := e.client("alice")
+	rootA, _ := workspace(t)
+	rootB := canon(t, t.TempDir())
+	r := callInit(t, alice, map[string]any{"any_workspace_path": rootA, "thread_id": "user-1"})
+	wantStatus(t, r, "completed", "", false)
+	r = callInit(t, alice, map[string]any{"type": "user_asked_change_workspace", "any_workspace_path": rootB, "thread_id": "user-1"})
+	wantStatus(t, r, "conflict", codeWorkspaceChangeNewSess, true)
+	r = callInit(t, alice, map[string]any{"any_workspace_path": rootB, "thread_id": "user-1"})
+	wantStatus(t, r, "conflict", codeWorkspaceAlreadyBound, true)
+	if strings.Contains(r.text(), "user_asked_change_workspace") || !strings.Contains(r.text(), "new conversation") {
+		t.Errorf("remote conflict answer = %q, want a new conversation suggested and no workspace change", r.text())
+	}
+	if sess, err := e.sessions.Lookup("alice", "user-1", rootA); err != nil || sess.Root != rootA {
+		t.Errorf("Lookup after the refused move = %v, %v", sess, err)
 	}
 }
 

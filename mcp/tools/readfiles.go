@@ -130,7 +130,7 @@ func (t *readTool) handle(ctx context.Context, req *mcp.ToolRequest) (*mcp.CallT
 	if err != nil {
 		return toolFailure(ReadFilesTool, err), nil
 	}
-	policy, err := auth.NewPathPolicy(sess.Root, t.allowPaths)
+	policy, err := filePolicy(req.Caller(), sess, t.allowPaths)
 	if err != nil {
 		return toolFailure(ReadFilesTool, err), nil
 	}

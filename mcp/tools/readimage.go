@@ -112,12 +112,12 @@ func (t *readImageTool) handle(ctx context.Context, req *mcp.ToolRequest) (*mcp.
 	if err != nil {
 		return toolFailure(ReadImageTool, err), nil
 	}
-	return t.show(ctx, sess, &in), nil
+	return t.show(ctx, req.Caller(), sess, &in), nil
 }
 
-// show answers a ReadImage call in sess.
-func (t *readImageTool) show(ctx context.Context, sess *session.Session, in *readImageInput) *mcp.CallToolResult {
-	policy, err := auth.NewPathPolicy(sess.Root, t.allowPaths)
+// show answers a ReadImage call of caller in sess.
+func (t *readImageTool) show(ctx context.Context, caller mcp.Caller, sess *session.Session, in *readImageInput) *mcp.CallToolResult {
+	policy, err := filePolicy(caller, sess, t.allowPaths)
 	if err != nil {
 		return toolFailure(ReadImageTool, err)
 	}

@@ -439,14 +439,14 @@ func TestReadImageWaitsForASlotBeforeReading(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	res := tool.show(ctx, sess, &readImageInput{FilePath: "missing.png"})
+	res := tool.show(ctx, mcp.Caller{}, sess, &readImageInput{FilePath: "missing.png"})
 	env, ok := res.StructuredContent.(mcp.Envelope)
 	if !ok || env.ErrorCode == codeFileNotFound || !strings.Contains(env.Message, "cancel") {
 		t.Errorf("ReadImage with every slot busy = %+v, want a cancellation before the file is looked at", res.StructuredContent)
 	}
 	// A free slot lets it through, and the slot is given back.
 	<-tool.decodes
-	res = tool.show(context.Background(), sess, &readImageInput{FilePath: "missing.png"})
+	res = tool.show(context.Background(), mcp.Caller{}, sess, &readImageInput{FilePath: "missing.png"})
 	if env, ok := res.StructuredContent.(mcp.Envelope); !ok || env.ErrorCode != codeFileNotFound {
 		t.Errorf("ReadImage with a free slot = %+v, want file_not_found", res.StructuredContent)
 	}

@@ -2,11 +2,13 @@ package workspace
 
 // Saved contexts: one private file per task id under
 // <state>/contexts/<id>.txt, written atomically and durably, read back
-// bounded for Initialize's task_id_to_resume.
+// bounded for Initialize's task_id_to_resume. Each principal has its own
+// state directory (PrincipalStateDir), so task ids never cross principals.
 
 import (
 	"bufio"
 	"crypto/rand"
+	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -72,6 +74,19 @@ func NewTaskID() string {
 	var b [6]byte
 	rand.Read(b[:]) // never fails (crypto/rand)
 	return "task-" + hex.EncodeToString(b[:])
+}
+
+// PrincipalStateDir is the state directory of principal's saved contexts,
+// edit receipts and undo records: stateDir itself for the local or
+// single-token caller (principal ""), so what it saved before still
+// resumes, else stateDir/principals/<hex SHA-256 of the name>. A hash, not
+// the name, so that no name can spell a path; "" stays "".
+func PrincipalStateDir(stateDir, principal string) string {
+	if stateDir == "" || principal == "" {
+		return stateDir
+	}
+	sum := sha256.Sum256([]byte(principal))
+	return filepath.Join(stateDir, "principals", hex.EncodeToString(sum[:]))
 }
 
 // ContextPath is where the context of task id is saved.
