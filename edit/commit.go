@@ -169,10 +169,13 @@ func (e *Engine) commitFile(pf *PlannedFile) (FileResult, error) {
 	}
 	base := filepath.Base(pf.Path)
 	d, err := atomicfile.OpenDir(filepath.Dir(pf.Path), atomicfile.DirOptions{Create: !pf.Exists && !pf.remove, Perm: 0o755})
-	if errors.Is(err, atomicfile.ErrSymlink) {
+	switch {
+	case errors.Is(err, atomicfile.ErrSymlink):
 		return FileResult{}, &DeniedError{Path: pf.Path, Err: err}
-	}
-	if err != nil {
+	case errors.Is(err, fs.ErrNotExist) && pf.Exists:
+		// The directory went away with the file in it.
+		return FileResult{}, &ConflictError{Path: pf.Path, Want: pf.OldRev, Reason: ReasonChangedAfterRead}
+	case err != nil:
 		return FileResult{}, err
 	}
 	defer d.Close()
