@@ -7,6 +7,11 @@
 // must be: every caller states its Durability, because a user's file and a
 // convenience record deserve different costs.
 //
+// A writer that must not be redirected by a swapped directory (the edit
+// engine, writing users' files) opens the target's directory as a Dir,
+// walked without following symbolic links, and does everything by that
+// descriptor (dir.go).
+//
 // Temp files are named TempPrefix + 16 hex digits and are held under an
 // exclusive flock(2) by their writer from creation until the rename. The
 // kernel drops the lock when the writer dies, so a temp file whose lock can
