@@ -234,8 +234,11 @@ func gitWorkTree(ctx context.Context, root string, timeout time.Duration) bool {
 // gitFiles lists what git does not ignore below root (git prints paths
 // relative to the directory it runs in and only below it).
 func gitFiles(ctx context.Context, root string, lim Limits) ([]scannedFile, bool, error) {
-	out, truncated, err := runGit(ctx, root, lim.GitTimeout, maxGitListBytes,
-		"ls-files", "-z", "--cached", "--others", "--exclude-standard")
+	args := []string{"ls-files", "-z", "--cached", "--others", "--exclude-standard"}
+	if excl := userExcludesFile(ctx, lim.GitTimeout); excl != "" {
+		args = append([]string{"-c", "core.excludesFile=" + excl}, args...)
+	}
+	out, truncated, err := runGit(ctx, root, lim.GitTimeout, maxGitListBytes, args...)
 	if err != nil {
 		return nil, false, err
 	}
@@ -259,4 +262,38 @@ func gitFiles(ctx context.Context, root string, lim Limits) ([]scannedFile, bool
 		files = append(files, scannedFile{rel: name, dir: fi.IsDir(), mod: fi.ModTime()})
 	}
 	return files, truncated, nil
+}
+
+// userExcludesFile is the user's global ignore file, which ls-files honours
+// and runGit's environment (no user configuration) would lose: the
+// core.excludesFile of the user's configuration, read by git config (which
+// runs no program), else git's default $XDG_CONFIG_HOME/git/ignore. "" when
+// there is none.
+func userExcludesFile(ctx context.Context, timeout time.Duration) string {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "git", "config", "--global", "--path", "--get", "core.excludesFile")
+	cmd.Env = append(slices.DeleteFunc(os.Environ(), func(kv string) bool { return strings.HasPrefix(kv, "GIT_") }),
+		"GIT_CONFIG_NOSYSTEM=1", "LC_ALL=C")
+	cmd.WaitDelay = time.Second
+	out := &cappedBuffer{limit: 4096}
+	cmd.Stdout = out
+	if err := cmd.Run(); err == nil && !out.truncated {
+		if p := strings.TrimSpace(out.buf.String()); p != "" {
+			return p
+		}
+	}
+	xdg := os.Getenv("XDG_CONFIG_HOME")
+	if xdg == "" {
+		home := os.Getenv("HOME")
+		if home == "" {
+			return ""
+		}
+		xdg = filepath.Join(home, ".config")
+	}
+	p := filepath.Join(xdg, "git", "ignore")
+	if _, err := os.Stat(p); err != nil {
+		return ""
+	}
+	return p
 }

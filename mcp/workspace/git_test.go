@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -169,4 +170,36 @@ func TestGitRunsNoConfiguredProgram(t *testing.T) {
 		}
 	}
 	assertNoMarkers(t, markers)
+}
+
+// TestGitHonoursUserIgnoreFile: the overview's git runs without the user's
+// configuration, but still hides what the user's global ignore file
+// (git's default location, or core.excludesFile) hides.
+func TestGitHonoursUserIgnoreFile(t *testing.T) {
+	needGit(t)
+	base, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	root, home := filepath.Join(base, "ws"), filepath.Join(base, "home")
+	writeFile(t, filepath.Join(root, "main.go"), "package main\n")
+	writeFile(t, filepath.Join(root, "x.secret"), "hidden\n")
+	writeFile(t, filepath.Join(root, "y.private"), "hidden\n")
+	git(t, root, "init", "-q")
+	t.Setenv("HOME", home)
+	t.Setenv("XDG_CONFIG_HOME", "")
+	writeFile(t, filepath.Join(home, ".config", "git", "ignore"), "*.secret\n")
+	ov, err := NewOverview(context.Background(), root, Limits{})
+	if err != nil || !ov.Git {
+		t.Fatalf("NewOverview = git %v, %v", ov.Git, err)
+	}
+	if slices.Contains(ov.Entries, "x.secret") || !slices.Contains(ov.Entries, "main.go") {
+		t.Errorf("Entries = %q, want main.go without x.secret", ov.Entries)
+	}
+	writeFile(t, filepath.Join(home, ".gitconfig"), "[core]\n\texcludesFile = ~/private-ignore\n")
+	writeFile(t, filepath.Join(home, "private-ignore"), "*.private\n")
+	ov, err = NewOverview(context.Background(), root, Limits{})
+	if err != nil || slices.Contains(ov.Entries, "y.private") || !slices.Contains(ov.Entries, "x.secret") {
+		t.Errorf("with core.excludesFile: Entries = %q, %v; want y.private hidden, x.secret shown", ov.Entries, err)
+	}
 }
