@@ -13,6 +13,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -155,17 +156,30 @@ func (e *Engine) Commit(ctx context.Context, p *Plan) (*Result, error) {
 }
 
 // commitFile replaces one file. On error the target is untouched.
+//
+// The target's directory is opened once, by descriptor, without following
+// a symbolic link in any component (atomicfile.OpenDir): the canonical path
+// has none, so a component swapped for one since the path was checked is
+// refused by the kernel, and the temp file, the re-read, the rename or link
+// and the fsync all happen in the directory that was opened, never in one
+// a swapped name points at.
 func (e *Engine) commitFile(pf *PlannedFile) (FileResult, error) {
 	if err := e.paths.Recheck(pf.Path); err != nil {
 		return FileResult{}, &DeniedError{Path: pf.Path, Err: err}
 	}
-	dir := filepath.Dir(pf.Path)
-	if !pf.Exists && !pf.remove {
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return FileResult{}, err
-		}
+	base := filepath.Base(pf.Path)
+	d, err := atomicfile.OpenDir(filepath.Dir(pf.Path), atomicfile.DirOptions{Create: !pf.Exists && !pf.remove, Perm: 0o755})
+	switch {
+	case errors.Is(err, atomicfile.ErrSymlink):
+		return FileResult{}, &DeniedError{Path: pf.Path, Err: err}
+	case errors.Is(err, fs.ErrNotExist) && pf.Exists:
+		// The directory went away with the file in it.
+		return FileResult{}, &ConflictError{Path: pf.Path, Want: pf.OldRev, Reason: ReasonChangedAfterRead}
+	case err != nil:
+		return FileResult{}, err
 	}
-	e.maybeSweep(dir)
+	defer d.Close()
+	e.maybeSweep(d)
 
 	var tmp *atomicfile.Temp
 	if !pf.remove {
@@ -173,8 +187,7 @@ func (e *Engine) commitFile(pf *PlannedFile) (FileResult, error) {
 		if pf.Exists {
 			opts = atomicfile.TempOptions{Perm: pf.OldMode & (fs.ModePerm | fs.ModeSetuid | fs.ModeSetgid | fs.ModeSticky), Sync: true}
 		}
-		var err error
-		if tmp, err = atomicfile.CreateTemp(dir, pf.new, opts); err != nil {
+		if tmp, err = d.CreateTemp(pf.new, opts); err != nil {
 			return FileResult{}, err
 		}
 		defer tmp.Discard() // nothing once renamed or linked
@@ -184,7 +197,7 @@ func (e *Engine) commitFile(pf *PlannedFile) (FileResult, error) {
 	if err := e.paths.Recheck(pf.Path); err != nil {
 		return FileResult{}, &DeniedError{Path: pf.Path, Err: err}
 	}
-	if err := verifyTarget(pf); err != nil {
+	if err := verifyTarget(d, pf); err != nil {
 		return FileResult{}, err
 	}
 	undoID, err := e.storeUndo(pf)
@@ -193,12 +206,12 @@ func (e *Engine) commitFile(pf *PlannedFile) (FileResult, error) {
 	}
 	switch {
 	case pf.remove:
-		err = os.Remove(pf.Path)
+		err = d.Remove(base)
 	case pf.Exists:
-		err = tmp.Rename(pf.Path)
+		err = tmp.RenameAt(base)
 	default:
 		// link(2) fails if the name appeared since verifyTarget.
-		if err = tmp.Link(pf.Path); errors.Is(err, fs.ErrExist) {
+		if err = tmp.LinkAt(base); errors.Is(err, fs.ErrExist) {
 			err = &ConflictError{Path: pf.Path, Want: "", Got: "", Reason: ReasonChangedAfterRead}
 		}
 	}
@@ -212,13 +225,14 @@ func (e *Engine) commitFile(pf *PlannedFile) (FileResult, error) {
 	// would be false. That is why the engine syncs the directory itself
 	// rather than through atomicfile.WriteFile, and why a removal (undo of
 	// a creation) is synced the same way.
-	_ = atomicfile.SyncDir(dir)
+	_ = d.Sync()
 	return e.finish(pf, undoID), nil
 }
 
-// verifyTarget checks that the target is still what Plan saw.
-func verifyTarget(pf *PlannedFile) error {
-	fi, err := os.Lstat(pf.Path)
+// verifyTarget checks that the target, by name in d, is still what Plan saw.
+func verifyTarget(d *atomicfile.Dir, pf *PlannedFile) error {
+	base := filepath.Base(pf.Path)
+	mode, err := d.Lstat(base)
 	if errors.Is(err, fs.ErrNotExist) {
 		if pf.Exists {
 			return &ConflictError{Path: pf.Path, Want: pf.OldRev, Reason: ReasonChangedAfterRead}
@@ -228,24 +242,33 @@ func verifyTarget(pf *PlannedFile) error {
 	if err != nil {
 		return err
 	}
-	if fi.Mode()&fs.ModeSymlink != 0 {
+	if mode&fs.ModeSymlink != 0 {
 		return &DeniedError{Path: pf.Path, Err: errors.New("target is a symbolic link")}
 	}
-	if !fi.Mode().IsRegular() {
+	if !mode.IsRegular() {
 		return &InvalidError{Path: pf.Path, Msg: "target is not a regular file"}
 	}
-	snap, err := evidence.ReadSnapshot(pf.Path, int64(len(pf.old))+1)
-	var got evidence.Revision
-	switch {
-	case errors.Is(err, evidence.ErrTooLarge):
-		got = "" // grown past the original: certainly changed
-	case err != nil:
+	f, err := d.Open(base)
+	if errors.Is(err, atomicfile.ErrSymlink) {
+		return &DeniedError{Path: pf.Path, Err: errors.New("target is a symbolic link")}
+	}
+	if err != nil {
 		return err
-	default:
-		if snap.Path != pf.Path {
-			return &DeniedError{Path: pf.Path, Err: errors.New("path changed before the write")}
-		}
-		got = snap.Revision
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err != nil {
+		return err
+	} else if !fi.Mode().IsRegular() {
+		return &InvalidError{Path: pf.Path, Msg: "target is not a regular file"}
+	}
+	// One byte more than the original tells a grown file from it.
+	b, err := io.ReadAll(io.LimitReader(f, int64(len(pf.old))+1))
+	if err != nil {
+		return err
+	}
+	var got evidence.Revision
+	if len(b) <= len(pf.old) {
+		got = evidence.RevisionOf(b)
 	}
 	if !pf.Exists || got != pf.OldRev {
 		return &ConflictError{Path: pf.Path, Want: pf.OldRev, Got: got, Reason: ReasonChangedAfterRead}
@@ -284,8 +307,9 @@ func (e *Engine) finish(pf *PlannedFile, undoID string) FileResult {
 	return fr
 }
 
-// maybeSweep sweeps dir unless this engine did so within sweepEvery.
-func (e *Engine) maybeSweep(dir string) {
+// maybeSweep sweeps d unless this engine did so within sweepEvery.
+func (e *Engine) maybeSweep(d *atomicfile.Dir) {
+	dir := d.Path()
 	now := e.now()
 	e.mu.Lock()
 	last, ok := e.swept[dir]
@@ -299,7 +323,7 @@ func (e *Engine) maybeSweep(dir string) {
 		e.swept[dir] = now
 	}
 	e.mu.Unlock()
-	atomicfile.Sweep(dir)
+	d.Sweep()
 }
 
 // writeStateFile writes a state file (receipt, undo record) with mode 0600,

@@ -13,6 +13,7 @@ import (
 	"syscall"
 	"testing"
 
+	"winx/edit/atomicfile"
 	"winx/evidence"
 )
 
@@ -621,7 +622,12 @@ func TestSymlinkSwappedBeforeCommit(t *testing.T) {
 		t.Errorf("symlink replaced: %v", err)
 	}
 	// Without the checker's help the engine refuses it too.
-	if err := verifyTarget(&plan.Files[0]); !errors.As(err, &de) {
+	d, err := atomicfile.OpenDir(filepath.Dir(p), atomicfile.DirOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	if err := verifyTarget(d, &plan.Files[0]); !errors.As(err, &de) {
 		t.Errorf("verifyTarget = %v, want *DeniedError", err)
 	}
 }

@@ -81,7 +81,9 @@ func importTable() map[string]importRule {
 		"evidence":        {imports: []string{"evidence/redact"}},
 		"evidence/redact": {imports: []string{"evidence"}},
 		"edit":            {imports: []string{"evidence", "evidence/redact", "edit/atomicfile"}},
-		"edit/atomicfile": {},
+		// Directory descriptors walked with O_NOFOLLOW (openat, renameat,
+		// linkat): the kernel, not a path check, keeps commits in place.
+		"edit/atomicfile": {modules: []string{"golang.org/x/sys"}},
 		"vt":              {},
 		"pty": {modules: []string{
 			"github.com/creack/pty",

@@ -7,6 +7,11 @@
 // must be: every caller states its Durability, because a user's file and a
 // convenience record deserve different costs.
 //
+// A writer that must not be redirected by a swapped directory (the edit
+// engine, writing users' files) opens the target's directory as a Dir,
+// walked without following symbolic links, and does everything by that
+// descriptor (dir.go).
+//
 // Temp files are named TempPrefix + 16 hex digits and are held under an
 // exclusive flock(2) by their writer from creation until the rename. The
 // kernel drops the lock when the writer dies, so a temp file whose lock can
@@ -23,6 +28,8 @@ import (
 	"path/filepath"
 	"strings"
 	"syscall"
+
+	"golang.org/x/sys/unix"
 )
 
 // TempPrefix starts the name of every temp file this package creates.
@@ -81,22 +88,28 @@ type TempOptions struct {
 }
 
 // Temp is a written temp file, locked, not yet in place. Exactly one of
-// Rename, Link or Discard ends it.
+// Rename, Link, RenameAt, LinkAt or Discard ends it.
 type Temp struct {
 	f    *os.File // holds the flock until the temp is renamed or removed
-	name string
+	dir  dirRef   // the directory the temp file is in
+	base string   // the temp file's name in dir
 }
 
 // CreateTemp writes data to a new locked temp file in dir: the first half
 // of WriteFile, for a caller that must check something between the write
 // and the replacement (the edit engine re-reads its target there). On error
-// nothing is left behind.
+// nothing is left behind. dir is resolved by path, following symbolic
+// links; Dir.CreateTemp is the variant pinned to an open directory.
 func CreateTemp(dir string, data []byte, opts TempOptions) (*Temp, error) {
-	f, name, err := createLocked(dir, opts.Perm)
+	return createTemp(dirRef{path: dir}, data, opts)
+}
+
+func createTemp(dir dirRef, data []byte, opts TempOptions) (*Temp, error) {
+	f, base, err := createLocked(dir, opts.Perm)
 	if err != nil {
 		return nil, err
 	}
-	t := &Temp{f: f, name: name}
+	t := &Temp{f: f, dir: dir, base: base}
 	fail := func(err error) (*Temp, error) {
 		t.Discard()
 		return nil, err
@@ -118,12 +131,12 @@ func CreateTemp(dir string, data []byte, opts TempOptions) (*Temp, error) {
 }
 
 // Name is the temp file's path.
-func (t *Temp) Name() string { return t.name }
+func (t *Temp) Name() string { return filepath.Join(t.dir.path, t.base) }
 
 // Rename moves the temp file over target (replacing it if it exists) and
 // releases the lock. On error the temp file is still there for Discard.
 func (t *Temp) Rename(target string) error {
-	if err := os.Rename(t.name, target); err != nil {
+	if err := os.Rename(t.Name(), target); err != nil {
 		return err
 	}
 	t.close()
@@ -135,10 +148,42 @@ func (t *Temp) Rename(target string) error {
 // temp name and releases the lock. On error the temp file is still there
 // for Discard.
 func (t *Temp) Link(target string) error {
-	if err := os.Link(t.name, target); err != nil {
+	if err := os.Link(t.Name(), target); err != nil {
 		return err
 	}
-	os.Remove(t.name)
+	t.removeName()
+	t.close()
+	return nil
+}
+
+// RenameAt is Rename to the file name in the temp's own directory, by
+// directory descriptor for a temp made by Dir.CreateTemp: the new name is
+// in the directory that was opened, whatever its path names now.
+func (t *Temp) RenameAt(name string) error {
+	if err := checkName(name); err != nil {
+		return err
+	}
+	fd, from := t.dir.at(t.base)
+	_, to := t.dir.at(name)
+	if err := unix.Renameat(fd, from, fd, to); err != nil {
+		return &os.LinkError{Op: "renameat", Old: t.Name(), New: filepath.Join(t.dir.path, name), Err: err}
+	}
+	t.close()
+	return nil
+}
+
+// LinkAt is Link to the file name in the temp's own directory (see
+// RenameAt). An existing name gives an error wrapping fs.ErrExist.
+func (t *Temp) LinkAt(name string) error {
+	if err := checkName(name); err != nil {
+		return err
+	}
+	fd, from := t.dir.at(t.base)
+	_, to := t.dir.at(name)
+	if err := unix.Linkat(fd, from, fd, to, 0); err != nil {
+		return &os.LinkError{Op: "linkat", Old: t.Name(), New: filepath.Join(t.dir.path, name), Err: err}
+	}
+	t.removeName()
 	t.close()
 	return nil
 }
@@ -149,8 +194,13 @@ func (t *Temp) Discard() {
 	if t.f == nil {
 		return
 	}
-	os.Remove(t.name)
+	t.removeName()
 	t.close()
+}
+
+func (t *Temp) removeName() {
+	fd, name := t.dir.at(t.base)
+	unix.Unlinkat(fd, name, 0)
 }
 
 func (t *Temp) close() {
@@ -158,15 +208,15 @@ func (t *Temp) close() {
 	t.f = nil
 }
 
-// createLocked creates and flocks a new temp file in dir. The name is
-// checked again after the lock, since a sweeper may have taken the lock
-// between open and flock and removed the name.
-func createLocked(dir string, perm fs.FileMode) (*os.File, string, error) {
+// createLocked creates and flocks a new temp file in dir and returns it
+// with its name. The name is checked again after the lock, since a sweeper
+// may have taken the lock between open and flock and removed the name.
+func createLocked(dir dirRef, perm fs.FileMode) (*os.File, string, error) {
 	for range 16 {
 		var rnd [8]byte
 		rand.Read(rnd[:]) // never fails (crypto/rand)
-		name := filepath.Join(dir, TempPrefix+hex.EncodeToString(rnd[:]))
-		f, err := os.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL|syscall.O_NOFOLLOW|syscall.O_CLOEXEC, perm)
+		base := TempPrefix + hex.EncodeToString(rnd[:])
+		f, err := dir.openFile(base, os.O_RDWR|os.O_CREATE|os.O_EXCL, perm)
 		if errors.Is(err, fs.ErrExist) {
 			continue
 		}
@@ -175,11 +225,12 @@ func createLocked(dir string, perm fs.FileMode) (*os.File, string, error) {
 		}
 		if err := flock(f, syscall.LOCK_EX); err != nil {
 			f.Close()
-			os.Remove(name)
+			fd, name := dir.at(base)
+			unix.Unlinkat(fd, name, 0)
 			return nil, "", err
 		}
-		if sameFile(f, name) {
-			return f, name, nil
+		if dir.sameFile(f, base) {
+			return f, base, nil
 		}
 		f.Close()
 	}
@@ -205,20 +256,29 @@ func flock(f *os.File, how int) error {
 	return ferr
 }
 
-// sameFile reports whether name still refers to f's inode.
-func sameFile(f *os.File, name string) bool {
-	a, err := f.Stat()
+// Sweep removes the temp files in dir whose writer is gone (no flock held).
+// It is best effort: what cannot be read or locked is left. dir is resolved
+// by path; Dir.Sweep is the variant pinned to an open directory.
+func Sweep(dir string) {
+	d, err := os.Open(dir)
 	if err != nil {
-		return false
+		return
 	}
-	b, err := os.Lstat(name)
-	return err == nil && os.SameFile(a, b)
+	defer d.Close()
+	sweep(dirRef{f: d, path: dir})
 }
 
-// Sweep removes the temp files in dir whose writer is gone (no flock held).
-// It is best effort: what cannot be read or locked is left.
-func Sweep(dir string) {
-	entries, err := os.ReadDir(dir)
+func sweep(dir dirRef) {
+	// A descriptor of its own, so that reading the entries does not move
+	// the offset of a descriptor the caller holds.
+	fd, name := dir.at(".")
+	lfd, err := unix.Openat(fd, name, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return
+	}
+	list := os.NewFile(uintptr(lfd), dir.path)
+	entries, err := list.ReadDir(-1)
+	list.Close()
 	if err != nil {
 		return
 	}
@@ -226,13 +286,13 @@ func Sweep(dir string) {
 		if !strings.HasPrefix(ent.Name(), TempPrefix) || !ent.Type().IsRegular() {
 			continue
 		}
-		name := filepath.Join(dir, ent.Name())
-		f, err := os.OpenFile(name, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK|syscall.O_CLOEXEC, 0)
+		f, err := dir.openFile(ent.Name(), os.O_RDONLY|syscall.O_NONBLOCK, 0)
 		if err != nil {
 			continue
 		}
-		if flock(f, syscall.LOCK_EX|syscall.LOCK_NB) == nil && sameFile(f, name) {
-			os.Remove(name)
+		if flock(f, syscall.LOCK_EX|syscall.LOCK_NB) == nil && dir.sameFile(f, ent.Name()) {
+			fd, name := dir.at(ent.Name())
+			unix.Unlinkat(fd, name, 0)
 		}
 		f.Close()
 	}

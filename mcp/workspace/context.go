@@ -192,8 +192,9 @@ func (s *Saver) writeWorkspace(ctx context.Context, doc *bytes.Buffer, root stri
 		{"git diff --cached (staged changes)", "--cached"},
 	} {
 		// No external diff drivers or text conversion filters: they name
-		// programs that a saved context has no business running.
-		args := []string{"diff", "--no-color", "--no-ext-diff", "--no-textconv", "--relative"}
+		// programs that a saved context has no business running. No
+		// submodules either (see NewOverview's status).
+		args := []string{"diff", "--no-color", "--no-ext-diff", "--no-textconv", "--relative", "--ignore-submodules=dirty"}
 		if d.flag != "" {
 			args = append(args, d.flag)
 		}

@@ -144,7 +144,9 @@ func NewOverview(ctx context.Context, root string, limits Limits) (Overview, err
 	}
 	ov.rank(files, lim)
 	if ov.Git {
-		out, truncated, err := runGit(ctx, root, lim.GitTimeout, lim.MaxStatusBytes, "status", "--porcelain=v1", "-b")
+		// Submodules are not entered: git would run there under the
+		// submodule's configuration, whose drivers runGit has not listed.
+		out, truncated, err := runGit(ctx, root, lim.GitTimeout, lim.MaxStatusBytes, "status", "--porcelain=v1", "-b", "--ignore-submodules=dirty")
 		if err == nil {
 			ov.GitStatus, ov.GitStatusTruncated = string(out), truncated
 		}
