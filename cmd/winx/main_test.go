@@ -4,6 +4,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 )
@@ -24,6 +25,15 @@ func TestMain(m *testing.M) {
 		panic(err)
 	}
 	binDir = dir
+	// The go command finds its caches through HOME; pin them first, so the
+	// builds these tests run keep the warm caches of the machine.
+	if out, err := exec.Command("go", "env", "GOCACHE", "GOMODCACHE", "GOPATH").Output(); err == nil {
+		if v := strings.Split(strings.TrimSpace(string(out)), "\n"); len(v) == 3 {
+			os.Setenv("GOCACHE", v[0])
+			os.Setenv("GOMODCACHE", v[1])
+			os.Setenv("GOPATH", v[2])
+		}
+	}
 	// Tests are hermetic: the servers they run in this process or start as
 	// children never see the user's home (its shell start-up files, git
 	// config), state directory (receipts, saved contexts) or runtime
