@@ -159,3 +159,13 @@ func readResolved(policy *auth.PathPolicy, canonical string, limit int64) (*evid
 	}
 	return snap, nil
 }
+
+// pathPolicy is the file tools' path policy for a session rooted at root:
+// the workspace and the allowed roots, minus the server's protected paths.
+func pathPolicy(root string, allow []string, protected *auth.Protected) (*auth.PathPolicy, error) {
+	policy, err := auth.NewPathPolicy(root, allow)
+	if err != nil {
+		return nil, err
+	}
+	return policy.WithProtected(protected), nil
+}

@@ -50,6 +50,7 @@ const (
 type codeMapTool struct {
 	sessions   *session.Sessions
 	allowPaths []string
+	protected  *auth.Protected
 	redactor   *redact.Redactor
 	indexes    codemap.IndexCache
 }
@@ -116,8 +117,8 @@ type codeMapData struct {
 func addCodeMap(reg *mcp.Registry, opts Options) {
 	t := &codeMapTool{
 		sessions:   opts.Sessions,
-		allowPaths: opts.AllowPaths,
-		redactor:   opts.redactor(),
+		allowPaths: opts.AllowPaths, protected: opts.Protected,
+		redactor: opts.redactor(),
 	}
 	reg.AddTool(mcp.Tool{
 		Name:         CodeMapTool,
@@ -178,7 +179,7 @@ func (t *codeMapTool) handle(ctx context.Context, req *mcp.ToolRequest) (*mcp.Ca
 		return t.fail(codeMapError{status: mcp.StatusFailed, code: codeNavigationUnavailable, retryable: false,
 			msg: "Code navigation is unavailable in this build of Winx (built without cgo); use ReadFiles and BashCommand (grep) instead."}), nil
 	}
-	policy, err := auth.NewPathPolicy(sess.Root, t.allowPaths)
+	policy, err := pathPolicy(sess.Root, t.allowPaths, t.protected)
 	if err != nil {
 		return toolFailure(CodeMapTool, err), nil
 	}

@@ -69,6 +69,7 @@ type contextSaveInput struct {
 type contextSaver struct {
 	sessions   *session.Sessions
 	allowPaths []string
+	protected  *auth.Protected
 	saver      *wspace.Saver
 	redactor   *redact.Redactor
 	// open shows the saved file to the user (WINX_OPEN_CONTEXT=1); nil
@@ -78,7 +79,7 @@ type contextSaver struct {
 
 func addContextSave(reg *mcp.Registry, opts Options) {
 	t := &contextSaver{
-		sessions: opts.Sessions, allowPaths: opts.AllowPaths, redactor: opts.redactor(),
+		sessions: opts.Sessions, allowPaths: opts.AllowPaths, protected: opts.Protected, redactor: opts.redactor(),
 		saver: &wspace.Saver{StateDir: opts.StateDir, Build: opts.Build, Overview: opts.Overview, Redactor: opts.redactor()},
 	}
 	if opts.OpenContext {
@@ -144,7 +145,7 @@ func (t *contextSaver) save(ctx context.Context, principal string, in *contextSa
 	if err != nil {
 		return contextFailure(err)
 	}
-	policy, err := auth.NewPathPolicy(sess.Root, t.allowPaths)
+	policy, err := pathPolicy(sess.Root, t.allowPaths, t.protected)
 	if err != nil {
 		return contextFailure(err)
 	}

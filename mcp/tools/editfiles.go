@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"winx/auth"
 	"winx/auth/policy"
 	"winx/edit"
 	"winx/evidence"
@@ -42,6 +43,7 @@ const (
 type editTool struct {
 	sessions   *session.Sessions
 	allowPaths []string
+	protected  *auth.Protected
 	stateDir   string
 	locks      *edit.PathLocks // shared by every session's engine
 }
@@ -71,7 +73,7 @@ type patchInput struct {
 }
 
 func addEditFiles(reg *mcp.Registry, opts Options) *editTool {
-	t := &editTool{sessions: opts.Sessions, allowPaths: opts.AllowPaths, stateDir: opts.StateDir,
+	t := &editTool{sessions: opts.Sessions, allowPaths: opts.AllowPaths, protected: opts.Protected, stateDir: opts.StateDir,
 		locks: &edit.PathLocks{}}
 	reg.AddTool(mcp.Tool{
 		Name:         EditFilesTool,
@@ -243,7 +245,7 @@ func inferEditMode(f editFileInput) string {
 // engine returns the session's edit engine, which the session builds on
 // its first edit.
 func (t *editTool) engine(sess *session.Session) (*edit.Engine, error) {
-	return sess.EditEngine(session.EditConfig{AllowPaths: t.allowPaths, StateDir: t.stateDir, Locks: t.locks})
+	return sess.EditEngine(session.EditConfig{AllowPaths: t.allowPaths, Protected: t.protected, StateDir: t.stateDir, Locks: t.locks})
 }
 
 type editFileData struct {

@@ -38,6 +38,7 @@ const (
 type readImageTool struct {
 	sessions   *session.Sessions
 	allowPaths []string
+	protected  *auth.Protected
 	decodes    chan struct{} // a slot per running read and decode, maxImageDecodes
 }
 
@@ -66,7 +67,7 @@ type imageData struct {
 }
 
 func addReadImage(reg *mcp.Registry, opts Options) {
-	t := &readImageTool{sessions: opts.Sessions, allowPaths: opts.AllowPaths, decodes: make(chan struct{}, maxImageDecodes)}
+	t := &readImageTool{sessions: opts.Sessions, allowPaths: opts.AllowPaths, protected: opts.Protected, decodes: make(chan struct{}, maxImageDecodes)}
 	reg.AddTool(mcp.Tool{
 		Name:         ReadImageTool,
 		Title:        "Read an image",
@@ -117,7 +118,7 @@ func (t *readImageTool) handle(ctx context.Context, req *mcp.ToolRequest) (*mcp.
 
 // show answers a ReadImage call in sess.
 func (t *readImageTool) show(ctx context.Context, sess *session.Session, in *readImageInput) *mcp.CallToolResult {
-	policy, err := auth.NewPathPolicy(sess.Root, t.allowPaths)
+	policy, err := pathPolicy(sess.Root, t.allowPaths, t.protected)
 	if err != nil {
 		return toolFailure(ReadImageTool, err)
 	}

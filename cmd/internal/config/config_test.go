@@ -114,7 +114,7 @@ func TestRuntimeName(t *testing.T) {
 }
 
 func TestShellEnvDropsCredentials(t *testing.T) {
-	got := shellEnv([]string{"PATH=/bin", "WINX_HTTP_TOKEN=secret-value", "HOME=/h", "WINX_HTTP_TOKENX=kept"})
+	got := shellEnv([]string{"PATH=/bin", "WINX_HTTP_TOKEN=secret-value", "HOME=/h", "WINX_HTTP_TOKENX=kept"}, nil, nil)
 	want := []string{"PATH=/bin", "HOME=/h", "WINX_HTTP_TOKENX=kept"}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("shellEnv = %q, want %q", got, want)
