@@ -169,3 +169,8 @@ func pathPolicy(root string, allow []string, protected *auth.Protected) (*auth.P
 	}
 	return policy.WithProtected(protected), nil
 }
+
+// protectedPathText says why a path auth.ErrPathProtected refused is
+// refused; the file tools show it instead of "outside the workspace",
+// which would send the model looking for a wider root that does not exist.
+const protectedPathText = "a credential or state path of the server, refused to every principal"

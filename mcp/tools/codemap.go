@@ -403,6 +403,8 @@ func codeMapPathFailure(given string, err error) codeMapError {
 		given = "the workspace"
 	}
 	switch {
+	case errors.Is(err, auth.ErrPathProtected):
+		return codeMapError{mcp.StatusDenied, codeFileOperationDenied, "The path is " + protectedPathText + ".", false}
 	case errors.Is(err, auth.ErrPathDenied):
 		return codeMapError{mcp.StatusDenied, codeFileOperationDenied, "The path is outside the workspace and the allowed paths.", true}
 	case errors.Is(err, auth.ErrPathInvalid):

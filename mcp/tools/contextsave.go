@@ -227,6 +227,9 @@ func contextFailure(err error) *mcp.CallToolResult {
 	case errors.Is(err, ErrStateDirUnavailable):
 		env = mcp.Envelope{Tool: ContextSaveTool, Status: mcp.StatusFailed, ErrorCode: codeStateDirUnavailable,
 			Message: "This server has no state directory (set XDG_STATE_HOME or HOME), so contexts cannot be saved."}
+	case errors.Is(err, auth.ErrPathProtected):
+		env = mcp.Envelope{Tool: ContextSaveTool, Status: mcp.StatusDenied, ErrorCode: codeFileOperationDenied,
+			Message: "project_root_path is " + protectedPathText + "."}
 	case errors.Is(err, auth.ErrPathDenied):
 		env = mcp.Envelope{Tool: ContextSaveTool, Status: mcp.StatusDenied, ErrorCode: codeFileOperationDenied, Retryable: true,
 			Message: "project_root_path is outside the workspace and the allowed paths: " + err.Error()}

@@ -191,6 +191,8 @@ func (fr fileRead) fail(code, msg string) fileRead {
 // failErr classifies a read failure by type, never by text.
 func (fr fileRead) failErr(err error) fileRead {
 	switch {
+	case errors.Is(err, auth.ErrPathProtected):
+		return fr.fail(codeFileOperationDenied, "the path is "+protectedPathText)
 	case errors.Is(err, auth.ErrPathDenied):
 		return fr.fail(codeFileOperationDenied, "the path is outside the workspace and the allowed paths")
 	case errors.Is(err, auth.ErrPathInvalid):

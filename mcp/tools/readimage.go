@@ -200,6 +200,9 @@ func imageFailure(path string, err error) *mcp.CallToolResult {
 	var ie *evimage.Error
 	errors.As(err, &ie)
 	switch {
+	case errors.Is(err, auth.ErrPathProtected):
+		env.Status, env.ErrorCode, env.Retryable = mcp.StatusDenied, codeFileOperationDenied, false
+		env.Message = fmt.Sprintf("%s is %s.", path, protectedPathText)
 	case errors.Is(err, auth.ErrPathDenied):
 		env.Status, env.ErrorCode = mcp.StatusDenied, codeFileOperationDenied
 		env.Message = fmt.Sprintf("%s is outside the workspace and the allowed paths.", path)
