@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -156,5 +157,14 @@ func TestFileToolsRefuseCredentials(t *testing.T) {
 	m = callAs(t, s, readerToken, "ReadFiles", map[string]any{"file_paths": []string{"probe.txt"}, "thread_id": "r3", "workspace_root": state})
 	if leaks(m) {
 		t.Errorf("ReadFiles in the state directory leaked: %v", m)
+	}
+	// The server's own /proc directory: its environment and memory.
+	callAs(t, s, readerToken, "Initialize", map[string]any{"any_workspace_path": "/proc/self", "thread_id": "r4"})
+	self := "/proc/" + strconv.Itoa(os.Getpid())
+	for _, p := range []string{"/proc/self/environ", self + "/environ", "/proc/thread-self/environ", "/dev/fd/../environ", self + "/task/" + strconv.Itoa(os.Getpid()) + "/environ"} {
+		m = callAs(t, s, readerToken, "ReadFiles", map[string]any{"file_paths": []string{p}, "thread_id": "r4", "workspace_root": "/proc/self"})
+		if b, _ := json.Marshal(m); strings.Contains(string(b), "XDG_STATE_HOME") || !strings.Contains(string(b), "credential or state path") {
+			t.Errorf("ReadFiles %s: want a refusal, got %v", p, m)
+		}
 	}
 }

@@ -251,10 +251,12 @@ func loadServe(args, environ []string, getenv func(string) string, cat Catalog, 
 }
 
 // protectedPaths is Serve.Protect: every credential file the configuration
-// names, and the state directory (contexts, receipts and the daemon's
-// records of every principal).
+// names, the state directory (contexts, receipts and the daemon's records
+// of every principal), and the server's own /proc directory, whose environ
+// and mem the server itself may always read (auth.NewProtected resolves
+// /proc/self to /proc/PID of the process that builds the list).
 func protectedPaths(s Serve, tokenFiles []string) []string {
-	var out []string
+	out := []string{"/proc/self"}
 	for _, p := range append([]string{s.TokenFile, s.PrincipalConfig, s.StateDir}, tokenFiles...) {
 		if p == "" {
 			continue

@@ -151,7 +151,7 @@ func TestServeProtectsCredentialFiles(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []string{cfg, "/var/st/winx", dir + "/b.tok"}
+	want := []string{"/proc/self", cfg, "/var/st/winx", dir + "/b.tok"}
 	if strings.Join(a.Serve.Protect, ",") != strings.Join(want, ",") {
 		t.Errorf("Protect = %q, want %q", a.Serve.Protect, want)
 	}
