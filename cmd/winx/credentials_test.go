@@ -96,6 +96,11 @@ func TestFileToolsRefuseCredentials(t *testing.T) {
 	if err := os.Mkdir(filepath.Join(dir, "sub"), 0o700); err != nil {
 		t.Fatal(err)
 	}
+	// A guideline file that is a link to a token: the overview must not
+	// show it either.
+	if err := os.Symlink("coding.tok", filepath.Join(dir, "AGENTS.md")); err != nil {
+		t.Fatal(err)
+	}
 	s := serveWith(t, "--principal-config", cfg)
 
 	secrets := []string{codingToken[:20], terminalToken[:20], "[[principals]]"}

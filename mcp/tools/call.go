@@ -174,3 +174,11 @@ func pathPolicy(root string, allow []string, protected *auth.Protected) (*auth.P
 // refused; the file tools show it instead of "outside the workspace",
 // which would send the model looking for a wider root that does not exist.
 const protectedPathText = "a credential or state path of the server, refused to every principal"
+
+// protectedOverview is o.Overview with the deny list, so the guideline
+// files an overview shows never resolve to a protected path.
+func (o Options) protectedOverview() wspace.Limits {
+	lim := o.Overview
+	lim.Protected = o.Protected
+	return lim
+}

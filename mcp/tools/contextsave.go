@@ -80,7 +80,7 @@ type contextSaver struct {
 func addContextSave(reg *mcp.Registry, opts Options) {
 	t := &contextSaver{
 		sessions: opts.Sessions, allowPaths: opts.AllowPaths, protected: opts.Protected, redactor: opts.redactor(),
-		saver: &wspace.Saver{StateDir: opts.StateDir, Build: opts.Build, Overview: opts.Overview, Redactor: opts.redactor()},
+		saver: &wspace.Saver{StateDir: opts.StateDir, Build: opts.Build, Overview: opts.protectedOverview(), Redactor: opts.redactor()},
 	}
 	if opts.OpenContext {
 		t.open = wspace.OpenWithDesktop

@@ -169,7 +169,7 @@ const (
 )
 
 func addInitialize(reg *mcp.Registry, opts Options) {
-	t := &initializer{sessions: opts.Sessions, scratchRoot: opts.ScratchRoot, overview: opts.Overview, redactor: opts.redactor(),
+	t := &initializer{sessions: opts.Sessions, scratchRoot: opts.ScratchRoot, overview: opts.protectedOverview(), redactor: opts.redactor(),
 		affinity: opts.Affinity, transport: opts.Transport, serverInstructions: opts.ServerInstructions, stateDir: opts.StateDir, protected: opts.Protected}
 	reg.AddTool(mcp.Tool{
 		Name:         InitializeTool,
