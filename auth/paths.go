@@ -16,6 +16,7 @@ package auth
 
 import (
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -193,6 +194,8 @@ type PathPolicy struct {
 	roots []string
 	// unconfined is set when a root is the file system root.
 	unconfined bool
+	// protected is the server's deny list, nil for none (WithProtected).
+	protected *Protected
 }
 
 // NewPathPolicy confines file tools to workspace plus the extra roots (as
@@ -312,6 +315,9 @@ func (p *PathPolicy) check(client, abs string) (string, error) {
 	if !p.inside(got) || !p.inside(existing) {
 		return "", denied(client, reasonOutside)
 	}
+	if p.protected.Contains(got) || p.protected.Contains(existing) {
+		return "", &PathError{Path: client, Reason: reasonProtected, Err: ErrPathProtected}
+	}
 	// A root removed or swapped for a symlink since start needs no check of
 	// its own: got is canonical, so being inside a root means the walk went
 	// through that root as a real directory just now.
@@ -414,4 +420,111 @@ func cleanTail(first, rest string) (string, bool) {
 		}
 	}
 	return filepath.Join(parts...), true
+}
+
+// ErrPathProtected is the ErrPathDenied of a path the server keeps for
+// itself: a token file, the principal config, the state directory. It is
+// refused to every principal whatever the roots allow, so that a workspace
+// (or WINX_ALLOW_PATHS, or "/") that happens to hold them never hands one
+// principal another's credential.
+var ErrPathProtected = fmt.Errorf("%w: the server's own credential or state", ErrPathDenied)
+
+// reasonProtected is the PathError reason of an ErrPathProtected.
+const reasonProtected = "a credential or state path of the server"
+
+// Protected is the server's deny list: canonical files and directories no
+// file tool may read or write, and directories beneath them that stay
+// usable (the scratch playgrounds under the state directory). It is built
+// once at start-up from the configuration, immutable and safe for
+// concurrent use. A nil *Protected protects nothing.
+type Protected struct {
+	deny   []string
+	except []string
+}
+
+// NewProtected builds the deny list. Every entry must be absolute; each is
+// canonicalized now (symlinks resolved as far as the path exists), so a
+// later spelling through a symlink still lands on it. An entry that does
+// not exist yet (a state directory created later) is kept cleaned, which is
+// what its canonical path will be unless a symlink is put on its way, and
+// the walk the policy does would then resolve that symlink to a path
+// outside the entry: such a path is protected only by the roots. Empty
+// entries are skipped.
+func NewProtected(deny, except []string) (*Protected, error) {
+	p := &Protected{}
+	for _, list := range []struct {
+		in  []string
+		out *[]string
+	}{{deny, &p.deny}, {except, &p.except}} {
+		for _, entry := range list.in {
+			if entry == "" {
+				continue
+			}
+			if err := checkSyntax(entry); err != nil {
+				return nil, err
+			}
+			if !filepath.IsAbs(entry) {
+				return nil, invalid(entry, reasonRelative)
+			}
+			*list.out = appendUnique(*list.out, canonicalBestEffort(entry))
+		}
+	}
+	return p, nil
+}
+
+// canonicalBestEffort resolves the existing prefix of the absolute path
+// and appends the rest cleaned.
+func canonicalBestEffort(path string) string {
+	path = filepath.Clean(path)
+	if got, err := filepath.EvalSymlinks(path); err == nil {
+		return got
+	}
+	parent := filepath.Dir(path)
+	if parent == path {
+		return path
+	}
+	return filepath.Join(canonicalBestEffort(parent), filepath.Base(path))
+}
+
+// Contains reports whether the canonical path is protected: it is, or lies
+// beneath, a deny entry, and not beneath an exception inside that entry.
+func (p *Protected) Contains(canonical string) bool {
+	if p == nil {
+		return false
+	}
+	for _, d := range p.deny {
+		if !within(d, canonical) {
+			continue
+		}
+		excepted := false
+		for _, e := range p.except {
+			if e != d && within(d, e) && within(e, canonical) {
+				excepted = true
+				break
+			}
+		}
+		if !excepted {
+			return true
+		}
+	}
+	return false
+}
+
+// Paths returns a copy of the deny entries (for diagnostics and tests).
+func (p *Protected) Paths() []string {
+	if p == nil {
+		return nil
+	}
+	return append([]string(nil), p.deny...)
+}
+
+// WithProtected returns a copy of the policy that also refuses every path
+// prot contains, with a *PathError wrapping ErrPathProtected. The check
+// runs on the canonical result, in Resolve and in Recheck alike, so no
+// spelling (relative, through a symlink, "..") reaches a protected path.
+func (p *PathPolicy) WithProtected(prot *Protected) *PathPolicy {
+	q := *p
+	q.roots = append([]string(nil), p.roots...)
+	q.protected = prot
+	return &q
 }

@@ -13,6 +13,7 @@ import (
 	"errors"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 	"syscall"
 )
@@ -31,6 +32,13 @@ var (
 	ErrTokenFileTooLong = errors.New("auth: token file is larger than 4096 bytes")
 	ErrTokenInvalid     = errors.New("auth: token contains whitespace or control characters")
 	ErrTokenEmpty       = errors.New("auth: token is empty")
+	// ErrFileOwner: a token file or the principal config is not owned by
+	// the user the server runs as, so someone else could have written it.
+	ErrFileOwner = errors.New("auth: credential file must be owned by the user the server runs as (chown it)")
+	// ErrFileDirWritable: the directory holding a token file or the
+	// principal config is writable by group or others, who could replace
+	// the file (rename over it) without touching it.
+	ErrFileDirWritable = errors.New("auth: the directory of a credential file must not be writable by group or others (chmod go-w)")
 )
 
 // TokenFileError names the file that failed a check.
@@ -97,7 +105,28 @@ func readPrivateFile(path string, limit int64, errKind, errMode error) ([]byte, 
 	if info.Mode().Perm()&0o077 != 0 {
 		return nil, errMode
 	}
+	if err := checkOwnership(path, info); err != nil {
+		return nil, err
+	}
 	return io.ReadAll(io.LimitReader(f, limit+1))
+}
+
+// checkOwnership refuses a credential file the server's user does not own,
+// or whose directory group or others may write: either lets another user
+// choose the token (or the principals) the server trusts.
+func checkOwnership(path string, info os.FileInfo) error {
+	st, ok := info.Sys().(*syscall.Stat_t)
+	if !ok || int(st.Uid) != os.Geteuid() {
+		return ErrFileOwner
+	}
+	dir, err := os.Stat(filepath.Dir(path))
+	if err != nil {
+		return err
+	}
+	if dir.Mode().Perm()&0o022 != 0 {
+		return ErrFileDirWritable
+	}
+	return nil
 }
 
 // CheckToken enforces the token rules: visible ASCII only, and at least
@@ -176,4 +205,38 @@ func (b *Bearer) VerifyHeader(header string) bool {
 func (b *Bearer) Verify(presented []byte) bool {
 	sum := sha256.Sum256(presented)
 	return subtle.ConstantTimeCompare(sum[:], b.digest[:]) == 1
+}
+
+// CredentialSources returns what the principal file at path points at:
+// the token_env variable names and the token_file paths (absolute, a
+// relative one taken from the file's directory as LoadPrincipals does), in
+// file order. The adapter calls it before the principals are loaded, to
+// keep the variables out of every session's environment and the files out
+// of every file tool's reach. It reads the file under LoadPrincipals' rules
+// and checks nothing else.
+func CredentialSources(path string) (envNames, tokenFiles []string, err error) {
+	data, err := readPrivateFile(path, MaxTOMLBytes, ErrConfigFileKind, ErrConfigFileMode)
+	if err != nil {
+		return nil, nil, &PrincipalError{Path: path, Err: err}
+	}
+	doc, err := parseTOML(data)
+	if err != nil {
+		te := err.(*TOMLError)
+		return nil, nil, &PrincipalError{Path: path, Line: te.Line, Col: te.Col, Err: te}
+	}
+	for _, t := range doc.tables {
+		if v, ok := t.vals[keyTokenEnv]; ok && v.kind == tomlString && v.str != "" {
+			envNames = appendUnique(envNames, v.str)
+		}
+		if v, ok := t.vals[keyTokenFile]; ok && v.kind == tomlString && v.str != "" {
+			file := v.str
+			if !filepath.IsAbs(file) {
+				file = filepath.Join(filepath.Dir(path), file)
+			}
+			if abs, err := filepath.Abs(file); err == nil {
+				tokenFiles = appendUnique(tokenFiles, abs)
+			}
+		}
+	}
+	return envNames, tokenFiles, nil
 }

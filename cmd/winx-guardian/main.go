@@ -29,6 +29,13 @@ func main() {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(126)
 	}
+	// First of all: session shells run as this same user and must not
+	// read this process's environment or memory (WINX_HTTP_TOKEN, tokens
+	// loaded from files, the daemon's state).
+	if err := entry.Harden(); err != nil {
+		fmt.Fprintln(os.Stderr, "cannot make the process undumpable:", err)
+		os.Exit(1)
+	}
 	// An adapter or terminal that vanished must not take the session with
 	// it: hang-ups and broken pipes are ignored (writes then fail instead).
 	signal.Ignore(syscall.SIGHUP, syscall.SIGPIPE)

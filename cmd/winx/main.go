@@ -34,6 +34,13 @@ func main() {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(126)
 	}
+	// First of all: session shells run as this same user and must not
+	// read this process's environment or memory (WINX_HTTP_TOKEN, tokens
+	// loaded from files, the daemon's state).
+	if err := entry.Harden(); err != nil {
+		fmt.Fprintln(os.Stderr, "cannot make the process undumpable:", err)
+		os.Exit(1)
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	err := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 	stop()

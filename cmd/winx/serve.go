@@ -8,6 +8,7 @@ import (
 	"os"
 	"time"
 
+	"winx/auth"
 	"winx/auth/admission"
 	"winx/cmd/internal/buildid"
 	"winx/cmd/internal/config"
@@ -42,11 +43,18 @@ func serve(ctx context.Context, c *config.Serve, id buildid.Identity, stdin io.R
 	}
 	sessions := session.NewSessions(shells, time.Now)
 	defer sessions.Close()
+	// The scratch playgrounds live under the state directory and stay
+	// usable; the rest of it, and every credential file, is refused.
+	protected, err := auth.NewProtected(c.Protect, []string{session.ScratchRootOr("")})
+	if err != nil {
+		return err
+	}
 	catalog := tools.Options{
 		Build:              id.String(),
 		Transport:          "stdio",
 		Sessions:           sessions,
 		AllowPaths:         c.AllowPaths,
+		Protected:          protected,
 		Affinity:           c.SessionAffinity,
 		StateDir:           c.StateDir,
 		Redactor:           redact.New(c.NoRedact),

@@ -37,7 +37,8 @@ const (
 // every engine of the process.
 type EditConfig struct {
 	AllowPaths []string
-	StateDir   string // receipts and undo records go under StateDir/edits; "" disables both
+	Protected  *auth.Protected // the server's deny list (auth.PathPolicy.WithProtected)
+	StateDir   string          // receipts and undo records go under StateDir/edits; "" disables both
 	Locks      *edit.PathLocks
 }
 
@@ -62,6 +63,7 @@ func (s *Session) EditEngine(cfg EditConfig) (*edit.Engine, error) {
 	if err != nil {
 		return nil, err
 	}
+	policy = policy.WithProtected(cfg.Protected)
 	state := ""
 	if cfg.StateDir != "" {
 		state = cfg.StateDir + "/edits"

@@ -61,12 +61,12 @@ func checkRoot(caller mcp.Caller, root, shown string) error {
 
 // filePolicy is the path policy of a file tool in sess for caller: the
 // session's workspace plus the operator's extra roots, narrowed to the
-// caller's allowed_roots.
-func filePolicy(caller mcp.Caller, sess *session.Session, allowPaths []string) (*auth.PathPolicy, error) {
+// caller's allowed_roots, minus the server's protected paths.
+func filePolicy(caller mcp.Caller, sess *session.Session, allowPaths []string, protected *auth.Protected) (*auth.PathPolicy, error) {
 	if err := checkRoot(caller, sess.Root, ""); err != nil {
 		return nil, err
 	}
-	return auth.NewPathPolicy(sess.Root, auth.ConfineRoots(allowPaths, caller.Roots))
+	return pathPolicy(sess.Root, auth.ConfineRoots(allowPaths, caller.Roots), protected)
 }
 
 // InputError is tool input that does not match the schema.
@@ -204,4 +204,27 @@ func readResolved(policy *auth.PathPolicy, canonical string, limit int64) (*evid
 		}
 	}
 	return snap, nil
+}
+
+// pathPolicy is the file tools' path policy for a session rooted at root:
+// the workspace and the allowed roots, minus the server's protected paths.
+func pathPolicy(root string, allow []string, protected *auth.Protected) (*auth.PathPolicy, error) {
+	policy, err := auth.NewPathPolicy(root, allow)
+	if err != nil {
+		return nil, err
+	}
+	return policy.WithProtected(protected), nil
+}
+
+// protectedPathText says why a path auth.ErrPathProtected refused is
+// refused; the file tools show it instead of "outside the workspace",
+// which would send the model looking for a wider root that does not exist.
+const protectedPathText = "a credential or state path of the server, refused to every principal"
+
+// protectedOverview is o.Overview with the deny list, so the guideline
+// files an overview shows never resolve to a protected path.
+func (o Options) protectedOverview() wspace.Limits {
+	lim := o.Overview
+	lim.Protected = o.Protected
+	return lim
 }

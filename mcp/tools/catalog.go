@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"strings"
 
+	"winx/auth"
 	"winx/evidence/redact"
 	"winx/mcp"
 	"winx/mcp/session"
@@ -43,6 +44,10 @@ type Options struct {
 	// AllowPaths are extra roots file tools may use besides the workspace
 	// (WINX_ALLOW_PATHS, parsed once at start with auth.ParseAllowPaths).
 	AllowPaths []string
+	// Protected is the server's deny list (its token files, principal
+	// config and state directory): every file tool refuses those paths to
+	// every principal, whatever AllowPaths says. Nil protects nothing.
+	Protected *auth.Protected
 	// Affinity is the session affinity mode: AffinityWorkspace (default,
 	// also ""), AffinityConversation or AffinityThread.
 	Affinity string

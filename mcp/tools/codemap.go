@@ -50,6 +50,7 @@ const (
 type codeMapTool struct {
 	sessions   *session.Sessions
 	allowPaths []string
+	protected  *auth.Protected
 	redactor   *redact.Redactor
 	indexes    codemap.IndexCache
 }
@@ -116,8 +117,8 @@ type codeMapData struct {
 func addCodeMap(reg *mcp.Registry, opts Options) {
 	t := &codeMapTool{
 		sessions:   opts.Sessions,
-		allowPaths: opts.AllowPaths,
-		redactor:   opts.redactor(),
+		allowPaths: opts.AllowPaths, protected: opts.Protected,
+		redactor: opts.redactor(),
 	}
 	reg.AddTool(mcp.Tool{
 		Name:         CodeMapTool,
@@ -178,7 +179,7 @@ func (t *codeMapTool) handle(ctx context.Context, req *mcp.ToolRequest) (*mcp.Ca
 		return t.fail(codeMapError{status: mcp.StatusFailed, code: codeNavigationUnavailable, retryable: false,
 			msg: "Code navigation is unavailable in this build of Winx (built without cgo); use ReadFiles and BashCommand (grep) instead."}), nil
 	}
-	policy, err := filePolicy(req.Caller(), sess, t.allowPaths)
+	policy, err := filePolicy(req.Caller(), sess, t.allowPaths, t.protected)
 	if err != nil {
 		return toolFailure(CodeMapTool, err), nil
 	}
@@ -402,6 +403,8 @@ func codeMapPathFailure(given string, err error) codeMapError {
 		given = "the workspace"
 	}
 	switch {
+	case errors.Is(err, auth.ErrPathProtected):
+		return codeMapError{mcp.StatusDenied, codeFileOperationDenied, "The path is " + protectedPathText + ".", false}
 	case errors.Is(err, auth.ErrPathDenied):
 		return codeMapError{mcp.StatusDenied, codeFileOperationDenied, "The path is outside the workspace and the allowed paths.", true}
 	case errors.Is(err, auth.ErrPathInvalid):

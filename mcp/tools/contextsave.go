@@ -69,6 +69,7 @@ type contextSaveInput struct {
 type contextSaver struct {
 	sessions   *session.Sessions
 	allowPaths []string
+	protected  *auth.Protected
 	saver      *wspace.Saver
 	redactor   *redact.Redactor
 	// open shows the saved file to the user (WINX_OPEN_CONTEXT=1); nil
@@ -78,8 +79,8 @@ type contextSaver struct {
 
 func addContextSave(reg *mcp.Registry, opts Options) {
 	t := &contextSaver{
-		sessions: opts.Sessions, allowPaths: opts.AllowPaths, redactor: opts.redactor(),
-		saver: &wspace.Saver{StateDir: opts.StateDir, Build: opts.Build, Overview: opts.Overview, Redactor: opts.redactor()},
+		sessions: opts.Sessions, allowPaths: opts.AllowPaths, protected: opts.Protected, redactor: opts.redactor(),
+		saver: &wspace.Saver{StateDir: opts.StateDir, Build: opts.Build, Overview: opts.protectedOverview(), Redactor: opts.redactor()},
 	}
 	if opts.OpenContext {
 		t.open = wspace.OpenWithDesktop
@@ -145,7 +146,7 @@ func (t *contextSaver) save(ctx context.Context, caller mcp.Caller, in *contextS
 	if err != nil {
 		return contextFailure(err)
 	}
-	policy, err := filePolicy(caller, sess, t.allowPaths)
+	policy, err := filePolicy(caller, sess, t.allowPaths, t.protected)
 	if err != nil {
 		return contextFailure(err)
 	}
@@ -231,6 +232,9 @@ func contextFailure(err error) *mcp.CallToolResult {
 	case errors.Is(err, ErrStateDirUnavailable):
 		env = mcp.Envelope{Tool: ContextSaveTool, Status: mcp.StatusFailed, ErrorCode: codeStateDirUnavailable,
 			Message: "This server has no state directory (set XDG_STATE_HOME or HOME), so contexts cannot be saved."}
+	case errors.Is(err, auth.ErrPathProtected):
+		env = mcp.Envelope{Tool: ContextSaveTool, Status: mcp.StatusDenied, ErrorCode: codeFileOperationDenied,
+			Message: "project_root_path is " + protectedPathText + "."}
 	case errors.Is(err, auth.ErrPathDenied):
 		env = mcp.Envelope{Tool: ContextSaveTool, Status: mcp.StatusDenied, ErrorCode: codeFileOperationDenied, Retryable: true,
 			Message: "project_root_path is outside the workspace and the allowed paths: " + err.Error()}

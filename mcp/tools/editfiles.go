@@ -44,6 +44,7 @@ const (
 type editTool struct {
 	sessions   *session.Sessions
 	allowPaths []string
+	protected  *auth.Protected
 	stateDir   string
 	locks      *edit.PathLocks // shared by every session's engine
 }
@@ -73,7 +74,7 @@ type patchInput struct {
 }
 
 func addEditFiles(reg *mcp.Registry, opts Options) *editTool {
-	t := &editTool{sessions: opts.Sessions, allowPaths: opts.AllowPaths, stateDir: opts.StateDir,
+	t := &editTool{sessions: opts.Sessions, allowPaths: opts.AllowPaths, protected: opts.Protected, stateDir: opts.StateDir,
 		locks: &edit.PathLocks{}}
 	reg.AddTool(mcp.Tool{
 		Name:         EditFilesTool,
@@ -257,7 +258,7 @@ func (t *editTool) engine(caller mcp.Caller, sess *session.Session) (*edit.Engin
 	if err := checkRoot(caller, sess.Root, ""); err != nil {
 		return nil, err
 	}
-	return sess.EditEngine(session.EditConfig{AllowPaths: auth.ConfineRoots(t.allowPaths, caller.Roots),
+	return sess.EditEngine(session.EditConfig{AllowPaths: auth.ConfineRoots(t.allowPaths, caller.Roots), Protected: t.protected,
 		StateDir: wspace.PrincipalStateDir(t.stateDir, sess.Key.Principal), Locks: t.locks})
 }
 

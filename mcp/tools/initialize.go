@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strings"
 
+	"winx/auth"
 	"winx/auth/policy"
 	"winx/evidence/redact"
 	"winx/mcp"
@@ -143,6 +144,7 @@ var initialFileCodes = map[string]string{wspace.InitialNotFound: codeFileNotFoun
 type initializer struct {
 	sessions    *session.Sessions
 	scratchRoot string // "" means DefaultScratchRoot
+	protected   *auth.Protected
 	overview    wspace.Limits
 	// redactor cleans the answer: guideline and initial files may hold
 	// secrets.
@@ -169,8 +171,8 @@ const (
 )
 
 func addInitialize(reg *mcp.Registry, opts Options) {
-	t := &initializer{sessions: opts.Sessions, scratchRoot: opts.ScratchRoot, overview: opts.Overview, redactor: opts.redactor(),
-		affinity: opts.Affinity, transport: opts.Transport, serverInstructions: opts.ServerInstructions, stateDir: opts.StateDir}
+	t := &initializer{sessions: opts.Sessions, scratchRoot: opts.ScratchRoot, overview: opts.protectedOverview(), redactor: opts.redactor(),
+		affinity: opts.Affinity, transport: opts.Transport, serverInstructions: opts.ServerInstructions, stateDir: opts.StateDir, protected: opts.Protected}
 	reg.AddTool(mcp.Tool{
 		Name:         InitializeTool,
 		Title:        "Initialize a Winx session",
@@ -480,7 +482,7 @@ func (t *initializer) answer(ctx context.Context, in *initializeInput, sess *ses
 		}
 	}
 	code := ""
-	for _, f := range wspace.WriteInitialFiles(&b, sess.Root, in.InitialFilesToRead) {
+	for _, f := range wspace.WriteInitialFiles(&b, sess.Root, in.InitialFilesToRead, t.protected) {
 		note := initialFileNote{Path: f.Path, Status: f.Status, Bytes: f.Bytes, ErrorCode: initialFileCodes[f.Status]}
 		if code == "" {
 			code = note.ErrorCode

@@ -54,6 +54,7 @@ func (o ReadOptions) withDefaults() ReadOptions {
 type readTool struct {
 	sessions   *session.Sessions
 	allowPaths []string
+	protected  *auth.Protected
 	opts       ReadOptions
 	redactor   *redact.Redactor
 }
@@ -85,7 +86,7 @@ type readData struct {
 }
 
 func addReadFiles(reg *mcp.Registry, opts Options) {
-	t := &readTool{sessions: opts.Sessions, allowPaths: opts.AllowPaths, opts: opts.Read.withDefaults(), redactor: opts.redactor()}
+	t := &readTool{sessions: opts.Sessions, allowPaths: opts.AllowPaths, protected: opts.Protected, opts: opts.Read.withDefaults(), redactor: opts.redactor()}
 	reg.AddTool(mcp.Tool{
 		Name:         ReadFilesTool,
 		Title:        "Read files",
@@ -130,7 +131,7 @@ func (t *readTool) handle(ctx context.Context, req *mcp.ToolRequest) (*mcp.CallT
 	if err != nil {
 		return toolFailure(ReadFilesTool, err), nil
 	}
-	policy, err := filePolicy(req.Caller(), sess, t.allowPaths)
+	policy, err := filePolicy(req.Caller(), sess, t.allowPaths, t.protected)
 	if err != nil {
 		return toolFailure(ReadFilesTool, err), nil
 	}
@@ -190,6 +191,8 @@ func (fr fileRead) fail(code, msg string) fileRead {
 // failErr classifies a read failure by type, never by text.
 func (fr fileRead) failErr(err error) fileRead {
 	switch {
+	case errors.Is(err, auth.ErrPathProtected):
+		return fr.fail(codeFileOperationDenied, "the path is "+protectedPathText)
 	case errors.Is(err, auth.ErrPathDenied):
 		return fr.fail(codeFileOperationDenied, "the path is outside the workspace and the allowed paths")
 	case errors.Is(err, auth.ErrPathInvalid):

@@ -38,6 +38,7 @@ const (
 type readImageTool struct {
 	sessions   *session.Sessions
 	allowPaths []string
+	protected  *auth.Protected
 	decodes    chan struct{} // a slot per running read and decode, maxImageDecodes
 }
 
@@ -66,7 +67,7 @@ type imageData struct {
 }
 
 func addReadImage(reg *mcp.Registry, opts Options) {
-	t := &readImageTool{sessions: opts.Sessions, allowPaths: opts.AllowPaths, decodes: make(chan struct{}, maxImageDecodes)}
+	t := &readImageTool{sessions: opts.Sessions, allowPaths: opts.AllowPaths, protected: opts.Protected, decodes: make(chan struct{}, maxImageDecodes)}
 	reg.AddTool(mcp.Tool{
 		Name:         ReadImageTool,
 		Title:        "Read an image",
@@ -117,7 +118,7 @@ func (t *readImageTool) handle(ctx context.Context, req *mcp.ToolRequest) (*mcp.
 
 // show answers a ReadImage call of caller in sess.
 func (t *readImageTool) show(ctx context.Context, caller mcp.Caller, sess *session.Session, in *readImageInput) *mcp.CallToolResult {
-	policy, err := filePolicy(caller, sess, t.allowPaths)
+	policy, err := filePolicy(caller, sess, t.allowPaths, t.protected)
 	if err != nil {
 		return toolFailure(ReadImageTool, err)
 	}
@@ -199,6 +200,9 @@ func imageFailure(path string, err error) *mcp.CallToolResult {
 	var ie *evimage.Error
 	errors.As(err, &ie)
 	switch {
+	case errors.Is(err, auth.ErrPathProtected):
+		env.Status, env.ErrorCode, env.Retryable = mcp.StatusDenied, codeFileOperationDenied, false
+		env.Message = fmt.Sprintf("%s is %s.", path, protectedPathText)
 	case errors.Is(err, auth.ErrPathDenied):
 		env.Status, env.ErrorCode = mcp.StatusDenied, codeFileOperationDenied
 		env.Message = fmt.Sprintf("%s is outside the workspace and the allowed paths.", path)

@@ -404,6 +404,8 @@ func (d *SaveResult) omit(path, reason string) {
 // omitted files; it never repeats a symlink's target.
 func pathReason(err error) string {
 	switch {
+	case errors.Is(err, auth.ErrPathProtected):
+		return "a credential or state path of the server"
 	case errors.Is(err, auth.ErrPathDenied):
 		return "outside the workspace and the allowed paths"
 	case errors.Is(err, auth.ErrPathInvalid):

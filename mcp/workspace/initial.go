@@ -4,7 +4,10 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"path/filepath"
 	"strings"
+
+	"winx/auth"
 )
 
 // Initial files: the files an Initialize call is asked to show right away,
@@ -39,8 +42,9 @@ type InitialFile struct {
 
 // WriteInitialFiles shows the files at paths (absolute, or relative to
 // root, and inside it) in b within the limits, and returns the outcome of
-// each path in order.
-func WriteInitialFiles(b *strings.Builder, root string, paths []string) []InitialFile {
+// each path in order. A path protected holds (the server's credentials and
+// state) is refused, as the file tools refuse it.
+func WriteInitialFiles(b *strings.Builder, root string, paths []string, protected *auth.Protected) []InitialFile {
 	var out []InitialFile
 	budget := MaxInitialFilesBytes
 	for i, p := range paths {
@@ -57,8 +61,11 @@ func WriteInitialFiles(b *strings.Builder, root string, paths []string) []Initia
 			out = append(out, note)
 			continue
 		}
-		f, err := ReadContained(root, p, min(MaxInitialFileBytes, budget))
+		f, err := readInitial(root, p, min(MaxInitialFileBytes, budget), protected)
 		switch {
+		case errors.Is(err, auth.ErrPathProtected):
+			note.Status = InitialDenied
+			fmt.Fprintf(b, "\n## %s: refused, it is a credential or state path of the server\n", p)
 		case errors.Is(err, fs.ErrNotExist):
 			note.Status = InitialNotFound
 			fmt.Fprintf(b, "\n## %s: not found\n", p)
@@ -84,4 +91,22 @@ func WriteInitialFiles(b *strings.Builder, root string, paths []string) []Initia
 		out = append(out, note)
 	}
 	return out
+}
+
+// readInitial is ReadContained that first refuses a path protected holds,
+// judged on its canonical form so no spelling (a symlink in the workspace,
+// "..") gets around it; the read itself is rechecked the same way.
+func readInitial(root, p string, limit int, protected *auth.Protected) (*File, error) {
+	abs := p
+	if !filepath.IsAbs(abs) {
+		abs = filepath.Join(root, abs)
+	}
+	if cp, err := canonicalPath(abs); err == nil && protected.Contains(cp) {
+		return nil, auth.ErrPathProtected
+	}
+	f, err := ReadContained(root, p, limit)
+	if err == nil && protected.Contains(f.Path) {
+		return nil, auth.ErrPathProtected
+	}
+	return f, err
 }

@@ -36,6 +36,9 @@ type Limits struct {
 	MaxStatusBytes    int           // git status output kept
 	MaxGuidelineBytes int           // per guideline file
 	GitTimeout        time.Duration // per git command, and for the whole walk without git
+	// Protected are the server's own paths (auth.Protected): a guideline
+	// file that resolves to one is not shown. Nil protects nothing.
+	Protected *auth.Protected
 }
 
 func (l Limits) withDefaults() Limits {
@@ -151,17 +154,18 @@ func NewOverview(ctx context.Context, root string, limits Limits) (Overview, err
 			ov.GitStatus, ov.GitStatusTruncated = string(out), truncated
 		}
 	}
-	ov.Guidelines = readGuidelines(root, lim.MaxGuidelineBytes)
+	ov.Guidelines = readGuidelines(root, lim.MaxGuidelineBytes, lim.Protected)
 	return ov, ctx.Err()
 }
 
 // readGuidelines reads the guideline files at root that are text and
 // resolve inside it, each cut to whole lines within limit bytes.
-func readGuidelines(root string, limit int) []Guideline {
+func readGuidelines(root string, limit int, protected *auth.Protected) []Guideline {
 	policy, err := auth.NewPathPolicy(root, nil)
 	if err != nil {
 		return nil
 	}
+	policy = policy.WithProtected(protected)
 	var out []Guideline
 	for _, name := range guidelineFiles {
 		canon, err := policy.Resolve(filepath.FromSlash(name))

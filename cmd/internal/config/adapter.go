@@ -88,8 +88,14 @@ type Serve struct {
 	UsageLog             string        // WINX_USAGE_LOG; "" means none
 	Usage                usage.Options // WINX_USAGE_ROTATION, WINX_USAGE_RETENTION_DAYS
 	WinxdBin             string        // WINXD_BIN, else winxd next to winx
+	// Protect lists the paths no file tool may touch, for any principal:
+	// the token file, the principal config and its token files, the state
+	// directory (absolute paths; see auth.Protected).
+	Protect []string
 	// ShellEnv is the environment of session shells and of the winxd winx
-	// starts: winx's own minus its credentials.
+	// starts: winx's own minus every credential source (WINX_HTTP_TOKEN,
+	// the principals' token_env variables, any variable holding one of
+	// their values or --token's).
 	ShellEnv []string
 	// Getenv is the lookup the configuration was read with, for the
 	// packages that read variables of their own.
@@ -160,7 +166,7 @@ func loadServe(args, environ []string, getenv func(string) string, cat Catalog, 
 	fs.IntVar(&s.RequestsPerMinute, "requests-per-minute", 120, "HTTP requests per minute per source IP; more get 429")
 	fs.Int64Var(&s.MaxBodyBytes, "max-body-bytes", cat.MaxBodyBytes, "largest HTTP request body; larger gets 413")
 	fs.DurationVar(&s.RequestTimeout, "request-timeout", 120*time.Second, "time for an HTTP request to start its answer; later gets 408")
-	fs.StringVar(&s.Token, "token", "", "the bearer token itself (prefer --token-file or WINX_HTTP_TOKEN: arguments are visible to other users)")
+	fs.StringVar(&s.Token, "token", "", "the bearer token itself, for tests only: /proc/PID/cmdline shows it to every local user and to session shells (use --token-file or WINX_HTTP_TOKEN)")
 	fs.StringVar(&s.PrincipalConfig, "principal-config", "", "TOML file of [[principals]] (name, token_file or token_env, tool_profile or allowed_tools)")
 	fs.BoolVar(&s.AllowWeakToken, "allow-weak-token", false, "accept tokens shorter than 32 bytes")
 	fs.StringVar(&s.SessionAffinity, "session-affinity", cat.Affinities[0],
@@ -230,9 +236,36 @@ func loadServe(args, environ []string, getenv func(string) string, cat Catalog, 
 		}
 	}
 	s.WinxdBin = entry.SiblingBinary(getenv("WINXD_BIN"), "winxd")
-	s.ShellEnv = shellEnv(environ)
+	// The principals' credential sources are read here, before the
+	// principal file is loaded, because the shells' environment and the
+	// file tools' deny list are fixed first. A file that cannot be read
+	// names nothing; loading it fails the start anyway.
+	var tokenEnvs, tokenFiles []string
+	if s.PrincipalConfig != "" {
+		tokenEnvs, tokenFiles, _ = auth.CredentialSources(s.PrincipalConfig)
+	}
+	s.Protect = protectedPaths(s, tokenFiles)
+	s.ShellEnv = shellEnv(environ, tokenEnvs, []string{s.Token})
 	s.Getenv = getenv
 	return s, nil
+}
+
+// protectedPaths is Serve.Protect: every credential file the configuration
+// names, the state directory (contexts, receipts and the daemon's records
+// of every principal), and the server's own /proc directory, whose environ
+// and mem the server itself may always read (auth.NewProtected resolves
+// /proc/self to /proc/PID of the process that builds the list).
+func protectedPaths(s Serve, tokenFiles []string) []string {
+	out := []string{"/proc/self"}
+	for _, p := range append([]string{s.TokenFile, s.PrincipalConfig, s.StateDir}, tokenFiles...) {
+		if p == "" {
+			continue
+		}
+		if abs, err := filepath.Abs(p); err == nil {
+			out = append(out, abs)
+		}
+	}
+	return out
 }
 
 // checkHTTP refuses HTTP settings that cannot work together.
@@ -360,7 +393,7 @@ func loadOperator(name string, args, environ []string, getenv func(string) strin
 		Paths:       paths,
 		WinxdBin:    entry.SiblingBinary(getenv("WINXD_BIN"), "winxd"),
 		GuardianBin: entry.SiblingBinary(getenv("WINX_GUARDIAN_BIN"), "winx-guardian"),
-		DaemonEnv:   shellEnv(environ),
+		DaemonEnv:   shellEnv(environ, nil, nil),
 		Runtime:     rt,
 		RuntimeErr:  rtErr,
 		Getenv:      getenv,

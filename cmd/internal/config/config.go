@@ -113,15 +113,38 @@ func Lookup(environ []string) func(string) string {
 // model drives must not inherit them.
 var secretEnv = []string{"WINX_HTTP_TOKEN"}
 
+// minSecretValue is the shortest credential value shellEnv matches by value.
+const minSecretValue = 8
+
 // shellEnv is the environment of session shells (and of the winxd an
-// adapter starts): the adapter's own, minus its credentials.
-func shellEnv(environ []string) []string {
+// adapter starts): the adapter's own minus every credential source. A
+// variable goes when its name is a credential's (WINX_HTTP_TOKEN and the
+// extra names, the principals' token_env variables), and also when its
+// value is a credential's value or the secret given as secrets, whatever
+// its name: a token exported twice, under a second name, must not reach
+// a shell either. Values shorter than minSecretValue are matched by name
+// only: a weak test token such as "1" must not take SHLVL=1 with it.
+func shellEnv(environ, extraNames, secrets []string) []string {
+	names := append(slices.Clone(secretEnv), extraNames...)
+	getenv := Lookup(environ)
+	values := make(map[string]bool)
+	for _, name := range names {
+		if v := getenv(name); len(v) >= minSecretValue {
+			values[v] = true
+		}
+	}
+	for _, v := range secrets {
+		if len(v) >= minSecretValue {
+			values[v] = true
+		}
+	}
 	out := make([]string, 0, len(environ))
 	for _, kv := range environ {
-		name, _, _ := strings.Cut(kv, "=")
-		if !slices.Contains(secretEnv, name) {
-			out = append(out, kv)
+		name, value, _ := strings.Cut(kv, "=")
+		if slices.Contains(names, name) || values[value] {
+			continue
 		}
+		out = append(out, kv)
 	}
 	return out
 }

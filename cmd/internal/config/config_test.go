@@ -4,6 +4,7 @@ import (
 	"errors"
 	"flag"
 	"io"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -114,10 +115,48 @@ func TestRuntimeName(t *testing.T) {
 }
 
 func TestShellEnvDropsCredentials(t *testing.T) {
-	got := shellEnv([]string{"PATH=/bin", "WINX_HTTP_TOKEN=secret-value", "HOME=/h", "WINX_HTTP_TOKENX=kept"})
+	got := shellEnv([]string{"PATH=/bin", "WINX_HTTP_TOKEN=secret-value", "HOME=/h", "WINX_HTTP_TOKENX=kept"}, nil, nil)
 	want := []string{"PATH=/bin", "HOME=/h", "WINX_HTTP_TOKENX=kept"}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("shellEnv = %q, want %q", got, want)
+	}
+}
+
+// TestShellEnvDropsEverySource: the principals' token_env variables, any
+// variable holding a credential's value under another name, and --token's
+// value are dropped; a short weak token drops nothing by value.
+func TestShellEnvDropsEverySource(t *testing.T) {
+	const tok = "principal-token-0123456789abcdefghijklmno"
+	const flagTok = "flag-token-0123456789abcdefghijklmnopqrstu"
+	environ := []string{"PATH=/bin", "CI_TOKEN=" + tok, "COPY=" + tok, "FLAGCOPY=" + flagTok, "SHLVL=1", "WEAK=1", "HOME=/h"}
+	got := shellEnv(environ, []string{"CI_TOKEN", "WEAK"}, []string{flagTok, "1"})
+	want := []string{"PATH=/bin", "SHLVL=1", "HOME=/h"}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("shellEnv = %q, want %q", got, want)
+	}
+}
+
+// TestServeProtectsCredentialFiles: the principal config, its token files
+// and the state directory are on the file tools' deny list, and its
+// token_env variables are not in the shells' environment.
+func TestServeProtectsCredentialFiles(t *testing.T) {
+	dir := t.TempDir()
+	cfg := dir + "/p.toml"
+	body := "[[principals]]\nname = \"a\"\ntoken_env = \"A_TOKEN\"\n\n[[principals]]\nname = \"b\"\ntoken_file = \"b.tok\"\n"
+	if err := os.WriteFile(cfg, []byte(body), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	environ := []string{"A_TOKEN=a-token-0123456789abcdefghijklmnopqrstuvw", "XDG_STATE_HOME=/var/st", "PATH=/bin"}
+	a, err := LoadAdapter([]string{"--http", "--principal-config", cfg}, environ, testCatalog, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"/proc/self", cfg, "/var/st/winx", dir + "/b.tok"}
+	if strings.Join(a.Serve.Protect, ",") != strings.Join(want, ",") {
+		t.Errorf("Protect = %q, want %q", a.Serve.Protect, want)
+	}
+	if strings.Join(a.Serve.ShellEnv, ",") != "XDG_STATE_HOME=/var/st,PATH=/bin" {
+		t.Errorf("ShellEnv = %q", a.Serve.ShellEnv)
 	}
 }
 
