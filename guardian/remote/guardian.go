@@ -39,6 +39,10 @@ type Config struct {
 	// WINX_SANDBOX_* variables and the workspace give. The guardian binary
 	// must dispatch sandbox.LauncherArg (winx-guardian does).
 	Sandbox bool
+	// Secret is the wire secret every peer's hello must carry. Spawn hands
+	// it over in the environment (wire.EnvSecret), never on the command
+	// line; the guardian removes it before its shell starts.
+	Secret string
 }
 
 // The session key and the paths name a user's principal and project, and a
@@ -57,6 +61,9 @@ func (c Config) Environ() []string {
 	if c.Workspace != "" {
 		env = append(env, EnvWorkspace+"="+c.Workspace)
 	}
+	if c.Secret != "" {
+		env = append(env, wire.EnvSecret+"="+c.Secret)
+	}
 	return env
 }
 
@@ -66,7 +73,7 @@ func (c *Config) TakeEnviron() {
 	for _, v := range []struct {
 		name string
 		dst  *string
-	}{{EnvKey, &c.Key}, {EnvDir, &c.Dir}, {EnvWorkspace, &c.Workspace}} {
+	}{{EnvKey, &c.Key}, {EnvDir, &c.Dir}, {EnvWorkspace, &c.Workspace}, {wire.EnvSecret, &c.Secret}} {
 		if val, ok := os.LookupEnv(v.name); ok {
 			if *v.dst == "" {
 				*v.dst = val
@@ -152,6 +159,11 @@ func RunGuardian(ctx context.Context, cfg Config, build wire.Build, logger *slog
 	if cfg.Key == "" || cfg.Dir == "" {
 		return fmt.Errorf("remote: a guardian needs a key and a directory")
 	}
+	if !wire.ValidSecret(cfg.Secret) {
+		return fmt.Errorf("remote: a guardian needs the wire secret (%s): %w", wire.EnvSecret, wire.ErrNoSecret)
+	}
+	// The shell inherits this environment: the secret must not be in it.
+	os.Unsetenv(wire.EnvSecret)
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
@@ -203,7 +215,7 @@ func RunGuardian(ctx context.Context, cfg Config, build wire.Build, logger *slog
 		f.Close()
 	}
 	logger.Info("guardian serving", "socket", socket, "shell_pid", sess.PID(ctx))
-	return wire.Serve(sctx, ln, wire.NewHello(wire.RoleGuardian, build, Capabilities()), srv, &wire.ServeOptions{Logger: logger})
+	return wire.Serve(sctx, ln, wire.NewHello(wire.RoleGuardian, build, Capabilities()), srv, &wire.ServeOptions{Logger: logger, Secret: cfg.Secret})
 }
 
 // sandboxWrapper returns the argument rewriting that starts the session's
@@ -219,6 +231,15 @@ func sandboxWrapper(on bool, workspace string) (func([]string) ([]string, error)
 	}
 	policy, err := sandbox.PolicyFromEnv(workspace, os.Getenv)
 	if err != nil {
+		return nil, fmt.Errorf("remote: sandbox: %w", err)
+	}
+	// The shell must not be able to read the wire secret, or it could
+	// drive winxd and every guardian.
+	secret, err := wire.SecretPath(os.Getenv)
+	if err != nil {
+		return nil, fmt.Errorf("remote: sandbox: %w", err)
+	}
+	if err := policy.MustHide(secret); err != nil {
 		return nil, fmt.Errorf("remote: sandbox: %w", err)
 	}
 	self, err := os.Executable()

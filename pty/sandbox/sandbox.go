@@ -151,6 +151,46 @@ func PolicyFromEnv(workspace string, getenv func(string) string) (Policy, error)
 	return p, nil
 }
 
+// MustHide refuses, with an error wrapping ErrInvalidPolicy, a policy under
+// which a confined process could read path: one not inside the hidden home
+// directory, or inside a grant (the workspace, /tmp, $TMPDIR, an
+// WINX_SANDBOX_RW_PATHS or WINX_SANDBOX_RO_PATHS entry). The server keeps
+// its wire secret so; a shell that could read it could drive the server's
+// processes from inside the sandbox. Symbolic links of path are resolved as
+// far as it exists, as the grants' are.
+func (p Policy) MustHide(path string) error {
+	if !filepath.IsAbs(path) {
+		return fmt.Errorf("%w: protected path %q is not absolute", ErrInvalidPolicy, path)
+	}
+	real := resolveExisting(path)
+	if p.Home == "" || !within(real, p.Home) {
+		return fmt.Errorf("%w: %s is readable under the sandbox (outside the hidden home directory %s); keep winx's state directory (XDG_STATE_HOME) inside the home directory",
+			ErrInvalidPolicy, path, p.Home)
+	}
+	for _, g := range slices.Concat(p.RW, p.RO) {
+		if g == real || within(real, g) {
+			return fmt.Errorf("%w: %s lies inside the granted path %s, so a confined shell could read it", ErrInvalidPolicy, path, g)
+		}
+	}
+	return nil
+}
+
+// resolveExisting resolves the symbolic links of the longest existing
+// prefix of path and appends the rest.
+func resolveExisting(path string) string {
+	path = filepath.Clean(path)
+	var rest []string
+	for p := path; ; p = filepath.Dir(p) {
+		if real, err := filepath.EvalSymlinks(p); err == nil {
+			return filepath.Join(append([]string{real}, rest...)...)
+		}
+		if p == "/" || p == "." {
+			return path
+		}
+		rest = append([]string{filepath.Base(p)}, rest...)
+	}
+}
+
 // pathList parses a ':'-separated list of existing absolute paths; empty
 // entries are ignored.
 func pathList(name, value string) ([]string, error) {

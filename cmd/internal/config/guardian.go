@@ -7,6 +7,7 @@ import (
 	"io"
 
 	"winx/guardian/remote"
+	"winx/guardian/wire"
 )
 
 // Guardian is winx-guardian's configuration.
@@ -22,7 +23,7 @@ type Guardian struct {
 // guardian its session key and paths (see remote.EnvKey). The guardian
 // removes them before its shell inherits the environment.
 func GuardianHandoff() []string {
-	return []string{remote.EnvKey, remote.EnvDir, remote.EnvWorkspace}
+	return []string{remote.EnvKey, remote.EnvDir, remote.EnvWorkspace, wire.EnvSecret}
 }
 
 // LoadGuardian reads winx-guardian's command line (without the program
@@ -44,7 +45,7 @@ func LoadGuardian(args []string, getenv func(string) string, stderr io.Writer) (
 	for _, v := range []struct {
 		name string
 		dst  *string
-	}{{remote.EnvKey, &g.Remote.Key}, {remote.EnvDir, &g.Remote.Dir}, {remote.EnvWorkspace, &g.Remote.Workspace}} {
+	}{{remote.EnvKey, &g.Remote.Key}, {remote.EnvDir, &g.Remote.Dir}, {remote.EnvWorkspace, &g.Remote.Workspace}, {wire.EnvSecret, &g.Remote.Secret}} {
 		if *v.dst == "" {
 			*v.dst = getenv(v.name)
 		}
