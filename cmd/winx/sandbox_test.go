@@ -84,6 +84,27 @@ func TestSandboxArgv(t *testing.T) {
 	if _, err := wrap(home, []string{"/bin/bash"}); !errors.Is(err, sandbox.ErrInvalidPolicy) {
 		t.Errorf("wrap(HOME as workspace) = %v, want ErrInvalidPolicy", err)
 	}
+	// A shell whose workspace holds the state directory (and so the wire
+	// secret) is not started either.
+	local := filepath.Join(home, ".local")
+	if err := os.MkdirAll(filepath.Join(local, "state"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := wrap(local, []string{"/bin/bash"}); !errors.Is(err, sandbox.ErrInvalidPolicy) {
+		t.Errorf("wrap(~/.local as workspace) = %v, want ErrInvalidPolicy", err)
+	}
+
+	// On, with the state directory outside the hidden home directory (the
+	// wire secret would be readable) or inside a granted path: start-up
+	// stops.
+	_, err = sandboxArgv(true, env(map[string]string{"HOME": home, "XDG_STATE_HOME": t.TempDir()}), probeOK, self, logger)
+	if !errors.Is(err, sandbox.ErrInvalidPolicy) {
+		t.Errorf("sandbox with XDG_STATE_HOME under /tmp = %v, want ErrInvalidPolicy", err)
+	}
+	_, err = sandboxArgv(true, env(map[string]string{"HOME": home, sandbox.EnvROPaths: local}), probeOK, self, logger)
+	if !errors.Is(err, sandbox.ErrInvalidPolicy) {
+		t.Errorf("sandbox with the state directory in %s = %v, want ErrInvalidPolicy", sandbox.EnvROPaths, err)
+	}
 }
 
 // sandboxClient drives the built winx over stdio, one request at a time.
@@ -153,14 +174,14 @@ func TestSandboxEndToEnd(t *testing.T) {
 		t.Skip("Landlock unavailable:", err)
 	}
 	t.Run("embedded", func(t *testing.T) {
-		sandboxEndToEnd(t, buildWinx(t), append(os.Environ(), "WINX_RUNTIME=embedded"), "1")
+		sandboxEndToEnd(t, buildWinx(t), append(os.Environ(), "WINX_RUNTIME=embedded"), "1", nil)
 	})
 	t.Run("embedded-true", func(t *testing.T) {
-		sandboxEndToEnd(t, buildWinx(t), append(os.Environ(), "WINX_RUNTIME=embedded"), "true")
+		sandboxEndToEnd(t, buildWinx(t), append(os.Environ(), "WINX_RUNTIME=embedded"), "true", nil)
 	})
 	t.Run("daemon", func(t *testing.T) {
 		d := newDaemonEnv(t)
-		sandboxEndToEnd(t, filepath.Join(d.bins, "winx"), d.env, "1")
+		sandboxEndToEnd(t, filepath.Join(d.bins, "winx"), d.env, "1", d)
 	})
 }
 
@@ -190,12 +211,21 @@ func TestSandboxInvalidStopsStartUp(t *testing.T) {
 	}
 }
 
-func sandboxEndToEnd(t *testing.T, bin string, env []string, enable string) {
+// d is the daemon runtime's environment, nil for the embedded runtime.
+func sandboxEndToEnd(t *testing.T, bin string, env []string, enable string, d *daemonEnv) {
 	home, err := os.MkdirTemp("/var/tmp", "winx-e2e-home-")
 	if err != nil {
 		t.Skip("no /var/tmp for a home directory outside /tmp:", err)
 	}
 	t.Cleanup(func() { os.RemoveAll(home) })
+	// The state directory holds the wire secret: the sandbox refuses to
+	// start shells that could read it, so it lies in the hidden home.
+	state := filepath.Join(home, ".local", "state")
+	if d != nil {
+		// The runtime is ended before the home directory is removed.
+		d.state = state
+		t.Cleanup(d.teardown)
+	}
 	ws := filepath.Join(home, "project")
 	if err := os.MkdirAll(filepath.Join(home, ".ssh"), 0o700); err != nil {
 		t.Fatal(err)
@@ -213,7 +243,7 @@ func sandboxEndToEnd(t *testing.T, bin string, env []string, enable string) {
 	}
 
 	cmd := exec.Command(bin)
-	cmd.Env = append(env, "WINX_SANDBOX="+enable, "HOME="+home, "XDG_STATE_HOME="+t.TempDir(), "LC_ALL=C")
+	cmd.Env = append(env, "WINX_SANDBOX="+enable, "HOME="+home, "XDG_STATE_HOME="+state, "LC_ALL=C")
 	in, err := cmd.StdinPipe()
 	if err != nil {
 		t.Fatal(err)
