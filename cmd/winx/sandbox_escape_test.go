@@ -83,6 +83,7 @@ func TestSandboxWireEscape(t *testing.T) {
 		t.Fatalf("confined ls of the home directory = %q, want it denied", text)
 	}
 	_, text = c.call("BashCommand", map[string]any{"command": helper + " " + d.sock + " " + home, "thread_id": thread, "workspace_root": ws})
+	t.Logf("the confined program reported:\n%s", text)
 	if strings.Contains(text, "ESCAPED") || strings.Contains(text, marker) || !strings.Contains(text, "REFUSED") {
 		t.Errorf("a confined program drove the daemon runtime:\n%s", text)
 	}

