@@ -205,7 +205,7 @@ func (op *operator) attach(ctx context.Context, thread string, follow bool) erro
 	if err != nil {
 		return err
 	}
-	rs, err := remote.Attach(ctx, g.Socket, &remote.ClientOptions{Build: op.Build})
+	rs, err := remote.Attach(ctx, g.Socket, &remote.ClientOptions{Build: op.Build, Secret: op.Secret})
 	if err != nil {
 		return err
 	}
