@@ -47,6 +47,14 @@ func sandboxArgv(on bool, getenv func(string) string, probe func() (int, error),
 	if err := p.MustHide(secret); err != nil {
 		return nil, fmt.Errorf("winx: WINX_SANDBOX: %w", err)
 	}
+	// Nor may it replace the sockets of winxd and the guardians.
+	paths, err := wire.Resolve(getenv)
+	if err != nil {
+		return nil, fmt.Errorf("winx: WINX_SANDBOX: %w", err)
+	}
+	if err := p.MustNotWrite(paths.Dir); err != nil {
+		return nil, fmt.Errorf("winx: WINX_SANDBOX: %w", err)
+	}
 	exe, err := self()
 	if err != nil {
 		return nil, fmt.Errorf("winx: WINX_SANDBOX: locate the winx binary for the launcher: %w", err)
@@ -58,6 +66,9 @@ func sandboxArgv(on bool, getenv func(string) string, probe func() (int, error),
 			return nil, err
 		}
 		if err := p.MustHide(secret); err != nil {
+			return nil, err
+		}
+		if err := p.MustNotWrite(paths.Dir); err != nil {
 			return nil, err
 		}
 		return sandbox.Launcher(exe, p, argv), nil

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"winx/guardian/wire"
 	"winx/pty/sandbox"
 )
 
@@ -32,6 +33,11 @@ func TestSandboxWireEscape(t *testing.T) {
 	// directory, where the sandbox hides it; the runtime is ended before
 	// the home directory is removed.
 	d.state = filepath.Join(home, ".local", "state")
+	// The sockets where a confined shell cannot replace them.
+	d.sock = filepath.Join(home, "run")
+	if err := os.Mkdir(d.sock, 0o700); err != nil {
+		t.Fatal(err)
+	}
 	t.Cleanup(d.teardown)
 	ws := filepath.Join(home, "project")
 	if err := os.MkdirAll(ws, 0o700); err != nil {
@@ -47,7 +53,8 @@ func TestSandboxWireEscape(t *testing.T) {
 	}
 
 	cmd := exec.Command(filepath.Join(d.bins, "winx"))
-	cmd.Env = append(d.env, "WINX_SANDBOX=1", "HOME="+home, "XDG_STATE_HOME="+d.state, "LC_ALL=C")
+	cmd.Env = append(d.env, "WINX_SANDBOX=1", "HOME="+home, "XDG_STATE_HOME="+d.state, "LC_ALL=C",
+		"XDG_RUNTIME_DIR="+d.sock, "WINX_SOCKET="+filepath.Join(d.sock, wire.DaemonSocketName))
 	in, err := cmd.StdinPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -82,12 +89,16 @@ func TestSandboxWireEscape(t *testing.T) {
 	if strings.Contains(text, marker) || !strings.Contains(text, "rc=2") {
 		t.Fatalf("confined ls of the home directory = %q, want it denied", text)
 	}
-	_, text = c.call("BashCommand", map[string]any{"command": helper + " " + d.sock + " " + home, "thread_id": thread, "workspace_root": ws})
+	guardians, _ := filepath.Glob(filepath.Join(d.sock, "g-*.sock"))
+	if len(guardians) == 0 {
+		t.Fatalf("no guardian socket in %s", d.sock)
+	}
+	_, text = c.call("BashCommand", map[string]any{"command": helper + " " + d.sock + " " + home + " " + strings.Join(guardians, " "), "thread_id": thread, "workspace_root": ws})
 	t.Logf("the confined program reported:\n%s", text)
 	if strings.Contains(text, "ESCAPED") || strings.Contains(text, marker) || !strings.Contains(text, "REFUSED") {
 		t.Errorf("a confined program drove the daemon runtime:\n%s", text)
 	}
-	if !strings.Contains(text, "REFUSED winxd") {
-		t.Errorf("winxd accepted the confined program's hello:\n%s", text)
+	if !strings.Contains(text, "REFUSED winxd") || !strings.Contains(text, "REFUSED run g-") {
+		t.Errorf("winxd or a guardian accepted the confined program's hello:\n%s", text)
 	}
 }

@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"winx/guardian/wire"
 	"winx/pty/sandbox"
 )
 
@@ -28,7 +29,17 @@ func TestSandboxArgv(t *testing.T) {
 	ws := t.TempDir()
 	self := func() (string, error) { return "/opt/winx", nil }
 	probeOK := func() (int, error) { return 7, nil }
-	env := func(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
+	// The runtime directory lies outside every writable grant unless a
+	// case says otherwise.
+	run := filepath.Join(home, "run")
+	env := func(m map[string]string) func(string) string {
+		return func(k string) string {
+			if v, ok := m[k]; ok || k != "XDG_RUNTIME_DIR" {
+				return v
+			}
+			return run
+		}
+	}
 	var logs bytes.Buffer
 	logger := slog.New(slog.NewTextHandler(&logs, nil))
 
@@ -104,6 +115,12 @@ func TestSandboxArgv(t *testing.T) {
 	_, err = sandboxArgv(true, env(map[string]string{"HOME": home, sandbox.EnvROPaths: local}), probeOK, self, logger)
 	if !errors.Is(err, sandbox.ErrInvalidPolicy) {
 		t.Errorf("sandbox with the state directory in %s = %v, want ErrInvalidPolicy", sandbox.EnvROPaths, err)
+	}
+	// On, with the socket directory where a confined shell could replace
+	// winxd's socket: start-up stops.
+	_, err = sandboxArgv(true, env(map[string]string{"HOME": home, "WINX_SOCKET": filepath.Join(t.TempDir(), "winxd.sock")}), probeOK, self, logger)
+	if !errors.Is(err, sandbox.ErrInvalidPolicy) {
+		t.Errorf("sandbox with the socket directory under /tmp = %v, want ErrInvalidPolicy", err)
 	}
 }
 
@@ -221,9 +238,16 @@ func sandboxEndToEnd(t *testing.T, bin string, env []string, enable string, d *d
 	// The state directory holds the wire secret: the sandbox refuses to
 	// start shells that could read it, so it lies in the hidden home.
 	state := filepath.Join(home, ".local", "state")
+	// Nor may the sockets lie where a confined shell could replace them.
+	run := filepath.Join(home, "run")
+	if err := os.Mkdir(run, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	env = append(env, "XDG_RUNTIME_DIR="+run)
 	if d != nil {
 		// The runtime is ended before the home directory is removed.
-		d.state = state
+		d.state, d.sock = state, run
+		env = append(env, "WINX_SOCKET="+filepath.Join(run, wire.DaemonSocketName))
 		t.Cleanup(d.teardown)
 	}
 	ws := filepath.Join(home, "project")

@@ -188,7 +188,7 @@ func RunGuardian(ctx context.Context, cfg Config, build wire.Build, logger *slog
 	if root == "" {
 		root = cfg.Dir
 	}
-	wrap, err := sandboxWrapper(cfg.Sandbox, root)
+	wrap, err := sandboxWrapper(cfg.Sandbox, root, filepath.Dir(socket))
 	if err != nil {
 		return err
 	}
@@ -257,7 +257,7 @@ func guardianSecret(cfg Config) (string, error) {
 // processes through this binary's Landlock launcher, or nil when off. A
 // guardian asked to confine its shells never starts them unconfined: a
 // kernel without Landlock or a bad policy is an error.
-func sandboxWrapper(on bool, workspace string) (func([]string) ([]string, error), error) {
+func sandboxWrapper(on bool, workspace, socketDir string) (func([]string) ([]string, error), error) {
 	if !on {
 		return nil, nil
 	}
@@ -275,6 +275,10 @@ func sandboxWrapper(on bool, workspace string) (func([]string) ([]string, error)
 		return nil, fmt.Errorf("remote: sandbox: %w", err)
 	}
 	if err := policy.MustHide(secret); err != nil {
+		return nil, fmt.Errorf("remote: sandbox: %w", err)
+	}
+	// Nor replace this guardian's socket, or winxd's beside it.
+	if err := policy.MustNotWrite(socketDir); err != nil {
 		return nil, fmt.Errorf("remote: sandbox: %w", err)
 	}
 	self, err := os.Executable()

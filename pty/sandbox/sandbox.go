@@ -175,6 +175,25 @@ func (p Policy) MustHide(path string) error {
 	return nil
 }
 
+// MustNotWrite refuses, with an error wrapping ErrInvalidPolicy, a policy
+// under which a confined process could create or remove files in dir: one
+// inside a writable grant. The server's socket directory must be so: a
+// shell that could replace winxd's socket with its own would receive the
+// wire secret from the next adapter that dials it.
+func (p Policy) MustNotWrite(dir string) error {
+	if !filepath.IsAbs(dir) {
+		return fmt.Errorf("%w: protected directory %q is not absolute", ErrInvalidPolicy, dir)
+	}
+	real := resolveExisting(dir)
+	for _, g := range p.RW {
+		if g == real || within(real, g) || within(g, real) {
+			return fmt.Errorf("%w: the socket directory %s is writable under the sandbox (granted path %s); set XDG_RUNTIME_DIR or WINX_SOCKET to a directory outside /tmp, $TMPDIR and the writable paths",
+				ErrInvalidPolicy, dir, g)
+		}
+	}
+	return nil
+}
+
 // resolveExisting resolves the symbolic links of the longest existing
 // prefix of path and appends the rest.
 func resolveExisting(path string) string {

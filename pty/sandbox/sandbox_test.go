@@ -243,3 +243,27 @@ func TestMustHide(t *testing.T) {
 		}
 	}
 }
+
+func TestMustNotWrite(t *testing.T) {
+	root := realTempDir(t)
+	ws := filepath.Join(root, "ws")
+	run := filepath.Join(root, "run")
+	for _, d := range []string{ws, run} {
+		if err := os.Mkdir(d, 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	p := Policy{Home: filepath.Join(root, "home"), RW: []string{ws}}
+	for dir, ok := range map[string]bool{
+		run:                        true,
+		filepath.Join(run, "winx"): true, // not created yet
+		ws:                         false,
+		filepath.Join(ws, "winx"):  false,
+		root:                       false, // holds a writable grant
+		"relative/winx":            false,
+	} {
+		if err := p.MustNotWrite(dir); ok != (err == nil) || (err != nil && !errors.Is(err, ErrInvalidPolicy)) {
+			t.Errorf("MustNotWrite(%s) = %v, want ok %v", dir, err, ok)
+		}
+	}
+}
