@@ -85,7 +85,9 @@ func newDaemonEnv(tb testing.TB, extraEnv ...string) *daemonEnv {
 func (d *daemonEnv) teardown() {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	hello := wire.NewHello(wire.RoleAdapter, wire.Build{}, nil)
+	// The runtime's wire secret; none means no winxd ever started.
+	secret, _ := wire.LoadSecret(filepath.Join(d.state, "winx", wire.SecretFileName))
+	hello := wire.NewHello(wire.RoleAdapter, wire.Build{}, nil).WithSecret(secret)
 	f := &daemon.Fleet{Dir: d.sock, Hello: hello}
 	live, _, _ := f.Discover(ctx)
 	for _, g := range live {

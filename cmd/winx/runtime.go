@@ -24,10 +24,21 @@ func shellRuntime(o runtime.Options, c *config.Serve, id buildid.Identity) (runt
 	if err != nil {
 		return nil, err
 	}
+	// The wire secret authenticates this adapter to winxd and the
+	// guardians; the first process of an installation creates it.
+	secretFile, err := wire.SecretPath(c.Getenv)
+	if err != nil {
+		return nil, err
+	}
+	secret, err := wire.EnsureSecret(secretFile)
+	if err != nil {
+		return nil, err
+	}
 	return runtime.Daemon(runtime.DaemonOptions{
 		Options: o,
 		Socket:  paths.Daemon,
 		Start:   &daemon.StartOptions{Bin: c.WinxdBin, Env: c.ShellEnv},
 		Build:   entry.WireBuild(id),
+		Secret:  secret,
 	})
 }

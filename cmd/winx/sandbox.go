@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 
+	"winx/guardian/wire"
 	"winx/pty/sandbox"
 )
 
@@ -35,6 +36,25 @@ func sandboxArgv(on bool, getenv func(string) string, probe func() (int, error),
 	if err != nil {
 		return nil, fmt.Errorf("winx: WINX_SANDBOX: %w", err)
 	}
+	// The wire secret authenticates every connection to winxd and the
+	// guardians (which run unconfined): a shell that could read it could
+	// have them run anything. The policy must hide it, in either runtime
+	// (a winxd of this installation may be running anyway).
+	secret, err := wire.SecretPath(getenv)
+	if err != nil {
+		return nil, fmt.Errorf("winx: WINX_SANDBOX: %w", err)
+	}
+	if err := p.MustHide(secret); err != nil {
+		return nil, fmt.Errorf("winx: WINX_SANDBOX: %w", err)
+	}
+	// Nor may it replace the sockets of winxd and the guardians.
+	paths, err := wire.Resolve(getenv)
+	if err != nil {
+		return nil, fmt.Errorf("winx: WINX_SANDBOX: %w", err)
+	}
+	if err := p.MustNotWrite(paths.Dir); err != nil {
+		return nil, fmt.Errorf("winx: WINX_SANDBOX: %w", err)
+	}
 	exe, err := self()
 	if err != nil {
 		return nil, fmt.Errorf("winx: WINX_SANDBOX: locate the winx binary for the launcher: %w", err)
@@ -43,6 +63,12 @@ func sandboxArgv(on bool, getenv func(string) string, probe func() (int, error),
 	return func(workspace string, argv []string) ([]string, error) {
 		p, err := sandbox.PolicyFromEnv(workspace, getenv)
 		if err != nil {
+			return nil, err
+		}
+		if err := p.MustHide(secret); err != nil {
+			return nil, err
+		}
+		if err := p.MustNotWrite(paths.Dir); err != nil {
 			return nil, err
 		}
 		return sandbox.Launcher(exe, p, argv), nil

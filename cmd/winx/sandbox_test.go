@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"winx/guardian/wire"
 	"winx/pty/sandbox"
 )
 
@@ -28,7 +29,17 @@ func TestSandboxArgv(t *testing.T) {
 	ws := t.TempDir()
 	self := func() (string, error) { return "/opt/winx", nil }
 	probeOK := func() (int, error) { return 7, nil }
-	env := func(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
+	// The runtime directory lies outside every writable grant unless a
+	// case says otherwise.
+	run := filepath.Join(home, "run")
+	env := func(m map[string]string) func(string) string {
+		return func(k string) string {
+			if v, ok := m[k]; ok || k != "XDG_RUNTIME_DIR" {
+				return v
+			}
+			return run
+		}
+	}
 	var logs bytes.Buffer
 	logger := slog.New(slog.NewTextHandler(&logs, nil))
 
@@ -83,6 +94,33 @@ func TestSandboxArgv(t *testing.T) {
 	// the workspace grant would expose all of it.
 	if _, err := wrap(home, []string{"/bin/bash"}); !errors.Is(err, sandbox.ErrInvalidPolicy) {
 		t.Errorf("wrap(HOME as workspace) = %v, want ErrInvalidPolicy", err)
+	}
+	// A shell whose workspace holds the state directory (and so the wire
+	// secret) is not started either.
+	local := filepath.Join(home, ".local")
+	if err := os.MkdirAll(filepath.Join(local, "state"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := wrap(local, []string{"/bin/bash"}); !errors.Is(err, sandbox.ErrInvalidPolicy) {
+		t.Errorf("wrap(~/.local as workspace) = %v, want ErrInvalidPolicy", err)
+	}
+
+	// On, with the state directory outside the hidden home directory (the
+	// wire secret would be readable) or inside a granted path: start-up
+	// stops.
+	_, err = sandboxArgv(true, env(map[string]string{"HOME": home, "XDG_STATE_HOME": t.TempDir()}), probeOK, self, logger)
+	if !errors.Is(err, sandbox.ErrInvalidPolicy) {
+		t.Errorf("sandbox with XDG_STATE_HOME under /tmp = %v, want ErrInvalidPolicy", err)
+	}
+	_, err = sandboxArgv(true, env(map[string]string{"HOME": home, sandbox.EnvROPaths: local}), probeOK, self, logger)
+	if !errors.Is(err, sandbox.ErrInvalidPolicy) {
+		t.Errorf("sandbox with the state directory in %s = %v, want ErrInvalidPolicy", sandbox.EnvROPaths, err)
+	}
+	// On, with the socket directory where a confined shell could replace
+	// winxd's socket: start-up stops.
+	_, err = sandboxArgv(true, env(map[string]string{"HOME": home, "WINX_SOCKET": filepath.Join(t.TempDir(), "winxd.sock")}), probeOK, self, logger)
+	if !errors.Is(err, sandbox.ErrInvalidPolicy) {
+		t.Errorf("sandbox with the socket directory under /tmp = %v, want ErrInvalidPolicy", err)
 	}
 }
 
@@ -153,14 +191,14 @@ func TestSandboxEndToEnd(t *testing.T) {
 		t.Skip("Landlock unavailable:", err)
 	}
 	t.Run("embedded", func(t *testing.T) {
-		sandboxEndToEnd(t, buildWinx(t), append(os.Environ(), "WINX_RUNTIME=embedded"), "1")
+		sandboxEndToEnd(t, buildWinx(t), append(os.Environ(), "WINX_RUNTIME=embedded"), "1", nil)
 	})
 	t.Run("embedded-true", func(t *testing.T) {
-		sandboxEndToEnd(t, buildWinx(t), append(os.Environ(), "WINX_RUNTIME=embedded"), "true")
+		sandboxEndToEnd(t, buildWinx(t), append(os.Environ(), "WINX_RUNTIME=embedded"), "true", nil)
 	})
 	t.Run("daemon", func(t *testing.T) {
 		d := newDaemonEnv(t)
-		sandboxEndToEnd(t, filepath.Join(d.bins, "winx"), d.env, "1")
+		sandboxEndToEnd(t, filepath.Join(d.bins, "winx"), d.env, "1", d)
 	})
 }
 
@@ -190,12 +228,28 @@ func TestSandboxInvalidStopsStartUp(t *testing.T) {
 	}
 }
 
-func sandboxEndToEnd(t *testing.T, bin string, env []string, enable string) {
+// d is the daemon runtime's environment, nil for the embedded runtime.
+func sandboxEndToEnd(t *testing.T, bin string, env []string, enable string, d *daemonEnv) {
 	home, err := os.MkdirTemp("/var/tmp", "winx-e2e-home-")
 	if err != nil {
 		t.Skip("no /var/tmp for a home directory outside /tmp:", err)
 	}
 	t.Cleanup(func() { os.RemoveAll(home) })
+	// The state directory holds the wire secret: the sandbox refuses to
+	// start shells that could read it, so it lies in the hidden home.
+	state := filepath.Join(home, ".local", "state")
+	// Nor may the sockets lie where a confined shell could replace them.
+	run := filepath.Join(home, "run")
+	if err := os.Mkdir(run, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	env = append(env, "XDG_RUNTIME_DIR="+run)
+	if d != nil {
+		// The runtime is ended before the home directory is removed.
+		d.state, d.sock = state, run
+		env = append(env, "WINX_SOCKET="+filepath.Join(run, wire.DaemonSocketName))
+		t.Cleanup(d.teardown)
+	}
 	ws := filepath.Join(home, "project")
 	if err := os.MkdirAll(filepath.Join(home, ".ssh"), 0o700); err != nil {
 		t.Fatal(err)
@@ -213,7 +267,7 @@ func sandboxEndToEnd(t *testing.T, bin string, env []string, enable string) {
 	}
 
 	cmd := exec.Command(bin)
-	cmd.Env = append(env, "WINX_SANDBOX="+enable, "HOME="+home, "XDG_STATE_HOME="+t.TempDir(), "LC_ALL=C")
+	cmd.Env = append(env, "WINX_SANDBOX="+enable, "HOME="+home, "XDG_STATE_HOME="+state, "LC_ALL=C")
 	in, err := cmd.StdinPipe()
 	if err != nil {
 		t.Fatal(err)

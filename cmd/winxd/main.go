@@ -51,6 +51,10 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return err
 	}
 	socket, state := o.Socket, o.StateDir
+	secret, err := wire.EnsureSecret(o.SecretFile)
+	if err != nil {
+		return err
+	}
 	if err := wire.EnsureDir(filepath.Dir(socket)); err != nil {
 		return err
 	}
@@ -76,6 +80,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		Policy:        daemon.Policy{Max: o.MaxGuardians, NeverUsedTTL: o.NeverUsedTTL, UsedTTL: o.UsedTTL},
 		SweepInterval: o.SweepInterval,
 		Build:         build,
+		Secret:        secret,
 		Logger:        logger,
 	})
 	writeRecord := func(st, reason string) {

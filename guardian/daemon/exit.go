@@ -43,16 +43,7 @@ type ExitRecord struct {
 
 // StateDir is where winx keeps state: $XDG_STATE_HOME/winx when that is an
 // absolute path, else ~/.local/state/winx; "" when neither is known.
-func StateDir(getenv func(string) string) string {
-	if d := getenv("XDG_STATE_HOME"); filepath.IsAbs(d) {
-		return filepath.Join(d, "winx")
-	}
-	home := getenv("HOME")
-	if !filepath.IsAbs(home) {
-		return ""
-	}
-	return filepath.Join(home, ".local", "state", "winx")
-}
+func StateDir(getenv func(string) string) string { return wire.StateDir(getenv) }
 
 // WriteExitRecord replaces the record in dir (a private 0700 directory,
 // created if missing) with a 0600 file, atomically. It is not fsynced: the

@@ -1,6 +1,9 @@
 package daemon
 
-import "encoding/json"
+import (
+	"encoding/json"
+	"strings"
+)
 
 // keyLayout versions the layout of a session key.
 const keyLayout = "winx1"
@@ -28,6 +31,24 @@ func (k SessionKey) String() string {
 	}
 	return string(b)
 }
+
+// sandboxScope marks the scope of a session whose shells are confined: a
+// confined and an unconfined session never share a guardian.
+const sandboxScope = "\x00sandbox"
+
+// Sandboxed returns k as the key of the confined session of the same
+// principal, workspace and scope.
+func (k SessionKey) Sandboxed() SessionKey {
+	if !k.IsSandboxed() {
+		k.Scope += sandboxScope
+	}
+	return k
+}
+
+// IsSandboxed reports whether k keys a confined session. winxd starts the
+// guardian of such a key confined whatever a request says, and refuses a
+// request whose sandbox flag disagrees with its key.
+func (k SessionKey) IsSandboxed() bool { return strings.HasSuffix(k.Scope, sandboxScope) }
 
 // ParseSessionKey reads a guardian key written by String; ok is false for
 // a key of another layout (a guardian started by hand with any -key).

@@ -46,7 +46,7 @@ func socketDir(t *testing.T) string {
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
-		hello := wire.NewHello(wire.RoleAdapter, wire.Build{}, nil)
+		hello := wire.NewHello(wire.RoleAdapter, wire.Build{}, nil).WithSecret(testSecret)
 		f := &Fleet{Dir: dir, Hello: hello}
 		live, _, _ := f.Discover(ctx)
 		for _, g := range live {
@@ -63,6 +63,22 @@ func socketDir(t *testing.T) string {
 	return dir
 }
 
+// testSecret is the wire secret of every winxd and guardian of the tests.
+var testSecret = wire.NewSecret()
+
+// writeSecret stores testSecret as the wire secret of the installation
+// whose XDG_STATE_HOME is state, so a winxd started there uses it.
+func writeSecret(t *testing.T, state string) {
+	t.Helper()
+	dir := filepath.Join(state, "winx")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, wire.SecretFileName), []byte(testSecret), 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
 func testEnv(t *testing.T) []string {
 	return []string{"HOME=" + t.TempDir(), "PATH=" + os.Getenv("PATH"), "LANG=C.UTF-8"}
 }
@@ -70,7 +86,7 @@ func testEnv(t *testing.T) []string {
 // serve runs a Server on a real socket in dir until the test ends.
 func serve(t *testing.T, dir string, p Policy) (*Server, <-chan string) {
 	t.Helper()
-	srv := NewServer(Options{Dir: dir, GuardianBin: filepath.Join(bins, "winx-guardian"), Policy: p})
+	srv := NewServer(Options{Dir: dir, GuardianBin: filepath.Join(bins, "winx-guardian"), Policy: p, Secret: testSecret})
 	ln, err := wire.Listen(filepath.Join(dir, wire.DaemonSocketName))
 	if err != nil {
 		t.Fatal(err)
@@ -88,7 +104,7 @@ func serve(t *testing.T, dir string, p Policy) (*Server, <-chan string) {
 func TestServeEnsureDiscoverShutdown(t *testing.T) {
 	dir := socketDir(t)
 	_, reasons := serve(t, dir, Policy{})
-	c := &Client{Socket: filepath.Join(dir, wire.DaemonSocketName), Hello: wire.NewHello(wire.RoleAdapter, wire.Build{}, nil)}
+	c := &Client{Socket: filepath.Join(dir, wire.DaemonSocketName), Hello: wire.NewHello(wire.RoleAdapter, wire.Build{}, nil).WithSecret(testSecret)}
 	ctx := t.Context()
 	work := t.TempDir()
 	key := SessionKey{ExternalID: "ws_w_00000001", Principal: "p", Workspace: work}.String()
@@ -149,7 +165,7 @@ func TestStaleSocketReplaced(t *testing.T) {
 	if err := syscall.Kill(first.Guardian.PID, syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
-	f := &Fleet{Dir: dir, Hello: srv.Hello()}
+	f := &Fleet{Dir: dir, Hello: srv.Hello().WithSecret(testSecret)}
 	var bad []Unreachable
 	for range 200 {
 		var live []Guardian
@@ -183,7 +199,7 @@ func TestRealQuotaAndSweep(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rs, err := remote.Attach(ctx, a.Guardian.Socket, nil)
+	rs, err := remote.Attach(ctx, a.Guardian.Socket, &remote.ClientOptions{Secret: testSecret})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -200,7 +216,7 @@ func TestRealQuotaAndSweep(t *testing.T) {
 		t.Fatalf("Sweep = %v, %v; want nothing ended", ended, err)
 	}
 	zero := time.Duration(0)
-	ended, err = Prune(ctx, &Fleet{Dir: dir, Hello: srv.Hello()}, Policy{}, time.Now(), &zero)
+	ended, err = Prune(ctx, &Fleet{Dir: dir, Hello: srv.Hello().WithSecret(testSecret)}, Policy{}, time.Now(), &zero)
 	if err != nil || len(ended) != 1 {
 		t.Fatalf("Prune(0) = %v, %v; want the idle guardian ended", ended, err)
 	}
@@ -212,8 +228,9 @@ func TestRealQuotaAndSweep(t *testing.T) {
 func TestConnectStartsWinxd(t *testing.T) {
 	dir := socketDir(t)
 	state := t.TempDir()
+	writeSecret(t, state)
 	socket := filepath.Join(dir, wire.DaemonSocketName)
-	hello := wire.NewHello(wire.RoleAdapter, wire.Build{}, nil)
+	hello := wire.NewHello(wire.RoleAdapter, wire.Build{}, nil).WithSecret(testSecret)
 	env := append(testEnv(t), "XDG_STATE_HOME="+state, "WINX_GUARDIAN_BIN="+filepath.Join(bins, "winx-guardian"))
 	so := &StartOptions{Bin: filepath.Join(bins, "winxd"), Env: env}
 	c, peer, err := Connect(t.Context(), socket, hello, so)

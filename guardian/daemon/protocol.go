@@ -48,9 +48,10 @@ type EnsureParams struct {
 	NoRedact   bool   `json:"no_redact,omitempty"`
 	NoCompress bool   `json:"no_compress,omitempty"`
 	// Sandbox confines the guardian's shells with Landlock (WINX_SANDBOX=1;
-	// the policy comes from the WINX_SANDBOX_* variables in Env). It is part
-	// of the key the adapter sends, so a confined and an unconfined session
-	// never share a guardian.
+	// the policy comes from the WINX_SANDBOX_* variables in Env). It must
+	// agree with the key (SessionKey.IsSandboxed; a key of another layout
+	// is never sandboxed), so a confined and an unconfined session never
+	// share a guardian and no request lowers a session's sandbox.
 	Sandbox bool `json:"sandbox,omitempty"`
 	// Env is the shell's environment: the adapter's own minus its
 	// credentials, plus the session's variables. It travels only over the
@@ -70,8 +71,20 @@ func (p *EnsureParams) validate() error {
 		return fmt.Errorf("daemon: unknown shell %q", p.Shell)
 	case len(p.Env) > MaxEnvEntries:
 		return fmt.Errorf("daemon: more than %d environment entries", MaxEnvEntries)
+	case p.Sandbox != keySandboxed(p.Key):
+		// The sandbox of a session is fixed by the adapter's
+		// configuration through the key: no request may start the
+		// guardian of a confined session's key unconfined, or the other
+		// way round.
+		return fmt.Errorf("daemon: the sandbox flag (%v) disagrees with the key's", p.Sandbox)
 	}
 	return nil
+}
+
+// keySandboxed reports whether key is a confined session's key.
+func keySandboxed(key string) bool {
+	k, ok := ParseSessionKey(key)
+	return ok && k.IsSandboxed()
 }
 
 // EnsureResult is the guardian serving the key. Reclaimed lists the

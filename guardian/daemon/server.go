@@ -42,7 +42,10 @@ type Options struct {
 	SweepInterval time.Duration // 0 means DefaultSweepInterval
 	SpawnTimeout  time.Duration // 0 means DefaultSpawnTimeout
 	Build         wire.Build
-	Logger        *slog.Logger
+	// Secret is the wire secret: required of every peer's hello, and said
+	// to every guardian (which is handed it when spawned).
+	Secret string
+	Logger *slog.Logger
 	// Now is the clock of TTL decisions; nil means time.Now.
 	Now func() time.Time
 }
@@ -67,7 +70,7 @@ type Server struct {
 func NewServer(opts Options) *Server {
 	hello := wire.NewHello(wire.RoleDaemon, opts.Build, []string{MethodEnsure, MethodList, MethodShutdown})
 	pf := &processFleet{
-		Fleet:   Fleet{Dir: opts.Dir, Hello: hello},
+		Fleet:   Fleet{Dir: opts.Dir, Hello: hello.WithSecret(opts.Secret)},
 		bin:     opts.GuardianBin,
 		timeout: opts.SpawnTimeout,
 	}
@@ -231,7 +234,7 @@ func (s *Server) Run(ctx context.Context, ln *net.UnixListener) (reason string, 
 		case <-sctx.Done():
 		}
 	})
-	err = wire.Serve(sctx, ln, s.hello, s, &wire.ServeOptions{Logger: s.log})
+	err = wire.Serve(sctx, ln, s.hello, s, &wire.ServeOptions{Logger: s.log, Secret: s.opts.Secret})
 	cancel()
 	wg.Wait()
 	return reason, err
@@ -294,6 +297,7 @@ func (pf *processFleet) Spawn(ctx context.Context, p *EnsureParams, socket strin
 	cfg := remote.Config{
 		Key: p.Key, Socket: socket, Dir: p.Dir, Workspace: p.Workspace, Shell: p.Shell,
 		NoCompress: p.NoCompress, NoRedact: p.NoRedact, Sandbox: p.Sandbox,
+		Secret: pf.Hello.Secret,
 	}
 	if _, err := remote.Spawn(sctx, pf.bin, cfg, env); err != nil {
 		return Guardian{}, fmt.Errorf("%w: %v", ErrSpawnFailed, err)

@@ -79,7 +79,7 @@ func BenchmarkGuardianSpawnToPrompt(b *testing.B) {
 	i := 0
 	for b.Loop() {
 		i++
-		cfg := Config{Key: "bench", Socket: dir + "/g" + strconv.Itoa(i) + ".sock", Dir: work}
+		cfg := Config{Secret: testSecret, Key: "bench", Socket: dir + "/g" + strconv.Itoa(i) + ".sock", Dir: work}
 		start := time.Now()
 		p, err := Spawn(context.Background(), guardianBin, cfg, env)
 		samples = append(samples, time.Since(start))

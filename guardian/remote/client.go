@@ -30,6 +30,9 @@ type ClientOptions struct {
 	Role string
 	// Timeout: see DefaultCallTimeout.
 	Timeout time.Duration
+	// Secret is the wire secret, said in every hello (guardians refuse a
+	// hello without it).
+	Secret string
 	// Meta is stored by the guardian on the first attach that carries one
 	// (the adapter keeps the session mode there) and returned to every
 	// later attach in Snapshot.Meta.
@@ -93,7 +96,7 @@ func Attach(ctx context.Context, socket string, opts *ClientOptions) (*RemoteShe
 	if o.Timeout <= 0 {
 		o.Timeout = DefaultCallTimeout
 	}
-	r := &RemoteShell{socket: socket, local: wire.NewHello(o.Role, o.Build, nil), timeout: o.Timeout}
+	r := &RemoteShell{socket: socket, local: wire.NewHello(o.Role, o.Build, nil).WithSecret(o.Secret), timeout: o.Timeout}
 	if _, err := r.attach(ctx, o.Meta); err != nil {
 		return nil, err
 	}

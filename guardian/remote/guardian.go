@@ -4,6 +4,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"io"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -39,6 +40,14 @@ type Config struct {
 	// WINX_SANDBOX_* variables and the workspace give. The guardian binary
 	// must dispatch sandbox.LauncherArg (winx-guardian does).
 	Sandbox bool
+	// Secret is the wire secret every peer's hello must carry. Spawn hands
+	// it over on an inherited pipe (SecretFD), never in the environment or
+	// the arguments, which a confined shell could read through /proc; a
+	// guardian given neither reads the installation's secret file.
+	Secret string
+	// SecretFD, when > 0, is an inherited descriptor holding the secret;
+	// the guardian reads it and closes it before its shell starts.
+	SecretFD int
 }
 
 // The session key and the paths name a user's principal and project, and a
@@ -90,6 +99,7 @@ func (c *Config) RegisterFlags(fs *flag.FlagSet) {
 	fs.BoolVar(&c.NoCompress, "no-compress", false, "do not collapse repeated output lines")
 	fs.BoolVar(&c.NoRedact, "no-redact", false, "do not redact secrets in output")
 	fs.IntVar(&c.ReadyFD, "ready-fd", 0, "descriptor to write \"ready\" to once serving")
+	fs.IntVar(&c.SecretFD, "secret-fd", 0, "descriptor to read the wire secret from (default: the state directory's file)")
 	fs.DurationVar(&c.SettleTimeout, "settle-timeout", 0, "how long a cancel waits for a launch in flight")
 	fs.BoolVar(&c.Sandbox, "sandbox", false, "confine the session's processes with Landlock (WINX_SANDBOX_* variables)")
 }
@@ -118,6 +128,9 @@ func (c Config) Args() []string {
 	}
 	if c.ReadyFD > 0 {
 		add("ready-fd", strconv.Itoa(c.ReadyFD))
+	}
+	if c.SecretFD > 0 {
+		add("secret-fd", strconv.Itoa(c.SecretFD))
 	}
 	if c.SettleTimeout > 0 {
 		add("settle-timeout", c.SettleTimeout.String())
@@ -152,6 +165,11 @@ func RunGuardian(ctx context.Context, cfg Config, build wire.Build, logger *slog
 	if cfg.Key == "" || cfg.Dir == "" {
 		return fmt.Errorf("remote: a guardian needs a key and a directory")
 	}
+	secret, err := guardianSecret(cfg)
+	if err != nil {
+		return err
+	}
+	cfg.Secret = secret
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
@@ -170,7 +188,7 @@ func RunGuardian(ctx context.Context, cfg Config, build wire.Build, logger *slog
 	if root == "" {
 		root = cfg.Dir
 	}
-	wrap, err := sandboxWrapper(cfg.Sandbox, root)
+	wrap, err := sandboxWrapper(cfg.Sandbox, root, filepath.Dir(socket))
 	if err != nil {
 		return err
 	}
@@ -203,14 +221,43 @@ func RunGuardian(ctx context.Context, cfg Config, build wire.Build, logger *slog
 		f.Close()
 	}
 	logger.Info("guardian serving", "socket", socket, "shell_pid", sess.PID(ctx))
-	return wire.Serve(sctx, ln, wire.NewHello(wire.RoleGuardian, build, Capabilities()), srv, &wire.ServeOptions{Logger: logger})
+	return wire.Serve(sctx, ln, wire.NewHello(wire.RoleGuardian, build, Capabilities()), srv, &wire.ServeOptions{Logger: logger, Secret: cfg.Secret})
+}
+
+// guardianSecret is the wire secret of a guardian: read from SecretFD
+// (which is closed, so the shell does not inherit it), else cfg.Secret, else
+// the installation's secret file.
+func guardianSecret(cfg Config) (string, error) {
+	secret := cfg.Secret
+	switch {
+	case cfg.SecretFD > 0:
+		f := os.NewFile(uintptr(cfg.SecretFD), "secret")
+		b, err := io.ReadAll(io.LimitReader(f, 2*wire.SecretSize+1))
+		f.Close()
+		if err != nil {
+			return "", fmt.Errorf("remote: read the wire secret: %w", err)
+		}
+		secret = string(b)
+	case secret == "":
+		path, err := wire.SecretPath(os.Getenv)
+		if err != nil {
+			return "", err
+		}
+		if secret, err = wire.LoadSecret(path); err != nil {
+			return "", err
+		}
+	}
+	if !wire.ValidSecret(secret) {
+		return "", fmt.Errorf("remote: a guardian needs the wire secret: %w", wire.ErrNoSecret)
+	}
+	return secret, nil
 }
 
 // sandboxWrapper returns the argument rewriting that starts the session's
 // processes through this binary's Landlock launcher, or nil when off. A
 // guardian asked to confine its shells never starts them unconfined: a
 // kernel without Landlock or a bad policy is an error.
-func sandboxWrapper(on bool, workspace string) (func([]string) ([]string, error), error) {
+func sandboxWrapper(on bool, workspace, socketDir string) (func([]string) ([]string, error), error) {
 	if !on {
 		return nil, nil
 	}
@@ -219,6 +266,19 @@ func sandboxWrapper(on bool, workspace string) (func([]string) ([]string, error)
 	}
 	policy, err := sandbox.PolicyFromEnv(workspace, os.Getenv)
 	if err != nil {
+		return nil, fmt.Errorf("remote: sandbox: %w", err)
+	}
+	// The shell must not be able to read the wire secret, or it could
+	// drive winxd and every guardian.
+	secret, err := wire.SecretPath(os.Getenv)
+	if err != nil {
+		return nil, fmt.Errorf("remote: sandbox: %w", err)
+	}
+	if err := policy.MustHide(secret); err != nil {
+		return nil, fmt.Errorf("remote: sandbox: %w", err)
+	}
+	// Nor replace this guardian's socket, or winxd's beside it.
+	if err := policy.MustNotWrite(socketDir); err != nil {
 		return nil, fmt.Errorf("remote: sandbox: %w", err)
 	}
 	self, err := os.Executable()

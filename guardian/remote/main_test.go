@@ -19,6 +19,9 @@ import (
 // guardianBin is the winx-guardian binary built once by TestMain.
 var guardianBin string
 
+// testSecret is the wire secret of every guardian the tests spawn.
+var testSecret = wire.NewSecret()
+
 func TestMain(m *testing.M) {
 	os.Exit(testMain(m))
 }
@@ -61,7 +64,7 @@ func testEnv(tb testing.TB) []string {
 func spawn(tb testing.TB) (*Process, string) {
 	tb.Helper()
 	work := tb.TempDir()
-	cfg := Config{Key: "test-" + tb.Name(), Socket: wire.GuardianSocket(shortDir(tb), tb.Name()), Dir: work}
+	cfg := Config{Secret: testSecret, Key: "test-" + tb.Name(), Socket: wire.GuardianSocket(shortDir(tb), tb.Name()), Dir: work}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	p, err := Spawn(ctx, guardianBin, cfg, testEnv(tb))
@@ -84,7 +87,7 @@ func attach(tb testing.TB, socket string) *RemoteShell {
 	tb.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	r, err := Attach(ctx, socket, &ClientOptions{Build: wire.Build{Module: "winx-test"}})
+	r, err := Attach(ctx, socket, &ClientOptions{Secret: testSecret, Build: wire.Build{Module: "winx-test"}})
 	if err != nil {
 		tb.Fatalf("Attach: %v", err)
 	}

@@ -24,7 +24,7 @@ import (
 func TestRunAndAttachAfterRestart(t *testing.T) {
 	p, _ := spawn(t)
 	ctx := ctxT(t)
-	r1, err := Attach(ctx, p.Socket, &ClientOptions{Meta: []byte(`{"mode":"wcgw"}`)})
+	r1, err := Attach(ctx, p.Socket, &ClientOptions{Secret: testSecret, Meta: []byte(`{"mode":"wcgw"}`)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -66,7 +66,7 @@ func TestRunAndAttachAfterRestart(t *testing.T) {
 	if !snap.EverRanCommand || snap.LastCommand.IsZero() || snap.LastActivity.Before(snap.Created) {
 		t.Errorf("clocks = created %v activity %v command %v ran %v", snap.Created, snap.LastActivity, snap.LastCommand, snap.EverRanCommand)
 	}
-	r2, err := Attach(ctx, p.Socket, &ClientOptions{Meta: []byte(`{"mode":"architect"}`)})
+	r2, err := Attach(ctx, p.Socket, &ClientOptions{Secret: testSecret, Meta: []byte(`{"mode":"architect"}`)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -107,7 +107,7 @@ func TestUnacknowledgedOutputIsRedelivered(t *testing.T) {
 		t.Fatalf("second Run = %v, want ErrCommandRunning", err)
 	}
 	// A client that reads an answer and dies before acknowledging it.
-	c, err := wire.Dial(ctx, p.Socket, wire.NewHello(wire.RoleAdapter, wire.Build{}, nil))
+	c, err := wire.Dial(ctx, p.Socket, wire.NewHello(wire.RoleAdapter, wire.Build{}, nil).WithSecret(testSecret))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -155,12 +155,12 @@ func TestGuardianKilled(t *testing.T) {
 	if !eventually(10*time.Second, func() bool { return !processAlive(shell) }) {
 		t.Errorf("shell %d outlived its guardian", shell)
 	}
-	if _, err = Attach(ctx, p.Socket, nil); !errors.Is(err, ErrGuardianGone) {
+	if _, err = Attach(ctx, p.Socket, &ClientOptions{Secret: testSecret}); !errors.Is(err, ErrGuardianGone) {
 		t.Errorf("Attach to the dead guardian's socket = %v, want ErrGuardianGone", err)
 	}
 	// A new guardian takes the stale socket over; a client of the dead
 	// one does not mistake it for its session.
-	p2, err := Spawn(ctx, guardianBin, Config{Key: "again", Socket: p.Socket, Dir: t.TempDir()}, testEnv(t))
+	p2, err := Spawn(ctx, guardianBin, Config{Secret: testSecret, Key: "again", Socket: p.Socket, Dir: t.TempDir()}, testEnv(t))
 	if err != nil {
 		t.Fatalf("Spawn over the stale socket: %v", err)
 	}
@@ -332,7 +332,7 @@ func TestGuardianSurvivesBadPeers(t *testing.T) {
 	c.Close()
 
 	// Another major version is refused at hello.
-	h := wire.NewHello(wire.RoleAdapter, wire.Build{}, nil)
+	h := wire.NewHello(wire.RoleAdapter, wire.Build{}, nil).WithSecret(testSecret)
 	h.Protocol.Major++
 	if _, err := wire.Dial(ctx, p.Socket, h); !errors.Is(err, wire.ErrVersionMismatch) {
 		t.Fatalf("hello with major %d = %v, want ErrVersionMismatch", h.Protocol.Major, err)
@@ -387,7 +387,7 @@ func TestSecondGuardianForKeyRefused(t *testing.T) {
 	p, _ := spawn(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	_, err := Spawn(ctx, guardianBin, Config{Key: "dup", Socket: p.Socket, Dir: t.TempDir()}, testEnv(t))
+	_, err := Spawn(ctx, guardianBin, Config{Secret: testSecret, Key: "dup", Socket: p.Socket, Dir: t.TempDir()}, testEnv(t))
 	if !errors.Is(err, ErrSpawn) {
 		t.Fatalf("second Spawn on a live socket = %v, want ErrSpawn", err)
 	}
@@ -406,7 +406,7 @@ func TestKeyNotInCommandLine(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, secret := range []string{"test-" + t.Name(), work} {
+	for _, secret := range []string{"test-" + t.Name(), work, testSecret} {
 		if strings.Contains(string(cmdline), secret) {
 			t.Errorf("guardian command line %q shows %q", cmdline, secret)
 		}
@@ -419,4 +419,36 @@ func TestKeyNotInCommandLine(t *testing.T) {
 	if got := strings.TrimSpace(o.Output.Text); got != "0" {
 		t.Errorf("the shell inherited %s WINX_GUARDIAN_* variables", got)
 	}
+	// Nor the wire secret, which is not in the guardian's environment
+	// block either (a confined shell could read it through /proc).
+	if environ, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(p.PID), "environ")); err != nil || strings.Contains(string(environ), testSecret) {
+		t.Errorf("guardian environment (%v) holds the wire secret", err)
+	}
+	o, err = r.Run(ctxT(t), "env | grep -c -e "+testSecret+" || true", 10*time.Second)
+	if err != nil || o.Running {
+		t.Fatalf("run: %+v %v", o, err)
+	}
+	if got := strings.TrimSpace(o.Output.Text); got != "0" {
+		t.Errorf("the shell inherited the wire secret (%s matching variables)", got)
+	}
+}
+
+// TestGuardianRequiresSecret: a guardian answers nobody whose hello lacks
+// the wire secret, and does not start without one.
+func TestGuardianRequiresSecret(t *testing.T) {
+	p, _ := spawn(t)
+	ctx := ctxT(t)
+	for _, secret := range []string{"", wire.NewSecret()} {
+		if _, err := wire.Dial(ctx, p.Socket, wire.NewHello(wire.RoleAdapter, wire.Build{}, nil).WithSecret(secret)); !errors.Is(err, wire.ErrUnauthenticated) {
+			t.Errorf("hello with secret %q = %v, want ErrUnauthenticated", secret, err)
+		}
+		if _, err := Attach(ctx, p.Socket, &ClientOptions{Secret: secret}); !errors.Is(err, wire.ErrUnauthenticated) {
+			t.Errorf("Attach with secret %q = %v, want ErrUnauthenticated", secret, err)
+		}
+	}
+	_, err := Spawn(ctx, guardianBin, Config{Key: "nosecret", Socket: wire.GuardianSocket(shortDir(t), "nosecret"), Dir: t.TempDir()}, testEnv(t))
+	if !errors.Is(err, ErrSpawn) {
+		t.Errorf("Spawn without a secret = %v, want ErrSpawn", err)
+	}
+	attach(t, p.Socket)
 }

@@ -53,9 +53,29 @@ func Spawn(ctx context.Context, binary string, cfg Config, env []string) (*Proce
 	}
 	defer r.Close()
 	cfg.ReadyFD = 3 // the first of ExtraFiles
+	extra := []*os.File{w}
+	if cfg.Secret != "" {
+		// The secret goes down a pipe, never into the environment or the
+		// arguments: it fits the pipe's buffer, so it is written now.
+		sr, sw, err := os.Pipe()
+		if err != nil {
+			w.Close()
+			return nil, fmt.Errorf("remote: secret pipe: %w", err)
+		}
+		_, werr := sw.WriteString(cfg.Secret)
+		sw.Close()
+		defer sr.Close()
+		if werr != nil {
+			w.Close()
+			return nil, fmt.Errorf("remote: secret pipe: %w", werr)
+		}
+		cfg.SecretFD = 3 + len(extra)
+		extra = append(extra, sr)
+		cfg.Secret = ""
+	}
 	cmd := exec.Command(binary, cfg.Args()...)
 	cmd.Env = append(append([]string(nil), env...), cfg.Environ()...)
-	cmd.ExtraFiles = []*os.File{w}
+	cmd.ExtraFiles = extra
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	err = cmd.Start()
 	w.Close()

@@ -3,6 +3,7 @@ package runtime
 import (
 	"context"
 	"errors"
+	"fmt"
 	"time"
 
 	"winx/guardian/daemon"
@@ -25,6 +26,9 @@ type DaemonOptions struct {
 	Start *daemon.StartOptions
 	// Build is this adapter's identity, sent in every hello.
 	Build wire.Build
+	// Secret is the wire secret (wire.EnsureSecret), said in every hello
+	// to winxd and the guardians; required.
+	Secret string
 	// CallTimeout bounds the guardian calls that cannot report a failure
 	// (Cwd, Screen, Healthy) within their caller's context; 0 means
 	// remote.DefaultCallTimeout.
@@ -49,8 +53,11 @@ func Daemon(o DaemonOptions) (Factory, error) {
 	if o.Socket == "" {
 		return nil, errors.New("runtime: the daemon runtime needs winxd's socket")
 	}
-	hello := wire.NewHello(wire.RoleAdapter, o.Build, nil)
-	copts := &remote.ClientOptions{Build: o.Build, Timeout: o.CallTimeout}
+	if !wire.ValidSecret(o.Secret) {
+		return nil, fmt.Errorf("runtime: the daemon runtime needs the wire secret: %w", wire.ErrNoSecret)
+	}
+	hello := wire.NewHello(wire.RoleAdapter, o.Build, nil).WithSecret(o.Secret)
+	copts := &remote.ClientOptions{Build: o.Build, Timeout: o.CallTimeout, Secret: o.Secret}
 	return func(ctx context.Context, spec Spec) (*Started, error) {
 		if old, ok := spec.Replacing.(*remote.RemoteShell); ok && old.Healthy(ctx) {
 			// A reset of a live guardian: same process and socket, a new
@@ -88,8 +95,9 @@ func Daemon(o DaemonOptions) (Factory, error) {
 func guardianKey(spec *Spec, sandboxed bool) daemon.SessionKey {
 	k := daemon.SessionKey{ExternalID: spec.ExternalID, Principal: spec.Principal, Workspace: spec.workspace(), Scope: spec.Scope}
 	if sandboxed {
-		// A confined session never reuses an unconfined guardian.
-		k.Scope += "\x00sandbox"
+		// A confined session never reuses an unconfined guardian, and
+		// winxd starts this key's guardian confined only.
+		k = k.Sandboxed()
 	}
 	return k
 }

@@ -34,6 +34,9 @@ type daemonRuntime struct {
 	sock string
 }
 
+// testSecret is the wire secret of the runtimes the tests start.
+var testSecret = wire.NewSecret()
+
 func newDaemonRuntime(t testing.TB) *daemonRuntime {
 	t.Helper()
 	bins := t.TempDir()
@@ -46,11 +49,19 @@ func newDaemonRuntime(t testing.TB) *daemonRuntime {
 	}
 	home := t.TempDir()
 	env := []string{"HOME=" + home, "PATH=" + os.Getenv("PATH"), "LANG=C.UTF-8"}
-	daemonEnv := append(env, "XDG_STATE_HOME="+t.TempDir(), "WINX_GUARDIAN_BIN="+filepath.Join(bins, "winx-guardian"))
+	state := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(state, "winx"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(state, "winx", wire.SecretFileName), []byte(testSecret), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	daemonEnv := append(env, "XDG_STATE_HOME="+state, "WINX_GUARDIAN_BIN="+filepath.Join(bins, "winx-guardian"))
 	rt := &daemonRuntime{sock: sock, opts: runtime.DaemonOptions{
 		Options: runtime.Options{BaseEnv: env},
 		Socket:  filepath.Join(sock, wire.DaemonSocketName),
 		Start:   &daemon.StartOptions{Bin: filepath.Join(bins, "winxd"), Env: daemonEnv},
+		Secret:  testSecret,
 	}}
 	t.Cleanup(func() {
 		rt.teardown()
@@ -62,7 +73,7 @@ func newDaemonRuntime(t testing.TB) *daemonRuntime {
 func (rt *daemonRuntime) teardown() {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	hello := wire.NewHello(wire.RoleAdapter, wire.Build{}, nil)
+	hello := wire.NewHello(wire.RoleAdapter, wire.Build{}, nil).WithSecret(testSecret)
 	f := &daemon.Fleet{Dir: rt.sock, Hello: hello}
 	live, _, _ := f.Discover(ctx)
 	for _, g := range live {
@@ -210,6 +221,7 @@ func TestDaemonShellsStartFailure(t *testing.T) {
 	f, err := runtime.Daemon(runtime.DaemonOptions{
 		Socket: filepath.Join(sock, wire.DaemonSocketName),
 		Start:  &daemon.StartOptions{Bin: filepath.Join(t.TempDir(), "missing-winxd")},
+		Secret: testSecret,
 	})
 	if err != nil {
 		t.Fatal(err)

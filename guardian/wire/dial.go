@@ -26,8 +26,9 @@ type Client struct {
 }
 
 // Dial connects to path, checks that the server runs as this uid, and says
-// hello as local. Errors: *DialError (wrapping ErrNoServer when nobody
-// listens), *PeerError, *VersionError, or the hello's wire error.
+// hello as local, whose Secret the server requires. Errors: *DialError
+// (wrapping ErrNoServer when nobody listens), *PeerError, *VersionError,
+// ErrUnauthenticated, or the hello's wire error.
 func Dial(ctx context.Context, path string, local Hello) (*Client, error) {
 	var d net.Dialer
 	nc, err := d.DialContext(ctx, "unix", path)
@@ -61,6 +62,9 @@ func Dial(ctx context.Context, path string, local Hello) (*Client, error) {
 			var server Hello
 			_ = json.Unmarshal(we.Data, &server)
 			return nil, &VersionError{Local: local.Protocol, Peer: server.Protocol}
+		}
+		if errors.As(err, &we) && we.Code == CodeUnauthenticated {
+			return nil, fmt.Errorf("%w (%s)", ErrUnauthenticated, path)
 		}
 		return nil, err
 	}

@@ -11,10 +11,15 @@
 //     closes the connection before reading a byte unless the peer runs as
 //     the same uid. The dialer checks the server the same way, so a socket
 //     planted by another user is never spoken to.
-//  2. Hello: the client calls MethodHello with its Hello; the server answers
-//     with its own. Majors must be equal; each side then uses the smaller
-//     minor. Any other call before a successful hello is answered with
-//     CodeHelloRequired.
+//  2. Hello: the client calls MethodHello with its Hello, which carries the
+//     installation's wire secret (see SecretPath); the server answers with
+//     its own, without a secret. A hello without the right secret is
+//     answered with CodeUnauthenticated (the client sees ErrUnauthenticated)
+//     and the connection closes: the uid check cannot tell the adapter from
+//     a program in a Landlock-confined shell of the same user, the secret
+//     can, since the sandbox hides it. Majors must be equal; each side then
+//     uses the smaller minor. Any other call before a successful hello is
+//     answered with CodeHelloRequired.
 //  3. Requests, answered concurrently; a client that goes away (EOF) has its
 //     running calls cancelled after a millisecond: the protocol's clients
 //     never half-close, so end of input means the caller left.
@@ -26,7 +31,8 @@
 //
 // Spec: JSON-RPC 2.0 (https://www.jsonrpc.org/specification) with the
 // deviations listed in package jsonrpc. Deliberate deviations of this wire:
-//   - Error codes -32001 (hello required) and -32002 (version mismatch) are
+//   - Error codes -32001 (hello required), -32002 (version mismatch) and
+//     -32003 (unauthenticated) are
 //     taken from the range the spec reserves for implementation-defined
 //     server errors; packages above use -32010 and up.
 //   - The hello is a call, not a notification, and must come first.

@@ -25,6 +25,9 @@ var (
 	ErrPathTooLong = errors.New("wire: socket path too long")
 	// ErrNoServer: nothing listens on the socket (no file, or a stale one).
 	ErrNoServer = errors.New("wire: no server on socket")
+	// ErrUnauthenticated: the server refused the hello for its secret
+	// (missing or wrong); the connection is closed.
+	ErrUnauthenticated = errors.New("wire: hello refused: wrong or missing wire secret")
 	// ErrConnectionLost: the server closed the connection before answering.
 	ErrConnectionLost = errors.New("wire: connection lost")
 )

@@ -26,6 +26,7 @@ const MethodHello = "hello"
 const (
 	CodeHelloRequired   = -32001
 	CodeVersionMismatch = -32002
+	CodeUnauthenticated = -32003
 )
 
 // Roles of the processes on the wire.
@@ -70,6 +71,16 @@ type Hello struct {
 	// generations it knew belong to a dead process.
 	Epoch string `json:"epoch,omitempty"`
 	PID   int    `json:"pid"`
+	// Secret is the installation's wire secret (see SecretPath), said by
+	// a client only: a server never sends it back, and handlers never see
+	// it (Peer.Hello has it cleared).
+	Secret string `json:"secret,omitempty"`
+}
+
+// WithSecret returns h saying secret.
+func (h Hello) WithSecret(secret string) Hello {
+	h.Secret = secret
+	return h
 }
 
 // Has reports whether the peer announced capability c.

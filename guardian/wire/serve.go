@@ -26,6 +26,9 @@ const (
 	// closed its end: the protocol's clients never half-close, so end of
 	// input means the caller left and its calls are cancelled at once.
 	goneDrain = time.Millisecond
+	// refuseLinger is how long a connection refused for its secret stays
+	// open so that the refusal reaches the peer.
+	refuseLinger = 50 * time.Millisecond
 )
 
 // ServeOptions tune Serve; nil means defaults.
@@ -37,6 +40,9 @@ type ServeOptions struct {
 	OnReject func(error)
 	// MaxConns bounds concurrent connections; zero means DefaultMaxConns.
 	MaxConns int
+	// Secret is the wire secret every hello must carry (compared in
+	// constant time). It is required: Serve refuses to start without one.
+	Secret string
 }
 
 type peerKey struct{}
@@ -57,14 +63,22 @@ func PeerFrom(ctx context.Context) (Peer, bool) {
 // Serve accepts connections on ln until ctx is done, then closes ln (which
 // unlinks the socket), stops reading from every connection, lets their
 // handlers answer and returns nil. Each connection is checked by uid, must
-// say hello first (answered with local) and then has its calls answered by h
-// with the caller in the context (PeerFrom). A failing connection never
-// affects another.
+// say hello first with the wire secret (answered with local, without its
+// secret) and then has its calls answered by h with the caller in the
+// context (PeerFrom). A hello without the secret is answered with
+// CodeUnauthenticated and the connection closed. A failing connection never
+// affects another. Without opts.Secret, Serve closes ln and returns an error
+// wrapping ErrNoSecret.
 func Serve(ctx context.Context, ln *net.UnixListener, local Hello, h jsonrpc.Handler, opts *ServeOptions) error {
 	var o ServeOptions
 	if opts != nil {
 		o = *opts
 	}
+	if !ValidSecret(o.Secret) {
+		ln.Close()
+		return fmt.Errorf("%w: a server needs one to authenticate its peers", ErrNoSecret)
+	}
+	local.Secret = ""
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
@@ -121,7 +135,7 @@ func serveConn(ctx context.Context, c *net.UnixConn, local Hello, h jsonrpc.Hand
 		}
 		return
 	}
-	st := &connState{c: c, cred: cred}
+	st := &connState{c: c, cred: cred, secret: o.Secret}
 	st.setReadDeadline(time.Now().Add(HelloTimeout))
 	stop := context.AfterFunc(ctx, st.shutdown)
 	defer stop()
@@ -147,8 +161,9 @@ func serveConn(ctx context.Context, c *net.UnixConn, local Hello, h jsonrpc.Hand
 
 // connState is one connection's hello state and deadline control.
 type connState struct {
-	c    *net.UnixConn
-	cred Cred
+	c      *net.UnixConn
+	cred   Cred
+	secret string
 
 	mu sync.Mutex // guards the fields below
 	// peer is set once the hello succeeded; nil before.
@@ -156,6 +171,9 @@ type connState struct {
 	// down is set when the server stops; the read deadline then stays in
 	// the past.
 	down bool
+	// refused is set by a hello without the secret: the connection
+	// answers nothing more and closes.
+	refused bool
 }
 
 func (st *connState) setReadDeadline(t time.Time) {
@@ -201,10 +219,27 @@ func (st *connState) handler(local Hello, h jsonrpc.Handler) jsonrpc.Handler {
 }
 
 func (st *connState) hello(local Hello, params json.RawMessage) (json.RawMessage, error) {
+	st.mu.Lock()
+	refused := st.refused
+	st.mu.Unlock()
+	if refused {
+		return nil, jsonrpc.NewError(CodeUnauthenticated, ErrUnauthenticated.Error())
+	}
 	peer, err := decodeHello(params)
 	if err != nil {
 		return nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, err.Error())
 	}
+	if !SameSecret(peer.Secret, st.secret) {
+		// One try per connection: the answer goes out, then the
+		// connection closes (the delay lets the answer be written first;
+		// until then every call is refused for want of a hello).
+		st.mu.Lock()
+		st.refused = true
+		st.mu.Unlock()
+		time.AfterFunc(refuseLinger, st.shutdown)
+		return nil, jsonrpc.NewError(CodeUnauthenticated, ErrUnauthenticated.Error())
+	}
+	peer.Secret = ""
 	v, err := Negotiate(local.Protocol, peer.Protocol)
 	if err != nil {
 		return nil, versionRefusal(local, err)

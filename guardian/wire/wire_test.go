@@ -133,7 +133,7 @@ func startServer(t *testing.T, dir string) *testServer {
 		return req.Params, nil
 	})
 	go func() {
-		Serve(ctx, ln, NewHello(RoleGuardian, Build{Module: "winx"}, []string{"echo"}), h, &ServeOptions{OnReject: ts.onReject})
+		Serve(ctx, ln, NewHello(RoleGuardian, Build{Module: "winx"}, []string{"echo"}), h, &ServeOptions{OnReject: ts.onReject, Secret: testSecret})
 		close(done)
 	}()
 	t.Cleanup(func() { cancel(); <-done })
@@ -145,7 +145,7 @@ func echo(t *testing.T, path string) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	c, err := Dial(ctx, path, NewHello(RoleAdapter, Build{}, nil))
+	c, err := Dial(ctx, path, NewHello(RoleAdapter, Build{}, nil).WithSecret(testSecret))
 	if err != nil {
 		t.Fatalf("Dial: %v", err)
 	}
@@ -334,7 +334,7 @@ func TestDialNoServer(t *testing.T) {
 
 func TestHelloVersionMismatch(t *testing.T) {
 	ts := startServer(t, shortDir(t))
-	h := NewHello(RoleAdapter, Build{}, nil)
+	h := NewHello(RoleAdapter, Build{}, nil).WithSecret(testSecret)
 	h.Protocol = Version{Major: ProtocolMajor + 1, Minor: 0}
 	_, err := Dial(context.Background(), ts.path, h)
 	var ve *VersionError
@@ -393,7 +393,10 @@ func TestCallBeforeHello(t *testing.T) {
 	echo(t, ts.path)
 }
 
-const helloFrame = `{"jsonrpc":"2.0","id":"h","method":"hello","params":{"protocol":{"major":1,"minor":0},"role":"adapter"}}`
+// testSecret is the wire secret of every test server.
+var testSecret = NewSecret()
+
+var helloFrame = `{"jsonrpc":"2.0","id":"h","method":"hello","params":{"protocol":{"major":1,"minor":0},"role":"adapter","secret":"` + testSecret + `"}}`
 
 func TestMalformedFrame(t *testing.T) {
 	ts := startServer(t, shortDir(t))

@@ -151,6 +151,65 @@ func PolicyFromEnv(workspace string, getenv func(string) string) (Policy, error)
 	return p, nil
 }
 
+// MustHide refuses, with an error wrapping ErrInvalidPolicy, a policy under
+// which a confined process could read path: one not inside the hidden home
+// directory, or inside a grant (the workspace, /tmp, $TMPDIR, an
+// WINX_SANDBOX_RW_PATHS or WINX_SANDBOX_RO_PATHS entry). The server keeps
+// its wire secret so; a shell that could read it could drive the server's
+// processes from inside the sandbox. Symbolic links of path are resolved as
+// far as it exists, as the grants' are.
+func (p Policy) MustHide(path string) error {
+	if !filepath.IsAbs(path) {
+		return fmt.Errorf("%w: protected path %q is not absolute", ErrInvalidPolicy, path)
+	}
+	real := resolveExisting(path)
+	if p.Home == "" || !within(real, p.Home) {
+		return fmt.Errorf("%w: %s is readable under the sandbox (outside the hidden home directory %s); keep winx's state directory (XDG_STATE_HOME) inside the home directory",
+			ErrInvalidPolicy, path, p.Home)
+	}
+	for _, g := range slices.Concat(p.RW, p.RO) {
+		if g == real || within(real, g) {
+			return fmt.Errorf("%w: %s lies inside the granted path %s, so a confined shell could read it", ErrInvalidPolicy, path, g)
+		}
+	}
+	return nil
+}
+
+// MustNotWrite refuses, with an error wrapping ErrInvalidPolicy, a policy
+// under which a confined process could create or remove files in dir: one
+// inside a writable grant. The server's socket directory must be so: a
+// shell that could replace winxd's socket with its own would receive the
+// wire secret from the next adapter that dials it.
+func (p Policy) MustNotWrite(dir string) error {
+	if !filepath.IsAbs(dir) {
+		return fmt.Errorf("%w: protected directory %q is not absolute", ErrInvalidPolicy, dir)
+	}
+	real := resolveExisting(dir)
+	for _, g := range p.RW {
+		if g == real || within(real, g) || within(g, real) {
+			return fmt.Errorf("%w: the socket directory %s is writable under the sandbox (granted path %s); set XDG_RUNTIME_DIR or WINX_SOCKET to a directory outside /tmp, $TMPDIR and the writable paths",
+				ErrInvalidPolicy, dir, g)
+		}
+	}
+	return nil
+}
+
+// resolveExisting resolves the symbolic links of the longest existing
+// prefix of path and appends the rest.
+func resolveExisting(path string) string {
+	path = filepath.Clean(path)
+	var rest []string
+	for p := path; ; p = filepath.Dir(p) {
+		if real, err := filepath.EvalSymlinks(p); err == nil {
+			return filepath.Join(append([]string{real}, rest...)...)
+		}
+		if p == "/" || p == "." {
+			return path
+		}
+		rest = append([]string{filepath.Base(p)}, rest...)
+	}
+}
+
 // pathList parses a ':'-separated list of existing absolute paths; empty
 // entries are ignored.
 func pathList(name, value string) ([]string, error) {

@@ -209,3 +209,61 @@ func TestUnavailableError(t *testing.T) {
 		t.Errorf("UnavailableError = %v, want errors.As, errors.Is its cause and the reason in the text", err)
 	}
 }
+
+func TestMustHide(t *testing.T) {
+	root := realTempDir(t)
+	home := filepath.Join(root, "home")
+	ws := filepath.Join(home, "ws")
+	ro := filepath.Join(home, "ro")
+	for _, d := range []string{ws, ro, filepath.Join(home, ".local", "state")} {
+		if err := os.MkdirAll(d, 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	link := filepath.Join(ws, "state-link")
+	if err := os.Symlink(filepath.Join(home, ".local", "state"), link); err != nil {
+		t.Fatal(err)
+	}
+	p := Policy{Home: home, RW: []string{ws}, RO: []string{ro}}
+	for path, hidden := range map[string]bool{
+		filepath.Join(home, ".local", "state", "winx", "wire-secret"): true, // not created yet: still hidden
+		filepath.Join(link, "winx", "wire-secret"):                    true, // resolved through the link
+		filepath.Join(ws, "winx", "wire-secret"):                      false,
+		filepath.Join(ro, "wire-secret"):                              false,
+		ro:                                                            false,
+		"/var/lib/winx/wire-secret":                                   false, // outside the home directory
+		"relative/wire-secret":                                        false,
+	} {
+		err := p.MustHide(path)
+		if hidden != (err == nil) {
+			t.Errorf("MustHide(%s) = %v, want hidden %v", path, err, hidden)
+		}
+		if err != nil && !errors.Is(err, ErrInvalidPolicy) {
+			t.Errorf("MustHide(%s) = %v, want ErrInvalidPolicy", path, err)
+		}
+	}
+}
+
+func TestMustNotWrite(t *testing.T) {
+	root := realTempDir(t)
+	ws := filepath.Join(root, "ws")
+	run := filepath.Join(root, "run")
+	for _, d := range []string{ws, run} {
+		if err := os.Mkdir(d, 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	p := Policy{Home: filepath.Join(root, "home"), RW: []string{ws}}
+	for dir, ok := range map[string]bool{
+		run:                        true,
+		filepath.Join(run, "winx"): true, // not created yet
+		ws:                         false,
+		filepath.Join(ws, "winx"):  false,
+		root:                       false, // holds a writable grant
+		"relative/winx":            false,
+	} {
+		if err := p.MustNotWrite(dir); ok != (err == nil) || (err != nil && !errors.Is(err, ErrInvalidPolicy)) {
+			t.Errorf("MustNotWrite(%s) = %v, want ok %v", dir, err, ok)
+		}
+	}
+}

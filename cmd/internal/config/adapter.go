@@ -398,5 +398,10 @@ func loadOperator(name string, args, environ []string, getenv func(string) strin
 		RuntimeErr:  rtErr,
 		Getenv:      getenv,
 	}
+	// No secret yet means no winxd ever ran here: the commands then find
+	// nothing to talk to, and doctor says so.
+	if path, err := wire.SecretPath(getenv); err == nil {
+		a.OperatorOptions.Secret, _ = wire.LoadSecret(path)
+	}
 	return a, nil
 }

@@ -11,6 +11,7 @@ import (
 
 	"winx/guardian/daemon/operator"
 	"winx/guardian/remote"
+	"winx/guardian/wire"
 	"winx/mcp/usage"
 )
 
@@ -357,6 +358,9 @@ func TestLoadDaemon(t *testing.T) {
 	if d.Socket != dir+"/winxd.sock" || d.MaxGuardians != 5 || d.GuardianBin != "/opt/g" || d.StateDir != dir+"/winx" || d.LogFile != dir+"/winx/winxd.log" {
 		t.Errorf("LoadDaemon = %+v", d)
 	}
+	if d.SecretFile != dir+"/winx/"+wire.SecretFileName {
+		t.Errorf("LoadDaemon secret file = %q, want it in the state directory", d.SecretFile)
+	}
 	if d, err := LoadDaemon([]string{"-max-guardians", "2", "-socket", "/s/d.sock"}, getenv, io.Discard); err != nil || d.MaxGuardians != 2 || d.Socket != "/s/d.sock" {
 		t.Errorf("LoadDaemon with flags = %+v, %v", d, err)
 	}
@@ -388,5 +392,10 @@ func TestLoadGuardian(t *testing.T) {
 	}
 	if _, err := LoadGuardian(nil, Lookup(nil), io.Discard); !errors.Is(err, ErrUsage) {
 		t.Errorf("LoadGuardian without a key = %v, want a usage error", err)
+	}
+	// The wire secret comes on a descriptor only, never from a variable.
+	g, err = LoadGuardian([]string{"-secret-fd", "4"}, Lookup([]string{remote.EnvKey + "=k", remote.EnvDir + "=/w", "WINX_WIRE_SECRET=" + wire.NewSecret()}), io.Discard)
+	if err != nil || g.Remote.SecretFD != 4 || g.Remote.Secret != "" {
+		t.Errorf("LoadGuardian -secret-fd 4 = %+v, %v", g, err)
 	}
 }

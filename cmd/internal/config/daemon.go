@@ -24,6 +24,9 @@ type Daemon struct {
 	NeverUsedTTL  time.Duration
 	UsedTTL       time.Duration
 	StateDir      string // exit record and default log; "" means none
+	// SecretFile is the wire secret's file (wire.SecretPath), created by
+	// winxd when missing; every peer's hello must carry its secret.
+	SecretFile string
 }
 
 // LoadDaemon reads winxd's command line (without the program name) and
@@ -74,6 +77,11 @@ func LoadDaemon(args []string, getenv func(string) string, stderr io.Writer) (*D
 		d.GuardianBin = entry.SiblingBinary(getenv("WINX_GUARDIAN_BIN"), "winx-guardian")
 	}
 	d.StateDir = daemon.StateDir(getenv)
+	secret, err := wire.SecretPath(getenv)
+	if err != nil {
+		return nil, err
+	}
+	d.SecretFile = secret
 	if d.LogFile == "" && d.StateDir != "" {
 		d.LogFile = filepath.Join(d.StateDir, daemon.LogFileName)
 	}

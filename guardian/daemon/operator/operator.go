@@ -74,6 +74,9 @@ type Options struct {
 	// RuntimeErr why it selects none; doctor reports them.
 	Runtime    string
 	RuntimeErr error
+	// Secret is the wire secret said in every hello; "" when none could
+	// be read (winxd and the guardians then refuse every command).
+	Secret string
 	// Getenv reads the variables that decide the socket directory
 	// candidates and the state directory (doctor).
 	Getenv func(string) string
@@ -90,7 +93,7 @@ type operator struct {
 // Run runs c. Attach with Follow runs until ctx ends; every other command
 // has 30 seconds.
 func Run(ctx context.Context, c Command, o Options) error {
-	op := &operator{Options: o, hello: wire.NewHello(wire.RoleAdapter, o.Build, nil)}
+	op := &operator{Options: o, hello: wire.NewHello(wire.RoleAdapter, o.Build, nil).WithSecret(o.Secret)}
 	op.fleet = &daemon.Fleet{Dir: o.Paths.Dir, Hello: op.hello}
 	if c.Name == Attach && c.Follow {
 		return op.attach(ctx, c.Thread, true)
@@ -202,7 +205,7 @@ func (op *operator) attach(ctx context.Context, thread string, follow bool) erro
 	if err != nil {
 		return err
 	}
-	rs, err := remote.Attach(ctx, g.Socket, &remote.ClientOptions{Build: op.Build})
+	rs, err := remote.Attach(ctx, g.Socket, &remote.ClientOptions{Build: op.Build, Secret: op.Secret})
 	if err != nil {
 		return err
 	}
