@@ -18,7 +18,10 @@
 //     removed, by the sweep, the quota or a prune;
 //   - at the quota (WINX_MAX_GUARDIANS, default 32) a new session may only
 //     reclaim the oldest never-used idle guardian; when there is none the
-//     request fails with a *QuotaError that names `winx prune`.
+//     request fails with a *QuotaError that names `winx prune`;
+//   - a named principal (of a principals file) holds at most half the quota,
+//     rounded up (Policy.Share): at its share it may only reclaim its own
+//     never-used idle guardians, so one caller never starves the others.
 //
 // Authority: winxd and every guardian answer only peers whose hello carries
 // the installation's wire secret (package guardian/wire), which winxd loads

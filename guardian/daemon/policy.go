@@ -29,14 +29,21 @@ const PruneCommand = "winx prune --idle-seconds 0"
 // ErrQuota: the quota is reached and no guardian may be reclaimed.
 var ErrQuota = errors.New("daemon: guardian quota reached")
 
-// QuotaError is a session refused at the quota. Every live guardian has run
-// a command or runs one, so none is reclaimed behind its user's back.
+// QuotaError is a session refused at the quota, or at its principal's
+// share of it (Share > 0). Every guardian that counted has run a command or
+// runs one, so none is reclaimed behind its user's back.
 type QuotaError struct {
-	Max  int // the quota
-	Live int // guardians alive when the request came
+	Max   int // the quota
+	Live  int // guardians alive when the request came
+	Share int // the principal's share when that was reached; 0 for the quota itself
+	Held  int // guardians the principal held, with Share
 }
 
 func (e *QuotaError) Error() string {
+	if e.Share > 0 {
+		return fmt.Sprintf("daemon: this principal holds %d guardians, its share of the quota (%d of %d), and none of them is reclaimable: each has run a command or runs one; "+
+			"end one of its sessions (`winx kill <thread>`, or `%s`), or raise WINX_MAX_GUARDIANS", e.Held, e.Share, e.Max, PruneCommand)
+	}
 	return fmt.Sprintf("daemon: guardian quota reached (%d live, at most %d) and none is reclaimable: each has run a command or runs one; "+
 		"free idle sessions with `%s` (or `winx kill <thread>`), or raise WINX_MAX_GUARDIANS", e.Live, e.Max, PruneCommand)
 }
@@ -112,24 +119,60 @@ func IdleFor(s remote.Status, now time.Time, d time.Duration) bool {
 	return !Busy(s) && now.Sub(IdleSince(s)) >= d
 }
 
-// Reclaim returns the guardians to end so that one more fits under the
-// quota: none when there is room; otherwise the oldest never-used idle
-// guardians, as few as needed. When too few qualify it returns a
-// *QuotaError and nothing is to be ended.
-func (p Policy) Reclaim(live []Guardian) ([]Guardian, error) {
+// Share is how many guardians one named principal may hold: half the
+// quota, rounded up, so that no caller of a principals file can take every
+// guardian from the others. The unnamed caller (stdio, a single token) is
+// held to the quota only.
+func (p Policy) Share() int {
 	p = p.withDefaults()
-	need := len(live) - p.Max + 1
-	if need <= 0 {
-		return nil, nil
+	return (p.Max + 1) / 2
+}
+
+// Reclaim returns the guardians to end so that one more, for principal,
+// fits under the quota and under a named principal's share: none when
+// there is room; otherwise the oldest never-used idle guardians, as few as
+// needed (at the share, the principal's own). When too few qualify it
+// returns a *QuotaError and nothing is to be ended.
+func (p Policy) Reclaim(live []Guardian, principal string) ([]Guardian, error) {
+	p = p.withDefaults()
+	var victims []Guardian
+	if principal != "" {
+		var own []Guardian
+		for _, g := range live {
+			if k, ok := g.Session(); ok && k.Principal == principal {
+				own = append(own, g)
+			}
+		}
+		share := p.Share()
+		if need := len(own) - share + 1; need > 0 {
+			cands := reclaimable(own)
+			if len(cands) < need {
+				return nil, &QuotaError{Max: p.Max, Live: len(live), Share: share, Held: len(own)}
+			}
+			victims = cands[:need]
+		}
 	}
+	rest := slices.DeleteFunc(slices.Clone(live), func(g Guardian) bool {
+		return slices.ContainsFunc(victims, func(v Guardian) bool { return v.Socket == g.Socket })
+	})
+	need := len(rest) - p.Max + 1
+	if need <= 0 {
+		return victims, nil
+	}
+	cands := reclaimable(rest)
+	if len(cands) < need {
+		return nil, &QuotaError{Max: p.Max, Live: len(live)}
+	}
+	return append(victims, cands[:need]...), nil
+}
+
+// reclaimable returns the never-used idle guardians of gs, oldest first.
+func reclaimable(gs []Guardian) []Guardian {
 	var cands []Guardian
-	for _, g := range live {
+	for _, g := range gs {
 		if !g.Status.EverRanCommand && !Busy(g.Status) {
 			cands = append(cands, g)
 		}
-	}
-	if len(cands) < need {
-		return nil, &QuotaError{Max: p.Max, Live: len(live)}
 	}
 	slices.SortStableFunc(cands, func(a, b Guardian) int {
 		if c := a.Status.Created.Compare(b.Status.Created); c != 0 {
@@ -137,5 +180,5 @@ func (p Policy) Reclaim(live []Guardian) ([]Guardian, error) {
 		}
 		return IdleSince(a.Status).Compare(IdleSince(b.Status))
 	})
-	return cands[:need], nil
+	return cands
 }

@@ -88,7 +88,7 @@ func TestReclaim(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := p.Reclaim(tt.live)
+			got, err := p.Reclaim(tt.live, "")
 			if tt.quota {
 				var qe *QuotaError
 				if !errors.As(err, &qe) || !errors.Is(err, ErrQuota) {
@@ -336,5 +336,56 @@ func TestSessionKeyRoundTrip(t *testing.T) {
 		if _, ok := ParseSessionKey(bad); ok {
 			t.Errorf("ParseSessionKey(%q) accepted", bad)
 		}
+	}
+}
+
+// pg is g for a guardian of principal's session named name.
+func pg(principal, name string, created time.Time, used bool) Guardian {
+	gd := g(name, created, used, false)
+	gd.Status.Key = SessionKey{ExternalID: name, Principal: principal, Workspace: "/w/" + name}.String()
+	return gd
+}
+
+func TestReclaimPrincipalShare(t *testing.T) {
+	p := Policy{Max: 3} // a named principal's share is 2
+	tests := []struct {
+		name      string
+		principal string
+		live      []Guardian
+		want      []string
+		share     bool // refused at the share (else at the quota, if refused)
+		refused   bool
+	}{
+		{"under the share", "alice", []Guardian{pg("alice", "a1", t0, true)}, nil, false, false},
+		{"at the share, all used", "alice", []Guardian{pg("alice", "a1", t0, true), pg("alice", "a2", t0, true)}, nil, true, true},
+		{"at the share, own never-used reclaimed", "alice",
+			[]Guardian{pg("alice", "a1", t0, true), pg("alice", "a2", t0, false), pg("bob", "b1", t0, false)}, []string{"a2"}, false, false},
+		{"another principal's full share leaves room", "bob",
+			[]Guardian{pg("alice", "a1", t0, true), pg("alice", "a2", t0, true)}, nil, false, false},
+		{"the unnamed caller is held to the quota only", "",
+			[]Guardian{pg("", "l1", t0, true), pg("", "l2", t0, true)}, nil, false, false},
+		{"quota still applies inside the share", "carol",
+			[]Guardian{pg("alice", "a1", t0, true), pg("alice", "a2", t0, true), pg("bob", "b1", t0, true)}, nil, false, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := p.Reclaim(tt.live, tt.principal)
+			if !tt.refused {
+				if err != nil || !slices.Equal(names(got), tt.want) {
+					t.Fatalf("Reclaim = %v, %v; want %v", names(got), err, tt.want)
+				}
+				return
+			}
+			var qe *QuotaError
+			if !errors.As(err, &qe) || !errors.Is(err, ErrQuota) || len(got) != 0 {
+				t.Fatalf("Reclaim = %v, %v; want a *QuotaError and nothing ended", names(got), err)
+			}
+			if (qe.Share > 0) != tt.share {
+				t.Errorf("QuotaError share = %d, want refused at the share: %v", qe.Share, tt.share)
+			}
+			if tt.share && !strings.Contains(err.Error(), "its share of the quota (2 of 3)") {
+				t.Errorf("share error %q does not state the share", err)
+			}
+		})
 	}
 }

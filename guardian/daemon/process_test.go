@@ -268,3 +268,41 @@ func TestConnectStartsWinxd(t *testing.T) {
 		t.Errorf("log file: %v; want mode 0600", err)
 	}
 }
+
+// TestRealPrincipalShare is the starvation attack with real guardians: at
+// WINX_MAX_GUARDIANS=3 one principal opens and uses sessions until refused;
+// another principal must still get one.
+func TestRealPrincipalShare(t *testing.T) {
+	dir := socketDir(t)
+	srv, _ := serve(t, dir, Policy{Max: 3})
+	ctx := t.Context()
+	key := func(principal, name string) string {
+		return SessionKey{ExternalID: name, Principal: principal, Workspace: "/w/" + name}.String()
+	}
+	work := t.TempDir()
+	held := 0
+	for i := range 3 {
+		res, err := srv.Ensure(ctx, &EnsureParams{Key: key("alice", fmt.Sprint("a", i)), Dir: work, Env: testEnv(t)})
+		if err != nil {
+			var qe *QuotaError
+			if !errors.As(err, &qe) || qe.Share != 2 {
+				t.Fatalf("alice's session %d = %v, want a refusal at her share of 2", i, err)
+			}
+			break
+		}
+		held++
+		rs, err := remote.Attach(ctx, res.Guardian.Socket, &remote.ClientOptions{Secret: testSecret})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := rs.Run(ctx, "true", 5*time.Second); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if held != 2 {
+		t.Fatalf("alice holds %d used guardians at quota 3, want her share of 2", held)
+	}
+	if _, err := srv.Ensure(ctx, &EnsureParams{Key: key("bob", "b0"), Dir: work, Env: testEnv(t)}); err != nil {
+		t.Errorf("bob's first session with alice at her share = %v, want it started", err)
+	}
+}

@@ -107,8 +107,10 @@ type ShutdownParams struct {
 }
 
 type quotaData struct {
-	Max  int `json:"max"`
-	Live int `json:"live"`
+	Max   int `json:"max"`
+	Live  int `json:"live"`
+	Share int `json:"share,omitempty"`
+	Held  int `json:"held,omitempty"`
 }
 
 // toWireError gives a typed error its wire form.
@@ -116,7 +118,7 @@ func toWireError(err error) error {
 	var qe *QuotaError
 	switch {
 	case errors.As(err, &qe):
-		return jsonrpc.NewErrorWithData(CodeQuota, qe.Error(), quotaData{Max: qe.Max, Live: qe.Live})
+		return jsonrpc.NewErrorWithData(CodeQuota, qe.Error(), quotaData{Max: qe.Max, Live: qe.Live, Share: qe.Share, Held: qe.Held})
 	case errors.Is(err, ErrSpawnFailed):
 		return jsonrpc.NewError(CodeSpawn, err.Error())
 	}
@@ -133,7 +135,7 @@ func fromWireError(err error) error {
 	case CodeQuota:
 		var d quotaData
 		_ = json.Unmarshal(we.Data, &d)
-		return &QuotaError{Max: d.Max, Live: d.Live}
+		return &QuotaError{Max: d.Max, Live: d.Live, Share: d.Share, Held: d.Held}
 	case CodeSpawn:
 		return fmt.Errorf("%w: %s", ErrSpawnFailed, strings.TrimPrefix(we.Message, ErrSpawnFailed.Error()+": "))
 	}

@@ -172,7 +172,8 @@ func (s *Server) Ensure(ctx context.Context, p *EnsureParams) (*EnsureResult, er
 	if err != nil {
 		return nil, err
 	}
-	victims, err := s.opts.Policy.Reclaim(live)
+	key, _ := ParseSessionKey(p.Key)
+	victims, err := s.opts.Policy.Reclaim(live, key.Principal)
 	if err != nil {
 		s.log.Warn("quota reached", "live", len(live), "max", s.opts.Policy.Max)
 		return nil, err
