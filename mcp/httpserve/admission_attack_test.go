@@ -314,3 +314,28 @@ func TestAttackLargeBodiesBoundRSS(t *testing.T) {
 		t.Errorf("peak RSS %d MiB under 32 x 60 MiB bodies, want under 512 MiB", hwm>>20)
 	}
 }
+
+// One principal cannot take every legacy session: past its share (half)
+// its Initialize gets 503 while another principal still gets a session.
+func TestAttackPrincipalSessionShare(t *testing.T) {
+	base := startServer(t, &Options{Admission: admission.Options{MaxConcurrency: 32}})
+	initialize := func(token string) int {
+		req := mcpRequest(t, base, token, strings.NewReader(
+			`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`))
+		req.Header.Del("MCP-Protocol-Version")
+		req.Header.Del("Mcp-Method")
+		return status(t, http.DefaultClient, req)
+	}
+	refused := 0
+	for range mcp.DefaultMaxSessions {
+		if initialize(aliceToken) != http.StatusOK {
+			refused++
+		}
+	}
+	if want := mcp.DefaultMaxSessions / 2; refused != want {
+		t.Errorf("alice refused %d of %d sessions, want %d (her share is half)", refused, mcp.DefaultMaxSessions, want)
+	}
+	if c := initialize(bobToken); c != http.StatusOK {
+		t.Errorf("bob's initialize after alice's flood = %d, want 200", c)
+	}
+}
