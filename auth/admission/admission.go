@@ -218,7 +218,7 @@ func (g *Gate) serve(next http.Handler, w http.ResponseWriter, r *http.Request) 
 	defer cancel()
 	r = r.WithContext(ctx)
 	tw := &timeoutWriter{ResponseWriter: w}
-	body := &budgetBody{ReadCloser: r.Body, g: g, ctx: ctx, tw: tw}
+	body := &budgetBody{ReadCloser: r.Body, g: g, ctx: ctx, tw: tw, left: r.ContentLength, done: r.ContentLength == 0}
 	defer body.release()
 	if g.opts.BodyBudget > 0 && r.ContentLength > 0 {
 		// A declared length is reserved before the first byte is read, so
@@ -457,13 +457,14 @@ type budgetBody struct {
 	reserved int64      // bytes held from the budget, returned by release
 	prepaid  int64      // bytes still covered by the admission reservation
 	paid     bool       // the whole body is covered: reads pay nothing
-	done     bool
+	left     int64      // declared bytes not read yet; negative when unknown
+	done     bool       // read to its end
 }
 
 func (b *budgetBody) Read(p []byte) (int, error) {
 	if b.paid {
 		n, err := b.ReadCloser.Read(p)
-		b.finish(err)
+		b.finish(n, err)
 		return n, err
 	}
 	if b.prepaid <= 0 {
@@ -485,15 +486,21 @@ func (b *budgetBody) Read(p []byte) (int, error) {
 	}
 	n, err := b.ReadCloser.Read(p)
 	b.prepaid -= int64(n)
-	b.finish(err)
+	b.finish(n, err)
 	return n, err
 }
 
-func (b *budgetBody) finish(err error) {
-	if err == io.EOF {
-		b.mu.Lock()
+// finish records n bytes read; a body is done at EOF or, with a declared
+// length, once that many bytes arrived (readers that read exactly the
+// declared length never see EOF).
+func (b *budgetBody) finish(n int, err error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.left > 0 {
+		b.left -= int64(n)
+	}
+	if err == io.EOF || b.left == 0 {
 		b.done = true
-		b.mu.Unlock()
 	}
 }
 
