@@ -24,7 +24,8 @@ const DefaultMaxBodyBytes = 64 << 20
 // Session limits of the legacy era on HTTP.
 const (
 	defaultSessionIdle = 30 * time.Minute
-	defaultMaxSessions = 1024
+	// DefaultMaxSessions is the default of HTTPOptions.MaxSessions.
+	DefaultMaxSessions = 1024
 )
 
 // Authenticator decides who sent an HTTP request. It returns ErrUnauthorized
@@ -51,6 +52,10 @@ type HTTPOptions struct {
 	SessionIdle time.Duration
 	// MaxSessions bounds concurrent legacy sessions (default 1024).
 	MaxSessions int
+	// MaxSessionsPerPrincipal bounds the legacy sessions of one principal
+	// within MaxSessions, so that one principal cannot take them all;
+	// 0 means no bound beyond MaxSessions.
+	MaxSessionsPerPrincipal int
 }
 
 // HTTPHandler serves MCP Streamable HTTP on one endpoint for both eras.
@@ -83,7 +88,7 @@ func NewHTTPHandler(s *Server, opts *HTTPOptions) *HTTPHandler {
 		h.opts.SessionIdle = defaultSessionIdle
 	}
 	if h.opts.MaxSessions <= 0 {
-		h.opts.MaxSessions = defaultMaxSessions
+		h.opts.MaxSessions = DefaultMaxSessions
 	}
 	h.allowed = map[string]bool{"localhost": true, "127.0.0.1": true, "::1": true}
 	for _, host := range h.opts.AllowedHosts {
@@ -225,7 +230,7 @@ func (h *HTTPHandler) post(w http.ResponseWriter, r *http.Request, caller Caller
 		httpError(w, http.StatusNotAcceptable, "accept application/json or text/event-stream")
 		return
 	}
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, h.opts.MaxBodyBytes))
+	body, err := readBody(w, r, h.opts.MaxBodyBytes)
 	if err != nil {
 		var tooBig *http.MaxBytesError
 		if errors.As(err, &tooBig) {
@@ -255,6 +260,24 @@ func (h *HTTPHandler) post(w http.ResponseWriter, r *http.Request, caller Caller
 		}
 		h.postCall(w, r, caller, m)
 	}
+}
+
+// readBody reads a request body of at most max bytes. A declared length is
+// read into one buffer of that size (no growth copies, and an oversized
+// declaration is refused before any byte is read).
+func readBody(w http.ResponseWriter, r *http.Request, max int64) ([]byte, error) {
+	if r.ContentLength > max {
+		return nil, &http.MaxBytesError{Limit: max}
+	}
+	body := http.MaxBytesReader(w, r.Body, max)
+	if r.ContentLength < 0 {
+		return io.ReadAll(body)
+	}
+	buf := make([]byte, r.ContentLength)
+	if _, err := io.ReadFull(body, buf); err != nil {
+		return nil, err
+	}
+	return buf, nil
 }
 
 // sessionFor resolves the Mcp-Session-Id header. It returns (nil, true)
@@ -509,7 +532,7 @@ func (h *HTTPHandler) initialize(w http.ResponseWriter, r *http.Request, caller 
 	hs := &httpSession{session: sess, principal: caller.Principal, caller: caller}
 	h.mu.Lock()
 	h.expireLocked()
-	if len(h.sessions) >= h.opts.MaxSessions {
+	if len(h.sessions) >= h.opts.MaxSessions || h.atShareLocked(caller.Principal) {
 		h.mu.Unlock()
 		w.Header().Set("Retry-After", "1")
 		httpError(w, http.StatusServiceUnavailable, "too many sessions")
@@ -519,6 +542,21 @@ func (h *HTTPHandler) initialize(w http.ResponseWriter, r *http.Request, caller 
 	h.mu.Unlock()
 	w.Header().Set("Mcp-Session-Id", sess.id)
 	writeJSONRPC(w, http.StatusOK, &jsonrpc.Response{ID: req.ID, Result: res})
+}
+
+// atShareLocked reports that principal holds MaxSessionsPerPrincipal
+// sessions already.
+func (h *HTTPHandler) atShareLocked(principal string) bool {
+	if h.opts.MaxSessionsPerPrincipal <= 0 {
+		return false
+	}
+	n := 0
+	for _, s := range h.sessions {
+		if s.principal == principal {
+			n++
+		}
+	}
+	return n >= h.opts.MaxSessionsPerPrincipal
 }
 
 // expireLocked drops sessions idle for longer than SessionIdle.

@@ -1,15 +1,23 @@
 // Package admission owns the HTTP front door's admission limits: how many
-// requests run at once, how many one source address may send per minute, how
-// long a request may take to start its answer, and the drain on shutdown. It
-// does not authenticate callers or know the protocol behind the handler it
-// wraps.
+// requests run at once and how many of them one principal may hold, how many
+// one source may send per minute (failed authentication counted apart), how
+// long a request may take to read its body and start its answer, how many
+// body bytes all requests may buffer at once, and the drain on shutdown. It
+// does not check credentials itself (Options.Identify does) and does not know
+// the protocol behind the handler it wraps.
 //
-// Each refusal answers at once with a status a client can act on (503 or 429
-// with Retry-After: 1, 408) and never reaches the wrapped handler.
+// Each refusal answers with a status a client can act on (503 or 429 with
+// Retry-After: 1, 408) and never reaches the wrapped handler.
+//
+// Shares: when more than one principal is configured, one principal may hold
+// at most half (rounded up) of the concurrency slots, subscription and
+// legacy streams included, so that no principal can starve the others.
 package admission
 
 import (
 	"context"
+	"errors"
+	"io"
 	"net"
 	"net/http"
 	"sync"
@@ -22,9 +30,53 @@ import (
 type Options struct {
 	MaxConcurrency    int           // 503 + Retry-After beyond it; must be at least 1
 	RequestsPerMinute int           // per source IP; 429 + Retry-After beyond it; 0 means no limit
-	RequestTimeout    time.Duration // 408 when no answer has started by then; 0 means none
+	RequestTimeout    time.Duration // 408 when no answer has started by then (body read included); 0 means none
 	Now               func() time.Time
+
+	// Identify authenticates a request before any limit is spent, so that
+	// failed authentication is limited apart from authenticated traffic:
+	// a request Identify refuses spends a per-IP failure allowance
+	// (RequestsPerMinute), takes no slot and reaches the handler (which
+	// answers 401) with its Identity in the context; an authenticated one
+	// spends the allowance of its principal at its IP. nil identifies every
+	// request as the principal "".
+	Identify func(*http.Request) Identity
+	// Principals is how many principals are configured; above one, each
+	// principal may hold at most a share (half, rounded up) of the slots.
+	Principals int
+	// BodyBudget bounds the body bytes of all admitted requests at once;
+	// a request that would exceed it waits up to BodyWait, then gets 503
+	// with Retry-After. 0 means no bound.
+	BodyBudget int64
+	// BodyWait is how long a body waits for BodyBudget (default 1 s).
+	BodyWait time.Duration
 }
+
+// Identity is who Options.Identify found a request to come from.
+type Identity struct {
+	Principal string
+	// Err is non-nil when authentication failed.
+	Err error
+	// Value is what the identifier hands to the wrapped handler (the
+	// authenticated caller), so that it need not authenticate again.
+	Value any
+}
+
+type identityKey struct{}
+
+// IdentityOf returns the Identity the gate found for the request of ctx;
+// false when the request did not pass a gate with Options.Identify.
+func IdentityOf(ctx context.Context) (Identity, bool) {
+	id, ok := ctx.Value(identityKey{}).(Identity)
+	return id, ok
+}
+
+// ErrBodyBudget is the read error of a body that found no room in
+// Options.BodyBudget within Options.BodyWait; the gate answers 503.
+var ErrBodyBudget = errors.New("admission: request bodies over the byte budget")
+
+// DefaultBodyWait is the default of Options.BodyWait.
+const DefaultBodyWait = time.Second
 
 // MaxRateEntries bounds the per-IP table; the oldest idle entries go first.
 const MaxRateEntries = 4096
@@ -41,8 +93,11 @@ type Gate struct {
 	// drain waits for it to reach zero.
 	active atomic.Int64
 
-	mu    sync.Mutex // guards rates
+	mu    sync.Mutex // guards rates and held
 	rates map[string]*bucket
+	held  map[string]int // slots held per principal
+
+	bodies budget
 }
 
 // bucket is a token bucket refilled continuously at RequestsPerMinute.
@@ -56,7 +111,40 @@ func New(o Options) *Gate {
 	if o.Now == nil {
 		o.Now = time.Now
 	}
-	return &Gate{opts: o, slots: make(chan struct{}, o.MaxConcurrency), rates: map[string]*bucket{}}
+	if o.BodyWait <= 0 {
+		o.BodyWait = DefaultBodyWait
+	}
+	g := &Gate{opts: o, slots: make(chan struct{}, o.MaxConcurrency), rates: map[string]*bucket{}, held: map[string]int{}}
+	g.bodies.free = o.BodyBudget
+	g.bodies.changed = make(chan struct{})
+	return g
+}
+
+// share is how many slots one principal may hold.
+func (g *Gate) share() int {
+	if g.opts.Principals <= 1 {
+		return g.opts.MaxConcurrency
+	}
+	return max(1, (g.opts.MaxConcurrency+1)/2)
+}
+
+// hold takes a slot share of principal; false when its share is used up.
+func (g *Gate) hold(principal string) bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.held[principal] >= g.share() {
+		return false
+	}
+	g.held[principal]++
+	return true
+}
+
+func (g *Gate) unhold(principal string) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.held[principal]--; g.held[principal] <= 0 {
+		delete(g.held, principal)
+	}
 }
 
 // Draining reports whether Drain has begun: new requests get 503.
@@ -70,17 +158,41 @@ func refuse(w http.ResponseWriter, status int, msg string) {
 	http.Error(w, msg, status)
 }
 
-// Wrap applies drain, rate, concurrency and timeout limits to next.
+// Wrap applies drain, authentication-aware rate, concurrency (with
+// per-principal shares), body budget and timeout limits to next.
 func (g *Gate) Wrap(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if g.draining.Load() {
 			refuse(w, http.StatusServiceUnavailable, "server is shutting down")
 			return
 		}
-		if !g.allow(clientIP(r)) {
+		var id Identity
+		if g.opts.Identify != nil {
+			id = g.opts.Identify(r)
+			r = r.WithContext(context.WithValue(r.Context(), identityKey{}, id))
+		}
+		ip := clientIP(r)
+		if id.Err != nil {
+			// Failed authentication has its own allowance per IP and takes
+			// no slot: the handler answers 401 without reading the body.
+			if !g.allow("fail\x00" + ip) {
+				refuse(w, http.StatusTooManyRequests, "too many requests")
+				return
+			}
+			g.active.Add(1)
+			defer g.active.Add(-1)
+			next.ServeHTTP(w, r)
+			return
+		}
+		if !g.allow("ok\x00" + id.Principal + "\x00" + ip) {
 			refuse(w, http.StatusTooManyRequests, "too many requests")
 			return
 		}
+		if !g.hold(id.Principal) {
+			refuse(w, http.StatusServiceUnavailable, "too many concurrent requests for this principal")
+			return
+		}
+		defer g.unhold(id.Principal)
 		select {
 		case g.slots <- struct{}{}:
 			defer func() { <-g.slots }()
@@ -92,63 +204,96 @@ func (g *Gate) Wrap(next http.Handler) http.Handler {
 			g.active.Add(1)
 			defer g.active.Add(-1)
 		}
-		g.withTimeout(next, w, r)
+		g.serve(next, w, r)
 	})
 }
 
-// withTimeout ends a request that has not started its answer within
-// RequestTimeout with 408. A streaming answer that has started (SSE,
-// subscriptions) is not cut: its client is waiting on the stream itself.
-func (g *Gate) withTimeout(next http.Handler, w http.ResponseWriter, r *http.Request) {
-	if g.opts.RequestTimeout <= 0 {
-		next.ServeHTTP(w, r)
-		return
-	}
+// serve runs next under the body budget and the request timeout. A request
+// that has not started its answer within RequestTimeout gets 408, and a
+// body still being read then fails its read, so a slow body frees its slot.
+// A streaming answer that has started (SSE, subscriptions) is not cut: its
+// client is waiting on the stream itself.
+func (g *Gate) serve(next http.Handler, w http.ResponseWriter, r *http.Request) {
 	ctx, cancel := context.WithCancel(r.Context())
 	defer cancel()
+	r = r.WithContext(ctx)
 	tw := &timeoutWriter{ResponseWriter: w}
-	timer := time.AfterFunc(g.opts.RequestTimeout, func() {
-		if tw.expire() {
-			cancel()
+	body := &budgetBody{ReadCloser: r.Body, g: g, ctx: ctx, tw: tw, left: r.ContentLength, done: r.ContentLength == 0}
+	defer body.release()
+	if g.opts.BodyBudget > 0 && r.ContentLength > 0 {
+		// A declared length is reserved before the first byte is read, so
+		// partly read bodies never hold the budget waiting for each other.
+		n := min(r.ContentLength, g.opts.BodyBudget)
+		if !g.bodies.acquire(ctx, n, g.opts.BodyWait) {
+			refuse(w, http.StatusServiceUnavailable, "request bodies over the server's byte budget")
+			return
 		}
-	})
-	defer timer.Stop()
-	next.ServeHTTP(tw, r.WithContext(ctx))
-	if tw.expired() {
-		http.Error(w, "request timed out", http.StatusRequestTimeout)
+		body.reserved, body.prepaid = n, n
+	}
+	// A declared length within the budget is paid in full; only chunked
+	// bodies (and ones declared over the budget) pay as they are read.
+	body.paid = g.opts.BodyBudget <= 0 || (r.ContentLength >= 0 && r.ContentLength <= g.opts.BodyBudget)
+	r.Body = body
+	if g.opts.RequestTimeout > 0 {
+		rc := http.NewResponseController(w)
+		timer := time.AfterFunc(g.opts.RequestTimeout, func() {
+			if tw.expire(http.StatusRequestTimeout, "request timed out") {
+				cancel()
+				if !body.finished() {
+					// The handler may be blocked reading a slow body;
+					// only the connection deadline ends that read.
+					rc.SetReadDeadline(time.Now())
+				}
+			}
+		})
+		defer timer.Stop()
+	}
+	next.ServeHTTP(tw, r)
+	if status, msg := tw.failure(); status != 0 {
+		if status != http.StatusRequestTimeout {
+			w.Header().Set("Retry-After", "1")
+		}
+		http.Error(w, msg, status)
 	}
 }
 
-// timeoutWriter drops the handler's writes once the request timed out, so
-// the 408 is the only answer.
+// timeoutWriter drops the handler's writes once the request failed (timed
+// out, or its body found no budget), so the gate's answer is the only one.
 type timeoutWriter struct {
 	http.ResponseWriter
-	mu       sync.Mutex // guards started and timedOut
-	started  bool
-	timedOut bool
+	mu      sync.Mutex // guards started, status and msg
+	started bool
+	status  int // the gate's answer once failed; 0 while not
+	msg     string
 }
 
-// expire marks the request timed out unless its answer started.
-func (t *timeoutWriter) expire() bool {
+// expire fails the request with status unless its answer started or it
+// already failed.
+func (t *timeoutWriter) expire(status int, msg string) bool {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if t.started {
+	if t.started || t.status != 0 {
 		return false
 	}
-	t.timedOut = true
+	t.status, t.msg = status, msg
 	return true
 }
 
-func (t *timeoutWriter) expired() bool {
+func (t *timeoutWriter) failure() (int, string) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	return t.timedOut
+	return t.status, t.msg
+}
+
+func (t *timeoutWriter) expired() bool {
+	status, _ := t.failure()
+	return status != 0
 }
 
 func (t *timeoutWriter) begin() bool {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if t.timedOut {
+	if t.status != 0 {
 		return false
 	}
 	t.started = true
@@ -250,4 +395,126 @@ func clientIP(r *http.Request) string {
 		return r.RemoteAddr
 	}
 	return host
+}
+
+// budget is a pool of body bytes shared by all requests.
+type budget struct {
+	mu      sync.Mutex // guards free and changed
+	free    int64
+	changed chan struct{} // closed and replaced on every release
+}
+
+// acquire takes n bytes, waiting at most wait (or until ctx ends).
+func (b *budget) acquire(ctx context.Context, n int64, wait time.Duration) bool {
+	var timeout <-chan time.Time
+	for {
+		b.mu.Lock()
+		if b.free >= n {
+			b.free -= n
+			b.mu.Unlock()
+			return true
+		}
+		changed := b.changed
+		b.mu.Unlock()
+		if timeout == nil {
+			t := time.NewTimer(wait)
+			defer t.Stop()
+			timeout = t.C
+		}
+		select {
+		case <-changed:
+		case <-timeout:
+			return false
+		case <-ctx.Done():
+			return false
+		}
+	}
+}
+
+func (b *budget) release(n int64) {
+	if n <= 0 {
+		return
+	}
+	b.mu.Lock()
+	b.free += n
+	close(b.changed)
+	b.changed = make(chan struct{})
+	b.mu.Unlock()
+}
+
+// maxBudgetStep bounds what one Read of a body of unknown length reserves.
+const maxBudgetStep = 1 << 20
+
+// budgetBody is a request body whose bytes are paid from the gate's budget:
+// a declared length is prepaid at admission, a chunked body pays as it is
+// read. It also records whether the body was read to its end.
+type budgetBody struct {
+	io.ReadCloser
+	g        *Gate
+	ctx      context.Context
+	tw       *timeoutWriter
+	mu       sync.Mutex // guards reserved and done
+	reserved int64      // bytes held from the budget, returned by release
+	prepaid  int64      // bytes still covered by the admission reservation
+	paid     bool       // the whole body is covered: reads pay nothing
+	left     int64      // declared bytes not read yet; negative when unknown
+	done     bool       // read to its end
+}
+
+func (b *budgetBody) Read(p []byte) (int, error) {
+	if b.paid {
+		n, err := b.ReadCloser.Read(p)
+		b.finish(n, err)
+		return n, err
+	}
+	if b.prepaid <= 0 {
+		if len(p) > maxBudgetStep {
+			p = p[:maxBudgetStep]
+		}
+		want := min(int64(len(p)), b.g.opts.BodyBudget)
+		if want > 0 && !b.g.bodies.acquire(b.ctx, want, b.g.opts.BodyWait) {
+			b.tw.expire(http.StatusServiceUnavailable, "request bodies over the server's byte budget")
+			return 0, ErrBodyBudget
+		}
+		b.mu.Lock()
+		b.reserved += want
+		b.mu.Unlock()
+		b.prepaid = want
+	}
+	if int64(len(p)) > b.prepaid {
+		p = p[:b.prepaid]
+	}
+	n, err := b.ReadCloser.Read(p)
+	b.prepaid -= int64(n)
+	b.finish(n, err)
+	return n, err
+}
+
+// finish records n bytes read; a body is done at EOF or, with a declared
+// length, once that many bytes arrived (readers that read exactly the
+// declared length never see EOF).
+func (b *budgetBody) finish(n int, err error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.left > 0 {
+		b.left -= int64(n)
+	}
+	if err == io.EOF || b.left == 0 {
+		b.done = true
+	}
+}
+
+func (b *budgetBody) finished() bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.done
+}
+
+// release returns the body's bytes to the budget when its request ends.
+func (b *budgetBody) release() {
+	b.mu.Lock()
+	n := b.reserved
+	b.reserved = 0
+	b.mu.Unlock()
+	b.g.bodies.release(n)
 }

@@ -113,6 +113,15 @@ func NewAuthenticator(c Credentials, o AuthOptions) (*Authenticator, error) {
 	return a, nil
 }
 
+// Principals is how many principals a caller can authenticate as: the
+// principal config's count, or 1 for the single token.
+func (a *Authenticator) Principals() int {
+	if a.principals != nil {
+		return len(a.principals.Names())
+	}
+	return 1
+}
+
 // Authenticate implements mcp.Authenticator.
 func (a *Authenticator) Authenticate(r *http.Request) (mcp.Caller, error) {
 	header := r.Header.Get("Authorization")

@@ -37,8 +37,11 @@ type Options struct {
 	AllowNonLoopback bool     // allow a Bind host that is not loopback
 	AllowedHosts     []string // extra names accepted in Host and Origin
 	MaxBodyBytes     int64    // largest request body; larger gets 413
-	Admission        admission.Options
-	Logger           *slog.Logger // nil discards
+	// Admission are the admission limits; Identify and Principals are
+	// filled from the authenticator, and a zero BodyBudget means
+	// max(MaxBodyBytes, mcp.DefaultMaxBodyBytes).
+	Admission admission.Options
+	Logger    *slog.Logger // nil discards
 }
 
 // Serve serves srv on o.Bind until ctx ends, then drains: new requests get
@@ -60,12 +63,36 @@ func Serve(ctx context.Context, srv *mcp.Server, authn mcp.Authenticator, o *Opt
 	if ip := net.ParseIP(host); host != "" && !IsLoopback(host) && (ip == nil || !ip.IsUnspecified()) {
 		allowed = append(allowed, host)
 	}
-	handler := mcp.NewHTTPHandler(srv, &mcp.HTTPOptions{
+	ao := o.Admission
+	principals := 1
+	if c, ok := authn.(interface{ Principals() int }); ok {
+		principals = c.Principals()
+	}
+	ao.Principals = principals
+	if authn != nil {
+		// The gate authenticates once, before any limit is spent, so that
+		// failed authentication is limited apart from valid tokens; the
+		// handler reads the result instead of authenticating again.
+		ao.Identify = func(r *http.Request) admission.Identity {
+			c, err := authn.Authenticate(r)
+			return admission.Identity{Principal: c.Principal, Err: err, Value: c}
+		}
+		authn = identified{authn}
+	}
+	if ao.BodyBudget == 0 {
+		ao.BodyBudget = max(o.MaxBodyBytes, mcp.DefaultMaxBodyBytes)
+	}
+	hopts := &mcp.HTTPOptions{
 		Auth:         authn,
 		AllowedHosts: allowed,
 		MaxBodyBytes: o.MaxBodyBytes,
-	})
-	g := admission.New(o.Admission)
+	}
+	if principals > 1 {
+		// One principal may hold at most half of the legacy sessions.
+		hopts.MaxSessionsPerPrincipal = mcp.DefaultMaxSessions / 2
+	}
+	handler := mcp.NewHTTPHandler(srv, hopts)
+	g := admission.New(ao)
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", g.Wrap(handler))
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
@@ -114,6 +141,20 @@ func Serve(ctx context.Context, srv *mcp.Server, authn mcp.Authenticator, o *Opt
 		return fmt.Errorf("winx: shutdown: %w", err)
 	}
 	return nil
+}
+
+// identified hands the handler the caller the admission gate authenticated.
+type identified struct{ authn mcp.Authenticator }
+
+func (a identified) Authenticate(r *http.Request) (mcp.Caller, error) {
+	id, ok := admission.IdentityOf(r.Context())
+	if !ok {
+		return a.authn.Authenticate(r)
+	}
+	if id.Err != nil {
+		return mcp.Caller{}, id.Err
+	}
+	return id.Value.(mcp.Caller), nil
 }
 
 // IsLoopback reports a host name or address that only this machine reaches:
