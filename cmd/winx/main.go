@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 
 	"winx/cmd/internal/buildid"
@@ -69,6 +70,10 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 			fmt.Fprintln(stdout, "winx", id.String())
 			return nil
 		}
+		// A token given as --token stays in memory only: the command line
+		// is readable by every local user and every session shell.
+		cfg.Serve.Token = strings.Clone(cfg.Serve.Token)
+		entry.ScrubArgs(cfg.Serve.Token)
 		return serve(ctx, &cfg.Serve, id, stdin, stdout, stderr)
 	}
 	o := cfg.OperatorOptions

@@ -166,7 +166,7 @@ func loadServe(args, environ []string, getenv func(string) string, cat Catalog, 
 	fs.IntVar(&s.RequestsPerMinute, "requests-per-minute", 120, "HTTP requests per minute per source IP; more get 429")
 	fs.Int64Var(&s.MaxBodyBytes, "max-body-bytes", cat.MaxBodyBytes, "largest HTTP request body; larger gets 413")
 	fs.DurationVar(&s.RequestTimeout, "request-timeout", 120*time.Second, "time for an HTTP request to start its answer; later gets 408")
-	fs.StringVar(&s.Token, "token", "", "the bearer token itself, for tests only: /proc/PID/cmdline shows it to every local user and to session shells (use --token-file or WINX_HTTP_TOKEN)")
+	fs.StringVar(&s.Token, "token", "", "the bearer token itself; /proc/PID/cmdline shows it to every local user until start-up blanks it there (prefer --token-file or WINX_HTTP_TOKEN)")
 	fs.StringVar(&s.PrincipalConfig, "principal-config", "", "TOML file of [[principals]] (name, token_file or token_env, tool_profile or allowed_tools)")
 	fs.BoolVar(&s.AllowWeakToken, "allow-weak-token", false, "accept tokens shorter than 32 bytes")
 	fs.StringVar(&s.SessionAffinity, "session-affinity", cat.Affinities[0],
