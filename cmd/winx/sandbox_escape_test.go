@@ -1,13 +1,11 @@
 package main
 
 import (
-	"bufio"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"winx/guardian/wire"
 	"winx/pty/sandbox"
@@ -55,31 +53,7 @@ func TestSandboxWireEscape(t *testing.T) {
 	cmd := exec.Command(filepath.Join(d.bins, "winx"))
 	cmd.Env = append(d.env, "WINX_SANDBOX=1", "HOME="+home, "XDG_STATE_HOME="+d.state, "LC_ALL=C",
 		"XDG_RUNTIME_DIR="+d.sock, "WINX_SOCKET="+filepath.Join(d.sock, wire.DaemonSocketName))
-	in, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var stderr syncBuffer
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		in.Close()
-		done := make(chan error, 1)
-		go func() { done <- cmd.Wait() }()
-		select {
-		case <-done:
-		case <-time.After(10 * time.Second):
-			cmd.Process.Kill()
-			<-done
-		}
-	})
-	c := &sandboxClient{t: t, in: in, out: bufio.NewReader(out)}
+	c, stderr := startSandboxClient(t, cmd)
 	thread := "sandbox_escape"
 	if status, text := c.call("Initialize", map[string]any{"any_workspace_path": ws, "thread_id": thread}); status == "error" {
 		t.Fatalf("Initialize = %s %s\nstderr: %s", status, text, stderr.String())

@@ -268,31 +268,7 @@ func sandboxEndToEnd(t *testing.T, bin string, env []string, enable string, d *d
 
 	cmd := exec.Command(bin)
 	cmd.Env = append(env, "WINX_SANDBOX="+enable, "HOME="+home, "XDG_STATE_HOME="+state, "LC_ALL=C")
-	in, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var stderr syncBuffer // written by the process while the test reads it
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		in.Close()
-		done := make(chan error, 1)
-		go func() { done <- cmd.Wait() }()
-		select {
-		case <-done:
-		case <-time.After(10 * time.Second):
-			cmd.Process.Kill()
-			<-done
-		}
-	})
-	c := &sandboxClient{t: t, in: in, out: bufio.NewReader(out)}
+	c, stderr := startSandboxClient(t, cmd)
 	thread := "sandbox_e2e"
 	if status, text := c.call("Initialize", map[string]any{"any_workspace_path": ws, "thread_id": thread}); status == "error" {
 		t.Fatalf("Initialize = %s %s\nstderr: %s", status, text, stderr.String())
@@ -353,4 +329,37 @@ func sandboxEndToEnd(t *testing.T, bin string, env []string, enable string, d *d
 	if !strings.Contains(stderr.String(), "sandbox on") {
 		t.Errorf("winx stderr = %q, want the sandbox-on line", stderr.String())
 	}
+}
+
+// startSandboxClient starts cmd, a winx serving stdio, and returns a client
+// of it and its stderr (written by the process while the test reads it).
+// The process is stopped when the test ends: stdin closed, then killed
+// after 10 s.
+func startSandboxClient(t *testing.T, cmd *exec.Cmd) (*sandboxClient, *syncBuffer) {
+	t.Helper()
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stderr := &syncBuffer{}
+	cmd.Stderr = stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		in.Close()
+		done := make(chan error, 1)
+		go func() { done <- cmd.Wait() }()
+		select {
+		case <-done:
+		case <-time.After(10 * time.Second):
+			cmd.Process.Kill()
+			<-done
+		}
+	})
+	return &sandboxClient{t: t, in: in, out: bufio.NewReader(out)}, stderr
 }
