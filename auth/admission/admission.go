@@ -220,19 +220,24 @@ func (g *Gate) serve(next http.Handler, w http.ResponseWriter, r *http.Request) 
 	tw := &timeoutWriter{ResponseWriter: w}
 	body := &budgetBody{ReadCloser: r.Body, g: g, ctx: ctx, tw: tw, left: r.ContentLength, done: r.ContentLength == 0}
 	defer body.release()
+	if g.opts.BodyBudget > 0 && r.ContentLength > g.opts.BodyBudget {
+		// It could never fit: refuse it before it holds any of the budget.
+		refuse(w, http.StatusRequestEntityTooLarge, "request body over the server's byte budget")
+		return
+	}
 	if g.opts.BodyBudget > 0 && r.ContentLength > 0 {
 		// A declared length is reserved before the first byte is read, so
 		// partly read bodies never hold the budget waiting for each other.
-		n := min(r.ContentLength, g.opts.BodyBudget)
+		n := r.ContentLength
 		if !g.bodies.acquire(ctx, n, g.opts.BodyWait) {
 			refuse(w, http.StatusServiceUnavailable, "request bodies over the server's byte budget")
 			return
 		}
 		body.reserved, body.prepaid = n, n
 	}
-	// A declared length within the budget is paid in full; only chunked
-	// bodies (and ones declared over the budget) pay as they are read.
-	body.paid = g.opts.BodyBudget <= 0 || (r.ContentLength >= 0 && r.ContentLength <= g.opts.BodyBudget)
+	// A declared length is paid in full; only chunked bodies pay as they
+	// are read.
+	body.paid = g.opts.BodyBudget <= 0 || r.ContentLength >= 0
 	r.Body = body
 	if g.opts.RequestTimeout > 0 {
 		rc := http.NewResponseController(w)

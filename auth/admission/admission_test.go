@@ -145,3 +145,25 @@ func TestDrain(t *testing.T) {
 		}
 	})
 }
+
+// TestBodyOverBudgetRefusedAtOnce: a body declared larger than the whole
+// byte budget could never fit, so it is refused before it reserves any of
+// the budget, and a body within the budget still goes through.
+func TestBodyOverBudgetRefusedAtOnce(t *testing.T) {
+	g := New(Options{MaxConcurrency: 4, BodyBudget: 1 << 10, BodyWait: time.Minute})
+	h := g.Wrap(ok)
+	r := httptest.NewRequest(http.MethodPost, "/mcp", strings.NewReader(strings.Repeat("x", 2<<10)))
+	r.RemoteAddr = "192.0.2.1:1"
+	w := httptest.NewRecorder()
+	start := time.Now()
+	h.ServeHTTP(w, r)
+	if w.Code != http.StatusRequestEntityTooLarge {
+		t.Errorf("body of 2 KiB under a 1 KiB budget = %d, want 413", w.Code)
+	}
+	if time.Since(start) > 10*time.Second {
+		t.Errorf("the refusal waited %v for budget that could never be enough", time.Since(start))
+	}
+	if w := serve(h, "192.0.2.1:1"); w.Code != http.StatusOK {
+		t.Errorf("small body afterwards = %d, want 200", w.Code)
+	}
+}

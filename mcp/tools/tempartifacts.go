@@ -57,8 +57,10 @@ func (g *tempArtifacts) check(ctx context.Context, reg *session.Sessions, sess *
 		panic("tools: session temp dir " + sess.TempDir + " is not named by TempArtifactDir")
 	}
 	cwd := sess.Root
-	if sh := sess.Shell(); sh != nil && sh.Cwd(ctx) != "" {
-		cwd = sh.Cwd(ctx)
+	if sh := sess.Shell(); sh != nil {
+		if c := sh.Cwd(ctx); c != "" {
+			cwd = c
+		}
 	}
 	cmds, perr := shellparse.Parse(*act.Command)
 	if perr == nil {

@@ -187,6 +187,7 @@ func (s *Saver) writeWorkspace(ctx context.Context, doc *bytes.Buffer, root stri
 		}
 		return
 	}
+	git, gerr := newGitRunner(ctx, root, lim.GitTimeout)
 	for _, d := range []struct{ title, flag string }{
 		{"git diff (unstaged changes)", ""},
 		{"git diff --cached (staged changes)", "--cached"},
@@ -198,7 +199,10 @@ func (s *Saver) writeWorkspace(ctx context.Context, doc *bytes.Buffer, root stri
 		if d.flag != "" {
 			args = append(args, d.flag)
 		}
-		out, truncated, err := runGit(ctx, root, lim.GitTimeout, MaxContextDiffBytes, args...)
+		out, truncated, err := []byte(nil), false, gerr
+		if gerr == nil {
+			out, truncated, err = git.run(ctx, lim.GitTimeout, MaxContextDiffBytes, args...)
+		}
 		fmt.Fprintf(doc, "\n## %s\n", d.title)
 		switch {
 		case err != nil:

@@ -34,8 +34,9 @@ package workspace
 // probe key set that way is missing from it): it is not run at all
 // (ErrGitTooOld), and the overview falls back to walking the tree.
 //
-// What remains: the repository's configuration is listed just before each
-// command, so a writer changing it in between could add a driver that the
+// What remains: the repository's configuration is listed once per
+// operation (an overview, a saved context's diffs), just before its
+// commands, so a writer changing it in between could add a driver that a
 // command then runs. Only someone who can already write .git/config can do
 // that.
 
@@ -188,18 +189,32 @@ func gitCommandEnv(drivers [][2]string) []string {
 	return env
 }
 
-// runGit runs git in dir with a timeout and keeps at most limit bytes of its
-// output, with the configuration described at the top of this file.
-func runGit(ctx context.Context, dir string, timeout time.Duration, limit int, args ...string) ([]byte, bool, error) {
+// gitRunner runs the git commands of one operation in dir, with the
+// configuration described at the top of this file: the drivers are listed
+// once, when the runner is made.
+type gitRunner struct {
+	dir string
+	env []string
+}
+
+// newGitRunner lists the drivers of dir's configuration (within timeout).
+func newGitRunner(ctx context.Context, dir string, timeout time.Duration) (*gitRunner, error) {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	drivers, err := gitDriverNames(ctx, dir)
 	if err != nil {
-		return nil, false, err
+		return nil, err
 	}
+	return &gitRunner{dir: dir, env: gitCommandEnv(drivers)}, nil
+}
+
+// run runs git with a timeout and keeps at most limit bytes of its output.
+func (g *gitRunner) run(ctx context.Context, timeout time.Duration, limit int, args ...string) ([]byte, bool, error) {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
 	cmd := exec.CommandContext(ctx, "git", append([]string{"--no-pager"}, args...)...)
-	cmd.Dir = dir
-	cmd.Env = gitCommandEnv(drivers)
+	cmd.Dir = g.dir
+	cmd.Env = g.env
 	out := &cappedBuffer{limit: limit}
 	cmd.Stdout = out
 	cmd.WaitDelay = time.Second
@@ -226,19 +241,19 @@ func (c *cappedBuffer) Write(p []byte) (int, error) {
 	return c.buf.Write(p)
 }
 
-func gitWorkTree(ctx context.Context, root string, timeout time.Duration) bool {
-	out, _, err := runGit(ctx, root, timeout, 64, "rev-parse", "--is-inside-work-tree")
+func (g *gitRunner) workTree(ctx context.Context, timeout time.Duration) bool {
+	out, _, err := g.run(ctx, timeout, 64, "rev-parse", "--is-inside-work-tree")
 	return err == nil && strings.TrimSpace(string(out)) == "true"
 }
 
-// gitFiles lists what git does not ignore below root (git prints paths
+// files lists what git does not ignore below root (git prints paths
 // relative to the directory it runs in and only below it).
-func gitFiles(ctx context.Context, root string, lim Limits) ([]scannedFile, bool, error) {
+func (g *gitRunner) files(ctx context.Context, root string, lim Limits) ([]scannedFile, bool, error) {
 	args := []string{"ls-files", "-z", "--cached", "--others", "--exclude-standard"}
 	if excl := userExcludesFile(ctx, lim.GitTimeout); excl != "" {
 		args = append([]string{"-c", "core.excludesFile=" + excl}, args...)
 	}
-	out, truncated, err := runGit(ctx, root, lim.GitTimeout, maxGitListBytes, args...)
+	out, truncated, err := g.run(ctx, lim.GitTimeout, maxGitListBytes, args...)
 	if err != nil {
 		return nil, false, err
 	}
@@ -265,7 +280,7 @@ func gitFiles(ctx context.Context, root string, lim Limits) ([]scannedFile, bool
 }
 
 // userExcludesFile is the user's global ignore file, which ls-files honours
-// and runGit's environment (no user configuration) would lose: the
+// and the runner's environment (no user configuration) would lose: the
 // core.excludesFile of the user's configuration, read by git config (which
 // runs no program), else git's default $XDG_CONFIG_HOME/git/ignore. "" when
 // there is none.

@@ -135,8 +135,9 @@ func NewOverview(ctx context.Context, root string, limits Limits) (Overview, err
 		return ov, &fs.PathError{Op: "overview", Path: root, Err: syscall.ENOTDIR}
 	}
 	var files []scannedFile
-	if gitWorkTree(ctx, root, lim.GitTimeout) {
-		if files, ov.ScanTruncated, err = gitFiles(ctx, root, lim); err == nil {
+	git, gerr := newGitRunner(ctx, root, lim.GitTimeout)
+	if gerr == nil && git.workTree(ctx, lim.GitTimeout) {
+		if files, ov.ScanTruncated, err = git.files(ctx, root, lim); err == nil {
 			ov.Git = true
 		}
 	}
@@ -148,8 +149,8 @@ func NewOverview(ctx context.Context, root string, limits Limits) (Overview, err
 	ov.rank(files, lim)
 	if ov.Git {
 		// Submodules are not entered: git would run there under the
-		// submodule's configuration, whose drivers runGit has not listed.
-		out, truncated, err := runGit(ctx, root, lim.GitTimeout, lim.MaxStatusBytes, "status", "--porcelain=v1", "-b", "--ignore-submodules=dirty")
+		// submodule's configuration, whose drivers the runner has not listed.
+		out, truncated, err := git.run(ctx, lim.GitTimeout, lim.MaxStatusBytes, "status", "--porcelain=v1", "-b", "--ignore-submodules=dirty")
 		if err == nil {
 			ov.GitStatus, ov.GitStatusTruncated = string(out), truncated
 		}

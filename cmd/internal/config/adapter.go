@@ -224,7 +224,7 @@ func loadServe(args, environ []string, getenv func(string) string, cat Catalog, 
 	s.CodingTokenBudget = budget(getenv, "WINX_CODING_TOKEN_BUDGET")
 	s.NonCodingTokenBudget = budget(getenv, "WINX_NONCODING_TOKEN_BUDGET")
 	s.ReadParallelism = budget(getenv, "WINX_READ_PARALLELISM")
-	s.StateDir = stateDir(getenv)
+	s.StateDir = wire.StateDir(getenv)
 	if s.UsageLog = getenv("WINX_USAGE_LOG"); s.UsageLog != "" {
 		s.Usage.Rotation = getenv("WINX_USAGE_ROTATION")
 		days, set, err := ParseInt("WINX_USAGE_RETENTION_DAYS", getenv("WINX_USAGE_RETENTION_DAYS"), 0)
@@ -299,19 +299,6 @@ func runtimeName(rt string, embedded bool) (string, error) {
 	default:
 		return "", fmt.Errorf("winx: WINX_RUNTIME %q is not %s or %s", rt, RuntimeDaemon, RuntimeEmbedded)
 	}
-}
-
-// stateDir is where receipts and undo records live: $XDG_STATE_HOME/winx,
-// else ~/.local/state/winx; "" (no home) disables them.
-func stateDir(getenv func(string) string) string {
-	if d := getenv("XDG_STATE_HOME"); filepath.IsAbs(d) {
-		return filepath.Join(d, "winx")
-	}
-	home := getenv("HOME")
-	if home == "" {
-		return ""
-	}
-	return filepath.Join(home, ".local", "state", "winx")
 }
 
 func loadReport(args []string, getenv func(string) string, stderr io.Writer) (Report, error) {
