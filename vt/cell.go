@@ -17,7 +17,24 @@ type cell struct {
 	marks  [MaxCombiningMarks]rune
 	nmarks uint8
 	kind   cellKind
+	flags  cellFlags
 }
+
+// cellFlags remember what the bytes said beyond the drawn rune, so text
+// output can give back the logical line: whether the row went on by an
+// autowrap, and where a tab skipped over blank cells. Any write of a
+// rune or an erase replaces the cell and with it the flags.
+type cellFlags uint8
+
+const (
+	// flagWrapped, on a row's last cell, says that the row ended by an
+	// autowrap: the next row continues the same logical line.
+	flagWrapped cellFlags = 1 << iota
+	// flagTab is the blank cell where a horizontal tab started.
+	flagTab
+	// flagTabFill is a blank cell a tab moved over after its first.
+	flagTabFill
+)
 
 type cellKind uint8
 
@@ -69,6 +86,49 @@ func (l line) appendText(dst []byte) []byte {
 		}
 		if c.r == 0 {
 			dst = append(dst, ' ') // a blank carrying marks
+		} else {
+			dst = utf8.AppendRune(dst, c.r)
+		}
+		for _, m := range c.marks[:c.nmarks] {
+			dst = utf8.AppendRune(dst, m)
+		}
+	}
+	return dst
+}
+
+// wrapped reports a row that an autowrap continued on the next row.
+func (l line) wrapped() bool {
+	return len(l) > 0 && l[len(l)-1].flags&flagWrapped != 0
+}
+
+// appendLogical renders l as part of a logical line: like appendText, but
+// a tab is given back as '\t' (the blank cells it skipped render nothing)
+// and a row continued by an autowrap keeps its trailing blanks, which are
+// real spaces in the middle of the line.
+func (l line) appendLogical(dst []byte) []byte {
+	end := len(l)
+	if !l.wrapped() {
+		for end > 0 && l[end-1].nmarks == 0 && (l[end-1].r == 0 || l[end-1].r == ' ') && l[end-1].flags&flagTab == 0 {
+			end--
+		}
+	}
+	dst = slices.Grow(dst, end)
+	for i := range l[:end] {
+		c := &l[i]
+		if c.nmarks == 0 && c.r < utf8.RuneSelf {
+			switch {
+			case c.r != 0:
+				dst = append(dst, byte(c.r))
+			case c.flags&flagTab != 0:
+				dst = append(dst, '\t')
+			case c.flags&flagTabFill != 0, c.kind == cellTail:
+			default:
+				dst = append(dst, ' ')
+			}
+			continue
+		}
+		if c.r == 0 {
+			dst = append(dst, ' ')
 		} else {
 			dst = utf8.AppendRune(dst, c.r)
 		}

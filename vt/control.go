@@ -13,7 +13,9 @@ func (t *Terminal) execute(b byte) {
 		}
 		t.cur.wrapPending = false
 	case '\t': // HT
+		from := t.cur.col
 		t.tabForward(1)
+		t.markTab(from, t.cur.col)
 	case '\n', '\v', '\f': // LF, VT, FF
 		t.index()
 		if t.modes.newline {
@@ -99,6 +101,25 @@ func (t *Terminal) tabForward(n int) {
 		}
 	}
 	t.cur.col, t.cur.wrapPending = x, false
+}
+
+// markTab remembers that a tab moved the cursor from column from to to
+// over blank cells, so that text output gives the tab back. A tab over
+// drawn cells only moved the cursor and leaves no trace.
+func (t *Terminal) markTab(from, to int) {
+	if to <= from {
+		return
+	}
+	l := t.grid()[t.cur.row]
+	for x := from; x < to; x++ {
+		if !l[x].blank() || l[x].kind != cellNarrow {
+			return
+		}
+	}
+	l[from].flags |= flagTab
+	for x := from + 1; x < to; x++ {
+		l[x].flags |= flagTabFill
+	}
 }
 
 // tabBackward is CBT: to the n-th previous stop, or the first column.

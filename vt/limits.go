@@ -23,6 +23,12 @@ const (
 	MaxScrollbackLines     = 100000
 )
 
+// MaxLineBytes bounds one logical line (rows joined across autowraps) kept
+// in the scrollback: a longer line is cut there and goes on as the next
+// line, and DrainLines says so, so a line with no newline cannot grow
+// without bound.
+const MaxLineBytes = 1 << 20
+
 // Parser limits (vt100.net/emu/dec_ansi_parser suggests 16 parameters and 2
 // intermediates; xterm accepts 30 parameters, so 32 leaves room).
 const (

@@ -121,6 +121,9 @@ func (t *Terminal) wrap() {
 	if !t.modes.autowrap {
 		return
 	}
+	// The row goes on below: text output joins the two rows again.
+	l := t.grid()[t.cur.row]
+	l[len(l)-1].flags |= flagWrapped
 	t.cur.col = 0
 	t.index()
 }

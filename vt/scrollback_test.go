@@ -42,7 +42,9 @@ func TestScrollback(t *testing.T) {
 				t.Fatalf("max %d, push %d: %d bytes held for %d live", max, i, len(s.data), len(want))
 			}
 			if rng.IntN(50) == 0 {
-				if got := s.drain(); !slices.Equal(got, model) {
+				var got []string
+				s.drain(func(l []byte, _ bool) { got = append(got, string(l)) })
+				if !slices.Equal(got, model) {
 					t.Fatalf("max %d, push %d: drain() = %q, want %q", max, i, got, model)
 				}
 				model = nil
@@ -57,7 +59,9 @@ func TestScrollback(t *testing.T) {
 func TestScrollbackNone(t *testing.T) {
 	s := scrollback{}
 	s.push(asLine("x"))
-	if s.count() != 0 || len(s.text()) != 0 || s.drain() != nil {
+	drained := 0
+	s.drain(func([]byte, bool) { drained++ })
+	if s.count() != 0 || len(s.text()) != 0 || drained != 0 {
 		t.Errorf("a scrollback of 0 lines kept %d lines", s.count())
 	}
 }

@@ -153,14 +153,17 @@ func newGrid(rows, cols int, old []line) []line {
 
 // Transcript returns the main screen's text: the scrollback, then the main
 // screen as it is now (as it was before the alternate screen was entered,
-// if that is active). Each line's trailing blanks are trimmed, trailing
-// empty lines are dropped and lines are joined by "\n". A line that
-// wrapped because it was wider than the screen stays as separate rows.
+// if that is active). It is made of logical lines: rows that an autowrap
+// continued are joined again and tabs written over blank cells come back
+// as '\t'. Each line's trailing blanks are trimmed, trailing empty lines
+// are dropped and lines are joined by "\n".
 func (t *Terminal) Transcript() string {
 	buf := t.scratch[:0]
 	for _, l := range t.main {
-		buf = l.appendText(buf)
-		buf = append(buf, '\n')
+		buf = l.appendLogical(buf)
+		if !l.wrapped() {
+			buf = append(buf, '\n')
+		}
 	}
 	t.scratch = buf
 	history := t.scrollback.text()
@@ -192,7 +195,47 @@ func (t *Terminal) Transcript() string {
 // Transcript holds only the visible main screen. It lets an owner move
 // finished lines into its own journal as they scroll away.
 func (t *Terminal) DrainScrollback() []string {
-	return t.scrollback.drain()
+	var lines []string
+	t.scrollback.drain(func(l []byte, _ bool) { lines = append(lines, string(l)) })
+	return lines
+}
+
+// DrainLines is DrainScrollback without a copy: it calls emit with each
+// complete logical line that left the main screen since the last drain,
+// oldest first. line aliases the terminal's buffer and is valid only during
+// the call; cut says the line reached MaxLineBytes and goes on in the next
+// one. A line still open (its rows wrapped off the screen, its end not
+// written yet) stays for a later drain or Transcript. DrainLines returns
+// how many lines were dropped unseen beyond the configured ScrollbackLines
+// since the last drain.
+func (t *Terminal) DrainLines(emit func(line []byte, cut bool)) (dropped int) {
+	return t.scrollback.drain(emit)
+}
+
+// CursorLine is the index, among the logical lines of the main screen's
+// part of Transcript (an open scrollback line counts as line 0), of the
+// line holding the cursor: lines before it are complete, it and the lines
+// after it may still change.
+func (t *Terminal) CursorLine() int {
+	n := 0
+	for _, l := range t.main[:min(t.cur.row, len(t.main))] {
+		if !l.wrapped() {
+			n++
+		}
+	}
+	return n
+}
+
+// ScreenRows is Screen plus, for each row, whether an autowrap continued
+// it on the next row, so a caller can work on logical lines.
+func (t *Terminal) ScreenRows() (rows []string, wrapped []bool) {
+	rows = t.Screen()
+	g := t.grid()
+	wrapped = make([]bool, len(g))
+	for i, l := range g {
+		wrapped[i] = l.wrapped()
+	}
+	return rows, wrapped
 }
 
 // Screen returns the visible screen, the alternate one if it is active:
