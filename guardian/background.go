@@ -57,8 +57,9 @@ func (s *Session) StartBackground(ctx context.Context, command string) (string, 
 	if err != nil {
 		return "", fmt.Errorf("guardian: start background command: %w", err)
 	}
-	b := &background{id: id, proc: proc, cmd: newCommand(0, command, s.opts.Rows, s.opts.Cols)}
 	s.mu.Lock()
+	b := &background{id: id, proc: proc, cmd: newCommand(0, command, s.outputConfigLocked("output-"+id+".txt"))}
+	s.journals = append(s.journals, b.cmd)
 	s.bg[id] = b
 	s.mu.Unlock()
 	go s.backgroundLoop(b)

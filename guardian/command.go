@@ -1,15 +1,23 @@
 package guardian
 
 import (
+	"fmt"
+	"runtime/debug"
 	"strings"
 	"time"
 
+	"winx/evidence/redact"
 	"winx/vt"
 )
 
-// maxJournalBytes bounds the rendered output one command keeps in memory;
-// older lines are dropped (and counted) beyond it.
-const maxJournalBytes = 32 << 20
+// outputConfig is what a new command's output needs from its session.
+type outputConfig struct {
+	rows, cols int
+	journal    string           // path of the new journal file, "" for none
+	redactor   *redact.Redactor // nil: no redaction
+	tailBytes  int              // undelivered output kept in memory
+	compress   bool
+}
 
 // command is one foreground (or background) command and its output journal.
 // Its fields are guarded by the owning Session's mu.
@@ -27,32 +35,36 @@ type command struct {
 	shellExited bool
 	finished    time.Time
 
-	// term renders this command's bytes; lines that scroll out of it are
-	// moved to lines, so the journal holds every rendered line once.
-	term         *vt.Terminal
-	lines        []string
-	linesBytes   int
-	droppedLines int // lines lost beyond maxJournalBytes
-	// delivered counts lines (from the first ever, dropped included) that
-	// were handed out already.
+	// term renders this command's bytes; logical lines that leave it go to
+	// out at once. nil once the command finished and its screen was
+	// flushed.
+	term *vt.Terminal
+	out  *journal
+	// delivered is the number of the last line (from the first ever)
+	// handed out already; live screen lines count once shown settled.
 	delivered int
 }
 
-func newCommand(gen uint64, text string, rows, cols int) *command {
-	return &command{gen: gen, text: text, started: time.Now(), term: vt.New(rows, cols, nil)}
+func newCommand(gen uint64, text string, cfg outputConfig) *command {
+	return &command{
+		gen: gen, text: text, started: time.Now(),
+		// The scrollback is drained after every write of at most 64 KiB,
+		// which cannot push more lines than it keeps.
+		term: vt.New(cfg.rows, cfg.cols, &vt.Options{ScrollbackLines: vt.MaxScrollbackLines}),
+		out:  newJournal(cfg.journal, cfg.redactor, cfg.tailBytes, cfg.compress),
+	}
 }
 
 // write renders p and moves finished lines into the journal.
 func (c *command) write(p []byte) {
 	c.term.Write(p)
-	for _, line := range c.term.DrainScrollback() {
-		c.lines = append(c.lines, line)
-		c.linesBytes += len(line) + 1
-	}
-	for c.linesBytes > maxJournalBytes && len(c.lines) > 0 {
-		c.linesBytes -= len(c.lines[0]) + 1
-		c.lines = c.lines[1:]
-		c.droppedLines++
+	c.drainLocked()
+}
+
+func (c *command) drainLocked() {
+	dropped := c.term.DrainLines(func(l []byte, cut bool) { c.out.add(string(l), cut, c.delivered) })
+	if dropped > 0 {
+		c.out.add(fmt.Sprintf("[winx: %d lines scrolled away faster than they could be kept]", dropped), false, c.delivered)
 	}
 }
 
@@ -64,40 +76,72 @@ func (c *command) finishLocked(code int, shellExited bool) {
 	c.exitCode = code
 	c.shellExited = shellExited
 	c.finished = time.Now()
+	// The screen's lines are final: they join the journal, and the cells
+	// and file buffer go.
+	if c.term != nil {
+		c.drainLocked()
+		for _, l := range visibleLines(c.term) {
+			c.out.add(l, false, c.delivered)
+		}
+		c.term = nil
+	}
+	c.out.close()
+	if c.out.bytes > freeAfterBytes {
+		// A flood's garbage is returned now, not when the next command
+		// runs.
+		go debug.FreeOSMemory()
+	}
 }
 
-// takeNewLocked returns the rendered text not delivered yet and marks it
-// delivered. Lines on the live screen at or below the cursor of a running
-// command may still change (progress bars), so they are sent again later.
-func (c *command) takeNewLocked() string {
-	visible := visibleLines(c.term)
+// takeNewLocked returns the rendered, redacted text not delivered yet and
+// marks it delivered, with what left the tail unseen and the number of
+// secrets redacted. Lines on the live screen at or below the cursor of a
+// running command may still change (progress bars), so they are sent again
+// later; the line at the cursor holds back an end that could start a
+// secret.
+func (c *command) takeNewLocked() (string, skipped, int) {
+	body, sk, redactions := c.out.take()
+	c.out.flush()
+	if c.term == nil {
+		c.delivered = c.out.lines
+		return strings.TrimRight(body, "\n"), sk, redactions
+	}
 	var b strings.Builder
-	from := c.delivered
-	if from < c.droppedLines {
-		b.WriteString("[winx: earlier output exceeded the journal and was dropped]\n")
-		from = c.droppedLines
-	}
-	idx := from - c.droppedLines
-	for _, l := range c.lines[min(idx, len(c.lines)):] {
-		b.WriteString(l)
-		b.WriteByte('\n')
-	}
-	vstart := max(0, idx-len(c.lines))
-	for i := vstart; i < len(visible); i++ {
-		b.WriteString(visible[i])
-		b.WriteByte('\n')
-	}
+	b.WriteString(body)
+	visible := visibleLines(c.term)
+	vstart := max(0, c.delivered-c.out.lines)
 	settled := len(visible)
 	if !c.done {
-		row, _ := c.term.Cursor()
-		settled = min(row, len(visible))
+		settled = min(c.term.CursorLine(), len(visible))
 	}
-	c.delivered = c.droppedLines + len(c.lines) + max(settled, vstart)
-	return strings.TrimRight(b.String(), "\n")
+	// A copy: these lines reach the journal's redactor again when they
+	// leave the screen.
+	var red *redact.Lines
+	if c.out.red != nil {
+		cp := *c.out.red
+		red = &cp
+	}
+	for i := vstart; i < len(visible); i++ {
+		v := visible[i]
+		if red != nil {
+			var n int
+			if i == settled && !c.done {
+				v, _ = red.Partial(v)
+			} else {
+				v, n = red.Line(v)
+			}
+			redactions += n
+		}
+		b.WriteString(v)
+		b.WriteByte('\n')
+	}
+	c.delivered = c.out.lines + max(settled, vstart)
+	return strings.TrimRight(b.String(), "\n"), sk, redactions
 }
 
-// visibleLines is the live screen of a command terminal with trailing
-// empty rows removed (its scrollback is always drained).
+// visibleLines is the live screen of a command terminal as logical lines,
+// trailing empty ones removed (its scrollback is always drained, but for
+// a line still open).
 func visibleLines(t *vt.Terminal) []string {
 	text := t.Transcript()
 	if text == "" {

@@ -58,6 +58,11 @@ func (o *Outcome) Merge(next *Outcome) {
 	if next.Output.DroppedFile != "" {
 		o.Output.DroppedFile = next.Output.DroppedFile
 	}
+	if next.Output.Journal != "" {
+		o.Output.Journal = next.Output.Journal
+	}
+	o.Output.LostLines += next.Output.LostLines
+	o.Output.LostBytes += next.Output.LostBytes
 	o.Output.Collapsed += next.Output.Collapsed
 	o.Output.Redactions += next.Output.Redactions
 	o.Running, o.ExitCode, o.Elapsed = next.Running, next.ExitCode, next.Elapsed

@@ -104,6 +104,8 @@ type Session struct {
 	// meta is the adapter's record kept with the session (Terminal.Meta);
 	// in-process it lives as long as the session.
 	meta json.RawMessage
+	// journals are the commands with a journal file in rcDir, oldest first.
+	journals []*command
 }
 
 // shellProc is one incarnation of the shell (replaced on reset).
@@ -135,7 +137,9 @@ func NewSession(ctx context.Context, opts Options) (*Session, error) {
 		return nil, fmt.Errorf("guardian: rc dir: %w", err)
 	}
 	s.rcDir = dir
-	s.screen = vt.New(opts.Rows, opts.Cols, nil)
+	// The screen serves snapshots only: its scrollback is never read, so
+	// none is kept.
+	s.screen = vt.New(opts.Rows, opts.Cols, &vt.Options{ScrollbackLines: -1})
 	if err := s.startShell(ctx, opts.Dir); err != nil {
 		os.RemoveAll(dir)
 		return nil, err
@@ -357,7 +361,8 @@ func (s *Session) launch(line string) (*command, error) {
 		return nil, ErrCommandRunning
 	}
 	s.gen++
-	c := newCommand(s.gen, line, s.opts.Rows, s.opts.Cols)
+	c := newCommand(s.gen, line, s.outputConfigLocked("output-"+strconv.FormatUint(s.gen, 10)+".txt"))
+	s.journals = append(s.journals, c)
 	s.cmd = c
 	sp := s.shell
 	s.mu.Unlock()
@@ -420,7 +425,9 @@ func (s *Session) await(ctx context.Context, c *command, wait time.Duration) (*O
 // outcome builds the report of c with its undelivered output.
 func (s *Session) outcome(c *command) *Outcome {
 	s.mu.Lock()
-	text := c.takeNewLocked()
+	text, sk, redactions := c.takeNewLocked()
+	note := c.out.note(sk)
+	journalPath := c.out.path
 	o := &Outcome{
 		Generation: c.gen, Command: c.text, Running: !c.done, ExitCode: c.exitCode,
 		Cwd: s.cwd, ShellExited: c.shellExited,
@@ -440,8 +447,59 @@ func (s *Session) outcome(c *command) *Outcome {
 		// and the shaped text says so.
 		s.logger.Warn("output head could not be saved", "err", err)
 	}
+	shaped.Redactions += redactions
+	shaped.Journal = journalPath
+	if note != "" {
+		shaped.Text = note + "\n" + shaped.Text
+		shaped.DroppedBytes += int(sk.bytes)
+		shaped.DroppedLines += sk.lines
+		shaped.LostLines += sk.lostLines
+		shaped.LostBytes += sk.lostBytes
+		if shaped.DroppedFile == "" {
+			shaped.DroppedFile = journalPath
+		}
+	}
 	o.Output = shaped
 	return o
+}
+
+// outputConfigLocked is the output set-up of a new command whose journal
+// is named name in the session's private directory. Journals of finished
+// commands are deleted, oldest first, until the new one fits the session's
+// budget.
+func (s *Session) outputConfigLocked(name string) outputConfig {
+	total := int64(0)
+	sizes := make([]int64, len(s.journals))
+	for i, c := range s.journals {
+		if c.out.path == "" {
+			continue
+		}
+		if fi, err := os.Stat(c.out.path); err == nil {
+			sizes[i] = fi.Size()
+			total += sizes[i]
+		}
+	}
+	kept := s.journals[:0]
+	for i, c := range s.journals {
+		if c.done && total+JournalCommandBudget > JournalSessionBudget {
+			if c.out.path != "" {
+				os.Remove(c.out.path)
+				total -= sizes[i]
+			}
+			continue
+		}
+		kept = append(kept, c)
+	}
+	clear(s.journals[len(kept):])
+	s.journals = kept
+	budget := s.opts.Shape.BudgetBytes
+	if budget <= 0 {
+		budget = DefaultOutputBudget
+	}
+	return outputConfig{
+		rows: s.opts.Rows, cols: s.opts.Cols, journal: filepath.Join(s.rcDir, name),
+		redactor: s.opts.Shape.Redactor, tailBytes: budget, compress: !s.opts.Shape.NoCompress,
+	}
 }
 
 // Poll waits up to wait for the newest foreground command and reports what
@@ -709,7 +767,10 @@ type ScreenSnapshot struct {
 func (s *Session) Screen(_ context.Context, lines int, diff bool) ScreenSnapshot {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	rows := s.screen.Screen()
+	// Every row the model sees is redacted here, as logical lines.
+	rows, wrapped := s.screen.ScreenRows()
+	crow, _ := s.screen.Cursor()
+	rows = redactRows(rows, wrapped, crow, s.opts.Cols, s.opts.Shape.Redactor)
 	snap := ScreenSnapshot{AltScreen: s.screen.AltScreenActive(), Title: s.screen.Title()}
 	prev := s.lastScreen
 	s.lastScreen = append([]string(nil), rows...)

@@ -55,7 +55,7 @@ func TestRunExitCodesAndOutput(t *testing.T) {
 		{"(exit 3)", "", 3},
 		{"printf 'a\\nb\\n'", "a\nb", 0},
 		// A terminal expands tabs to the next tab stop.
-		{"echo 'single '\"'\"' quote' && echo $'tab\\there'", "single ' quote\ntab     here", 0},
+		{"echo 'single '\"'\"' quote' && echo $'tab\\there'", "single ' quote\ntab\there", 0},
 		{"for i in 1 2 3; do\n  echo line$i\ndone", "line1\nline2\nline3", 0},
 	}
 	for _, tc := range tests {

@@ -86,6 +86,14 @@ type Shaped struct {
 	DroppedFile  string // absolute path of the file holding the dropped head, "" if none
 	Collapsed    int    // runs of input lines that were merged into one marked line
 	Redactions   int    // secrets replaced by the Redactor
+	// Journal is the private file that keeps the command's output from
+	// its first line (within JournalCommandBudget), "" if none.
+	Journal string
+	// LostLines and LostBytes count lines this delivery could not show that
+	// are not in the journal either (its budget was reached): dropped, and
+	// said so in Text.
+	LostLines int
+	LostBytes int64
 }
 
 // Shape collapses, redacts and truncates text for delivery. The returned

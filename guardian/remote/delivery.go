@@ -91,9 +91,15 @@ func mergeShaped(a, b guardian.Shaped) guardian.Shaped {
 		DroppedFile:  b.DroppedFile,
 		Collapsed:    a.Collapsed + b.Collapsed,
 		Redactions:   a.Redactions + b.Redactions,
+		Journal:      b.Journal,
+		LostLines:    a.LostLines + b.LostLines,
+		LostBytes:    a.LostBytes + b.LostBytes,
 	}
 	if out.DroppedFile == "" {
 		out.DroppedFile = a.DroppedFile
+	}
+	if out.Journal == "" {
+		out.Journal = a.Journal
 	}
 	switch {
 	case a.Text == "":

@@ -172,6 +172,9 @@ type Shaped struct {
 	DroppedFile  string `json:"dropped_file,omitempty"`
 	Collapsed    int    `json:"collapsed,omitempty"`
 	Redactions   int    `json:"redactions,omitempty"`
+	Journal      string `json:"journal,omitempty"`
+	LostLines    int    `json:"lost_lines,omitempty"`
+	LostBytes    int64  `json:"lost_bytes,omitempty"`
 }
 
 func toWire(o *guardian.Outcome, seq uint64) *Outcome {
@@ -180,7 +183,8 @@ func toWire(o *guardian.Outcome, seq uint64) *Outcome {
 		Generation: o.Generation, Command: o.Command, Running: o.Running, ExitCode: o.ExitCode,
 		Cwd: o.Cwd, ElapsedNS: int64(o.Elapsed), ShellExited: o.ShellExited, ShellReset: o.ShellReset, Seq: seq,
 		Output: Shaped{Text: s.Text, DroppedBytes: s.DroppedBytes, DroppedLines: s.DroppedLines,
-			DroppedFile: s.DroppedFile, Collapsed: s.Collapsed, Redactions: s.Redactions},
+			DroppedFile: s.DroppedFile, Collapsed: s.Collapsed, Redactions: s.Redactions,
+			Journal: s.Journal, LostLines: s.LostLines, LostBytes: s.LostBytes},
 	}
 }
 
@@ -191,7 +195,8 @@ func (o *Outcome) Guardian() *guardian.Outcome {
 		Generation: o.Generation, Command: o.Command, Running: o.Running, ExitCode: o.ExitCode,
 		Cwd: o.Cwd, Elapsed: time.Duration(o.ElapsedNS), ShellExited: o.ShellExited, ShellReset: o.ShellReset,
 		Output: guardian.Shaped{Text: s.Text, DroppedBytes: s.DroppedBytes, DroppedLines: s.DroppedLines,
-			DroppedFile: s.DroppedFile, Collapsed: s.Collapsed, Redactions: s.Redactions},
+			DroppedFile: s.DroppedFile, Collapsed: s.Collapsed, Redactions: s.Redactions,
+			Journal: s.Journal, LostLines: s.LostLines, LostBytes: s.LostBytes},
 	}
 }
 
