@@ -71,6 +71,8 @@ type journal struct {
 	fileLines int   // lines 1..fileLines are in the file
 	fileBytes int64
 
+	lossNoted  bool // the final note about unsaved lines was given
+
 	red        *redact.Lines // nil: no redaction
 	redactions int           // replacements not yet reported
 
@@ -137,11 +139,31 @@ func (j *journal) add(raw string, cut bool, delivered int) {
 			return
 		}
 	}
+	if len(text) > j.tailBudget/2 {
+		text = j.cutMiddle(text, j.tailBudget/4)
+	}
 	j.tail = append(j.tail, tailEntry{text: text, count: 1, first: j.lines, saved: saved})
 	j.tailBytes += len(text) + 1
 	for j.tailBytes > j.tailBudget && len(j.tail)-j.head > 1 {
 		j.evict()
 	}
+}
+
+// cutMiddle keeps about keep bytes of each end of a line too long for the
+// tail, with a mark saying what was cut and where the whole line is.
+func (j *journal) cutMiddle(text string, keep int) string {
+	head, tail := keep, len(text)-keep
+	for head > 0 && !utf8.RuneStart(text[head]) {
+		head--
+	}
+	for tail < len(text) && !utf8.RuneStart(text[tail]) {
+		tail++
+	}
+	where := "it could not be saved"
+	if j.fileLines == j.lines {
+		where = fmt.Sprintf("the whole line is line %d of %s", j.lines, j.path)
+	}
+	return fmt.Sprintf("%s [winx: %d bytes cut from the middle of this line; %s] %s", text[:head], tail-head, where, text[tail:])
 }
 
 // evict drops the oldest undelivered run, counting it as skipped.
@@ -238,6 +260,20 @@ func (j *journal) note(sk skipped) string {
 		note += fmt.Sprintf("; they were dropped (%s); %s holds lines 1-%d", j.lossReason(), j.path, j.fileLines)
 	}
 	return note + "]"
+}
+
+// finalNote says, once, after the command ended, which of its lines the
+// journal file does not hold; "" if it holds them all.
+func (j *journal) finalNote() string {
+	if j.lossNoted || j.fileLines == j.lines {
+		return ""
+	}
+	j.lossNoted = true
+	if j.path == "" {
+		return fmt.Sprintf("[winx: the %d lines of output could not be saved: %v]", j.lines, j.err)
+	}
+	return fmt.Sprintf("[winx: %s holds lines 1-%d of the %d lines of output; the other %d lines (%d bytes) were not saved: %s]",
+		j.path, j.fileLines, j.lines, j.lines-j.fileLines, j.bytes-j.fileBytes, j.lossReason())
 }
 
 func (j *journal) lossReason() string {

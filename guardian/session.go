@@ -427,6 +427,13 @@ func (s *Session) outcome(c *command) *Outcome {
 	s.mu.Lock()
 	text, sk, redactions := c.takeNewLocked()
 	note := c.out.note(sk)
+	if c.done {
+		if fn := c.out.finalNote(); fn != "" && note != "" {
+			note += "\n" + fn
+		} else if fn != "" {
+			note = fn
+		}
+	}
 	journalPath := c.out.path
 	o := &Outcome{
 		Generation: c.gen, Command: c.text, Running: !c.done, ExitCode: c.exitCode,

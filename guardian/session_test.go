@@ -54,7 +54,7 @@ func TestRunExitCodesAndOutput(t *testing.T) {
 		{"false", "", 1},
 		{"(exit 3)", "", 3},
 		{"printf 'a\\nb\\n'", "a\nb", 0},
-		// A terminal expands tabs to the next tab stop.
+		// Tabs come back as tabs, not as the spaces a terminal shows.
 		{"echo 'single '\"'\"' quote' && echo $'tab\\there'", "single ' quote\ntab\there", 0},
 		{"for i in 1 2 3; do\n  echo line$i\ndone", "line1\nline2\nline3", 0},
 	}
