@@ -15,7 +15,7 @@ import (
 
 // newTestSession starts a real bash whose HOME is a temp dir, so the user's
 // own rc files never influence the test (a test may write its own).
-func newTestSession(t *testing.T, home string) *Session {
+func newTestSession(t testing.TB, home string) *Session {
 	t.Helper()
 	if home == "" {
 		home = t.TempDir()
@@ -34,7 +34,7 @@ func newTestSession(t *testing.T, home string) *Session {
 	return s
 }
 
-func run(t *testing.T, s *Session, cmd string, wait time.Duration) *Outcome {
+func run(t testing.TB, s *Session, cmd string, wait time.Duration) *Outcome {
 	t.Helper()
 	o, err := s.Run(context.Background(), cmd, wait)
 	if err != nil {
