@@ -71,7 +71,7 @@ type journal struct {
 	fileLines int   // lines 1..fileLines are in the file
 	fileBytes int64
 
-	lossNoted  bool // the final note about unsaved lines was given
+	lossNoted bool // the final note about unsaved lines was given
 
 	red        *redact.Lines // nil: no redaction
 	redactions int           // replacements not yet reported
