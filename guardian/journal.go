@@ -3,10 +3,12 @@ package guardian
 import (
 	"bufio"
 	"fmt"
+	"io"
 	"os"
 	"strconv"
 	"strings"
 	"syscall"
+	"time"
 	"unicode/utf8"
 
 	"winx/evidence/redact"
@@ -43,16 +45,18 @@ const cutMark = " [winx: line continues on the next line]"
 
 // tailEntry is a run of identical lines of the tail.
 type tailEntry struct {
-	text  string
-	count int
-	first int  // number of the first line of the run, from 1
-	saved bool // the lines are in the journal file
+	text   string
+	count  int
+	first  int   // number of the first line of the run, from 1
+	offset int64 // where that line starts in the journal file when saved
+	saved  bool  // the lines are in the journal file
 }
 
 // skipped describes undelivered lines that left the tail unseen.
 type skipped struct {
 	first, lines int
 	bytes        int64
+	offset       int64 // of line first in the journal file, when saved
 	// lostLines, lostBytes: those of them not in the journal file either.
 	lostLines int
 	lostBytes int64
@@ -142,7 +146,7 @@ func (j *journal) add(raw string, cut bool, delivered int) {
 	if len(text) > j.tailBudget/2 {
 		text = j.cutMiddle(text, j.tailBudget/4)
 	}
-	j.tail = append(j.tail, tailEntry{text: text, count: 1, first: j.lines, saved: saved})
+	j.tail = append(j.tail, tailEntry{text: text, count: 1, first: j.lines, offset: j.bytes - size, saved: saved})
 	j.tailBytes += len(text) + 1
 	for j.tailBytes > j.tailBudget && len(j.tail)-j.head > 1 {
 		j.evict()
@@ -173,7 +177,7 @@ func (j *journal) evict() {
 	j.head++
 	j.tailBytes -= len(e.text) + 1
 	if j.skip.lines == 0 {
-		j.skip.first = e.first
+		j.skip.first, j.skip.offset = e.first, e.offset
 	}
 	size := int64(e.count) * int64(len(e.text)+1)
 	j.skip.lines += e.count
@@ -238,6 +242,22 @@ func (j *journal) flush() {
 			j.err = err
 		}
 	}
+}
+
+// copySkipped copies the saved part of sk from the journal file into a new
+// private file in dir (the workspace's scratch directory, where the model
+// can read it) and returns its absolute path.
+func (j *journal) copySkipped(sk skipped, dir string) (string, error) {
+	n := sk.bytes - sk.lostBytes
+	if j.path == "" || n <= 0 || sk.lostLines == sk.lines {
+		return "", nil
+	}
+	src, err := os.Open(j.path)
+	if err != nil {
+		return "", err
+	}
+	defer src.Close()
+	return spillReader(dir, io.NewSectionReader(src, sk.offset, n), time.Now())
 }
 
 // note is the line that tells the model about skipped lines, "" if none.

@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -457,14 +458,26 @@ func (s *Session) outcome(c *command) *Outcome {
 	shaped.Redactions += redactions
 	shaped.Journal = journalPath
 	if note != "" {
-		shaped.Text = note + "\n" + shaped.Text
 		shaped.DroppedBytes += int(sk.bytes)
 		shaped.DroppedLines += sk.lines
 		shaped.LostLines += sk.lostLines
 		shaped.LostBytes += sk.lostBytes
+		// The skipped lines are copied where the model can read them, as a
+		// dropped head always was; the journal keeps them too.
+		if sk.lines > 0 && s.opts.Shape.ScratchDir != "" {
+			copyPath, err := c.out.copySkipped(sk, s.opts.Shape.ScratchDir)
+			switch {
+			case err != nil:
+				s.logger.Warn("skipped output could not be copied", "err", err)
+			case copyPath != "":
+				note = strings.Replace(note, "]", "; a copy of the saved ones is "+copyPath+"]", 1)
+				shaped.DroppedFile = copyPath
+			}
+		}
 		if shaped.DroppedFile == "" {
 			shaped.DroppedFile = journalPath
 		}
+		shaped.Text = note + "\n" + shaped.Text
 	}
 	o.Output = shaped
 	return o

@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -250,10 +251,16 @@ func headCut(text string, budget int) int {
 }
 
 // spillHead writes head to a new file in dir and returns its absolute path.
+func spillHead(dir, head string, now time.Time) (string, error) {
+	return spillReader(dir, strings.NewReader(head), now)
+}
+
+// spillReader writes what r holds to a new file in dir and returns its
+// absolute path.
 // The file is created exclusively and without following a symlink, so a name
 // planted in dir, dangling symlink or not, is never written through; a taken
 // name is retried with fresh random bits.
-func spillHead(dir, head string, now time.Time) (string, error) {
+func spillReader(dir string, r io.Reader, now time.Time) (string, error) {
 	// Not atomicfile.MkdirPrivate: dir is the caller's, and an existing one
 	// keeps the mode its owner gave it; only a missing one is made private.
 	if err := os.MkdirAll(dir, 0o700); err != nil {
@@ -265,7 +272,7 @@ func spillHead(dir, head string, now time.Time) (string, error) {
 	}
 	for range spillAttempts {
 		path := filepath.Join(abs, spillName(now))
-		err = writeNewFile(path, head)
+		err = writeNewFile(path, r)
 		if err == nil {
 			return path, nil
 		}
@@ -286,12 +293,12 @@ func spillName(now time.Time) string {
 // writeNewFile creates path with mode 0600 and writes data to it. It fails
 // with an error wrapping fs.ErrExist if anything, a symlink included,
 // already has that name; a partly written file is removed.
-func writeNewFile(path, data string) error {
+func writeNewFile(path string, r io.Reader) error {
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL|syscall.O_NOFOLLOW, 0o600)
 	if err != nil {
 		return err
 	}
-	_, err = f.WriteString(data)
+	_, err = io.Copy(f, r)
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}

@@ -194,7 +194,7 @@ func TestShapeSpillRefusesSymlink(t *testing.T) {
 	if err := os.Symlink(target, link); err != nil {
 		t.Fatal(err)
 	}
-	if err := writeNewFile(link, "attacker wants this written"); !errors.Is(err, fs.ErrExist) {
+	if err := writeNewFile(link, strings.NewReader("attacker wants this written")); !errors.Is(err, fs.ErrExist) {
 		t.Errorf("writeNewFile(symlink) = %v, want fs.ErrExist", err)
 	}
 	if got, _ := os.ReadFile(target); string(got) != "precious" {
@@ -206,7 +206,7 @@ func TestShapeSpillRefusesSymlink(t *testing.T) {
 	if err := os.Symlink(absent, dangling); err != nil {
 		t.Fatal(err)
 	}
-	if err := writeNewFile(dangling, "x"); !errors.Is(err, fs.ErrExist) {
+	if err := writeNewFile(dangling, strings.NewReader("x")); !errors.Is(err, fs.ErrExist) {
 		t.Errorf("writeNewFile(dangling symlink) = %v, want fs.ErrExist", err)
 	}
 	if _, err := os.Lstat(absent); !errors.Is(err, fs.ErrNotExist) {
