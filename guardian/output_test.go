@@ -243,3 +243,22 @@ func TestFloodMemoryAndJournal(t *testing.T) {
 		}
 	}
 }
+
+// A session keeps a bounded number of journal files, deleting the oldest.
+func TestOutputJournalsBounded(t *testing.T) {
+	s := newTestSession(t, "")
+	var first string
+	for i := range maxJournals + 6 {
+		o := run(t, s, "echo "+strconv.Itoa(i), 10*time.Second)
+		if i == 0 {
+			first = o.Output.Journal
+		}
+	}
+	files, _ := filepath.Glob(filepath.Join(s.rcDir, "output-*.txt"))
+	if len(files) > maxJournals+1 {
+		t.Errorf("%d journal files kept, want at most %d", len(files), maxJournals+1)
+	}
+	if _, err := os.Stat(first); !os.IsNotExist(err) {
+		t.Errorf("the oldest journal %s is still there (%v)", first, err)
+	}
+}

@@ -483,6 +483,10 @@ func (s *Session) outcome(c *command) *Outcome {
 	return o
 }
 
+// maxJournals bounds the journal files a session keeps, whatever their
+// size.
+const maxJournals = 64
+
 // outputConfigLocked is the output set-up of a new command whose journal
 // is named name in the session's private directory. Journals of finished
 // commands are deleted, oldest first, until the new one fits the session's
@@ -499,9 +503,10 @@ func (s *Session) outputConfigLocked(name string) outputConfig {
 			total += sizes[i]
 		}
 	}
-	kept := s.journals[:0]
+	kept, left := s.journals[:0], len(s.journals)
 	for i, c := range s.journals {
-		if c.done && total+JournalCommandBudget > JournalSessionBudget {
+		if c.done && (total+JournalCommandBudget > JournalSessionBudget || left >= maxJournals) {
+			left--
 			if c.out.path != "" {
 				os.Remove(c.out.path)
 				total -= sizes[i]
