@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"context"
+	"os"
 	"path/filepath"
 
 	"winx/evidence/redact"
@@ -20,11 +21,18 @@ func Embedded(o Options) Factory {
 		if o.Sandbox != nil {
 			wrap = func(argv []string) ([]string, error) { return o.Sandbox(root, argv) }
 		}
+		launcher := o.Launcher
+		if launcher == "" {
+			// The server's own binary runs the Landlock launcher (winx
+			// dispatches sandbox.LauncherArg).
+			launcher, _ = os.Executable()
+		}
 		sess, err := guardian.NewSession(ctx, guardian.Options{
-			Shell:  o.Shell,
-			Dir:    spec.Dir,
-			Env:    append(append([]string(nil), o.BaseEnv...), spec.Env...),
-			Logger: o.Logger,
+			Launcher: launcher,
+			Shell:    o.Shell,
+			Dir:      spec.Dir,
+			Env:      append(append([]string(nil), o.BaseEnv...), spec.Env...),
+			Logger:   o.Logger,
 			Shape: guardian.ShapeOptions{
 				ScratchDir: filepath.Join(root, ".winx", "scratch"),
 				NoCompress: o.NoCompress,

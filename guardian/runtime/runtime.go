@@ -62,4 +62,8 @@ type Options struct {
 	// starts so that it runs confined to the session's workspace root (see
 	// package pty/sandbox; WINX_SANDBOX=1).
 	Sandbox func(workspace string, argv []string) ([]string, error)
+	// Launcher is the binary that dispatches pty/sandbox.LauncherArg, for
+	// read-only shell profiles (architect); "" means this executable. The
+	// daemon runtime's guardians use their own binary.
+	Launcher string
 }
