@@ -2,7 +2,6 @@ package runtime
 
 import (
 	"context"
-	"os"
 	"path/filepath"
 
 	"winx/evidence/redact"
@@ -21,14 +20,8 @@ func Embedded(o Options) Factory {
 		if o.Sandbox != nil {
 			wrap = func(argv []string) ([]string, error) { return o.Sandbox(root, argv) }
 		}
-		launcher := o.Launcher
-		if launcher == "" {
-			// The server's own binary runs the Landlock launcher (winx
-			// dispatches sandbox.LauncherArg).
-			launcher, _ = os.Executable()
-		}
 		sess, err := guardian.NewSession(ctx, guardian.Options{
-			Launcher: launcher,
+			Launcher: o.Launcher,
 			Shell:    o.Shell,
 			Dir:      spec.Dir,
 			Env:      append(append([]string(nil), o.BaseEnv...), spec.Env...),
