@@ -7,9 +7,11 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
+	"winx/auth/policy"
 	"winx/guardian"
 	"winx/guardian/runtime"
 	"winx/mcp"
@@ -240,4 +242,69 @@ func TestModeChangeShells(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestDaemonKeepsShellProfile: a guardian's architect shell stays read-only
+// for a later adapter (no respawn, its state kept), in place after a reset,
+// and in the new guardian a reset spawns after the old one was killed.
+func TestDaemonKeepsShellProfile(t *testing.T) {
+	if _, err := sandbox.Probe(); err != nil {
+		t.Skip("Landlock unavailable:", err)
+	}
+	rt := newDaemonRuntime(t)
+	root := t.TempDir()
+	architect := policy.Mode{Name: policy.ModeArchitect}
+	cannotWrite := func(t *testing.T, sess *session.Session, name string) {
+		t.Helper()
+		o, err := sess.Shell().Run(t.Context(), "touch "+name, 10*time.Second)
+		if err != nil || o.ExitCode == 0 {
+			t.Errorf("touch %s in the architect shell = %+v, %v; want it denied", name, o, err)
+		}
+		if _, err := os.Stat(filepath.Join(root, name)); err == nil {
+			t.Errorf("the architect shell created %s", name)
+		}
+		if st := sess.ShellState(); !st.Confinement.ReadOnly || st.Profile.Level != guardian.LevelReadOnly {
+			t.Errorf("ShellState = %+v, want the read-only profile", st)
+		}
+	}
+
+	first := rt.sessions(t)
+	sess, _, err := first.Attach(t.Context(), "p", root, architect, "", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cannotWrite(t, sess, "A")
+	run(t, sess.Shell(), "cd "+root+" && KEPT=yes")
+	pid := sess.Shell().PID(t.Context())
+	first.Close()
+
+	second := rt.sessions(t)
+	again, _, err := second.Attach(t.Context(), "p", root, policy.Mode{}, "", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again.Mode().Name != policy.ModeArchitect || again.Shell().PID(t.Context()) != pid {
+		t.Errorf("reattach: mode %q shell %d; want architect and the same shell %d", again.Mode().Name, again.Shell().PID(t.Context()), pid)
+	}
+	if got := run(t, again.Shell(), "echo $KEPT"); got != "yes" {
+		t.Errorf("reattached architect shell lost its state: %q", got)
+	}
+	cannotWrite(t, again, "B")
+
+	if reset, err := second.ResetShell(t.Context(), again); err != nil || !reset {
+		t.Fatalf("ResetShell = %v, %v", reset, err)
+	}
+	cannotWrite(t, again, "C")
+
+	syscall.Kill(guardianPID(t, again.Shell()), syscall.SIGKILL)
+	for range 100 {
+		if !again.Shell().Healthy(t.Context()) {
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if reset, err := second.ResetShell(t.Context(), again); err != nil || !reset {
+		t.Fatalf("ResetShell after the guardian was killed = %v, %v", reset, err)
+	}
+	cannotWrite(t, again, "D")
 }
