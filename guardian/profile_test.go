@@ -171,3 +171,87 @@ func TestReadOnlyWithoutLauncher(t *testing.T) {
 		t.Errorf("Respawn(read-only) without a launcher = %+v, %v; want a shell and the reason", conf, err)
 	}
 }
+
+// TestReadOnlyStacksOnSandbox: with the sandbox policy on (Options.WrapArgv
+// through the launcher), the read-only profile joins the same launcher: the
+// workspace the policy made writable is read-only, and writable again after
+// a respawn without the profile.
+func TestReadOnlyStacksOnSandbox(t *testing.T) {
+	if _, err := sandbox.Probe(); err != nil {
+		t.Skip("Landlock unavailable:", err)
+	}
+	home, err := os.MkdirTemp("/var/tmp", "winx-guardian-home-")
+	if err != nil {
+		t.Skip("no /var/tmp for a home directory outside /tmp:", err)
+	}
+	t.Cleanup(func() { os.RemoveAll(home) })
+	ws := t.TempDir()
+	policy, err := sandbox.PolicyFromEnv(ws, func(k string) string {
+		if k == "HOME" {
+			return home
+		}
+		return ""
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	s, err := NewSession(ctx, Options{
+		Dir:      ws,
+		Env:      []string{"HOME=" + home, "PATH=" + os.Getenv("PATH"), "LANG=C.UTF-8", launcherEnv + "=1"},
+		Shape:    ShapeOptions{ScratchDir: filepath.Join(t.TempDir(), "scratch")},
+		Launcher: os.Args[0],
+		WrapArgv: func(argv []string) ([]string, error) { return sandbox.Launcher(os.Args[0], policy, argv), nil },
+		Profile:  ShellProfile{Level: LevelReadOnly},
+	})
+	if err != nil {
+		t.Fatalf("NewSession: %v", err)
+	}
+	t.Cleanup(func() { s.Close() })
+	o := run(t, s, "touch F; echo code=$?; ls "+shellQuote(home)+" >/dev/null 2>&1; echo home=$?", 10*time.Second)
+	if !strings.Contains(o.Output.Text, "code=1") || !strings.Contains(o.Output.Text, "home=2") {
+		t.Errorf("sandbox+read-only shell: %q; want the write and the home listing denied", o.Output.Text)
+	}
+	if _, err := os.Stat(filepath.Join(ws, "F")); err == nil {
+		t.Errorf("the sandbox+read-only shell wrote in the workspace")
+	}
+	if _, err := s.Respawn(ctx, ShellProfile{}); err != nil {
+		t.Fatal(err)
+	}
+	run(t, s, "touch F", 10*time.Second)
+	if _, err := os.Stat(filepath.Join(ws, "F")); err != nil {
+		t.Errorf("the sandbox shell without the read-only profile could not write in the workspace: %v", err)
+	}
+}
+
+// BenchmarkRespawn measures a mode change's fresh shell: unrestricted, and
+// read-only through the Landlock launcher.
+func BenchmarkRespawn(b *testing.B) {
+	for _, p := range []struct {
+		name    string
+		profile ShellProfile
+	}{{"unrestricted", ShellProfile{}}, {"readonly", ShellProfile{Level: LevelReadOnly, Env: RestrictedGitEnv()}}} {
+		b.Run(p.name, func(b *testing.B) {
+			if p.profile.Level == LevelReadOnly {
+				if _, err := sandbox.Probe(); err != nil {
+					b.Skip("Landlock unavailable:", err)
+				}
+			}
+			s, err := NewSession(context.Background(), Options{
+				Dir:      b.TempDir(),
+				Env:      []string{"HOME=" + b.TempDir(), "PATH=" + os.Getenv("PATH"), "LANG=C.UTF-8", launcherEnv + "=1"},
+				Launcher: os.Args[0],
+			})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer s.Close()
+			for b.Loop() {
+				if _, err := s.Respawn(context.Background(), p.profile); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
