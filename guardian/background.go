@@ -40,7 +40,7 @@ func (s *Session) StartBackground(ctx context.Context, command string) (string, 
 	}
 	s.bgNext++
 	id := "bg-" + strconv.Itoa(s.bgNext)
-	cwd := s.cwd
+	cwd, profile := s.cwd, s.profile
 	s.mu.Unlock()
 
 	path, err := exec.LookPath("bash")
@@ -49,8 +49,8 @@ func (s *Session) StartBackground(ctx context.Context, command string) (string, 
 	}
 	cmd := exec.Command(path, "-c", command)
 	cmd.Dir = cwd
-	cmd.Env = append(append([]string(nil), s.opts.Env...), "PAGER=cat", "GIT_PAGER=cat", "TERM=xterm-256color")
-	if err := s.wrapCommand(cmd); err != nil { // the sandbox, if on
+	cmd.Env = append(append(append([]string(nil), s.opts.Env...), profile.Env...), "PAGER=cat", "GIT_PAGER=cat", "TERM=xterm-256color")
+	if _, err := s.wrapCommand(cmd, profile); err != nil { // the sandbox and the read-only ruleset, if on
 		return "", fmt.Errorf("guardian: start background command: %w", err)
 	}
 	proc, err := pty.StartWithSize(cmd, pty.Size{Rows: uint16(s.opts.Rows), Cols: uint16(s.opts.Cols)})

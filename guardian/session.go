@@ -57,22 +57,24 @@ type Options struct {
 	// through the Landlock launcher of package pty/sandbox. The first element
 	// of the result is the program to run.
 	WrapArgv func(argv []string) ([]string, error)
+	// Profile is the first shell's profile (Respawn changes it).
+	Profile ShellProfile
+	// Launcher is the binary that runs pty/sandbox's launcher when its
+	// first argument is sandbox.LauncherArg (winx, winx-guardian); a
+	// read-only profile needs it. "" leaves read-only profiles to the
+	// command parser alone (Confinement.Unavailable says so).
+	Launcher string
 }
 
-// wrapCommand applies Options.WrapArgv to cmd before it is started.
-func (s *Session) wrapCommand(cmd *exec.Cmd) error {
-	if s.opts.WrapArgv == nil {
-		return nil
-	}
-	argv, err := s.opts.WrapArgv(cmd.Args)
+// wrapCommand confines cmd for profile p before it is started (see
+// confine).
+func (s *Session) wrapCommand(cmd *exec.Cmd, p ShellProfile) (Confinement, error) {
+	argv, c, err := s.confine(cmd.Args, p)
 	if err != nil {
-		return err
-	}
-	if len(argv) == 0 {
-		return errors.New("guardian: WrapArgv returned an empty argument vector")
+		return Confinement{}, err
 	}
 	cmd.Path, cmd.Args = argv[0], argv
-	return nil
+	return c, nil
 }
 
 // Session is one shell on a PTY with its commands. All methods are safe for
@@ -107,6 +109,10 @@ type Session struct {
 	meta json.RawMessage
 	// journals are the commands with a journal file in rcDir, oldest first.
 	journals []*command
+	// profile starts every shell and background command; confinement is
+	// what the current shell got. Both change only when a shell starts.
+	profile     ShellProfile
+	confinement Confinement
 }
 
 // shellProc is one incarnation of the shell (replaced on reset).
@@ -129,7 +135,7 @@ func NewSession(ctx context.Context, opts Options) (*Session, error) {
 	if opts.Dir == "" {
 		opts.Dir = "/"
 	}
-	s := &Session{opts: opts, logger: opts.Logger, changed: make(chan struct{}), cwd: opts.Dir, bg: map[string]*background{}}
+	s := &Session{opts: opts, logger: opts.Logger, changed: make(chan struct{}), cwd: opts.Dir, bg: map[string]*background{}, profile: opts.Profile}
 	if s.logger == nil {
 		s.logger = slog.New(slog.DiscardHandler)
 	}
@@ -148,14 +154,20 @@ func NewSession(ctx context.Context, opts Options) (*Session, error) {
 	return s, nil
 }
 
-// startShell launches a shell at dir and waits for its first marker.
+// startShell launches a shell at dir with the session's profile and waits
+// for its first marker.
 func (s *Session) startShell(ctx context.Context, dir string) error {
+	s.mu.Lock()
+	profile := s.profile
+	s.mu.Unlock()
 	nonce := newNonce()
-	cmd, err := shellCommand(s.opts.Shell, nonce, s.rcDir, dir, s.opts.Env)
+	env := append(append([]string(nil), s.opts.Env...), profile.Env...)
+	cmd, err := shellCommand(s.opts.Shell, nonce, s.rcDir, dir, env)
 	if err != nil {
 		return err
 	}
-	if err := s.wrapCommand(cmd); err != nil { // the sandbox, if on
+	conf, err := s.wrapCommand(cmd, profile) // the sandbox and the read-only ruleset, if on
+	if err != nil {
 		return fmt.Errorf("%w: %v", ErrShellStart, err)
 	}
 	proc, err := pty.StartWithSize(cmd, pty.Size{Rows: uint16(s.opts.Rows), Cols: uint16(s.opts.Cols)})
@@ -164,7 +176,7 @@ func (s *Session) startShell(ctx context.Context, dir string) error {
 	}
 	sp := &shellProc{proc: proc, nonce: nonce, scanner: markerScanner{nonce: nonce}}
 	s.mu.Lock()
-	s.shell = sp
+	s.shell, s.confinement = sp, conf
 	s.mu.Unlock()
 	go s.readLoop(sp)
 	ctx, cancel := context.WithTimeout(ctx, startTimeout)
@@ -775,6 +787,41 @@ func (s *Session) replaceShell(ctx context.Context) error {
 	s.mu.Unlock()
 	old.proc.Close()
 	return s.startShell(ctx, cwd)
+}
+
+// Respawn replaces the shell with a fresh one started with profile at the
+// same cwd: nothing the old shell defined (aliases, functions, variables,
+// traps) survives. It refuses with ErrCommandRunning while a foreground
+// command runs. If the new shell does not start, the old one and its
+// profile stay and the error wraps ErrShellStart. Background commands keep
+// running as they were started.
+func (s *Session) Respawn(ctx context.Context, profile ShellProfile) (Confinement, error) {
+	profile.Env = append([]string(nil), profile.Env...)
+	s.launchMu.Lock()
+	defer s.launchMu.Unlock()
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return Confinement{}, ErrClosed
+	}
+	if s.cmd != nil && !s.cmd.done {
+		s.mu.Unlock()
+		return Confinement{}, ErrCommandRunning
+	}
+	old, oldProfile, oldConf, cwd := s.shell, s.profile, s.confinement, s.cwd
+	s.profile = profile
+	s.mu.Unlock()
+	if err := s.startShell(ctx, cwd); err != nil {
+		s.mu.Lock()
+		s.shell, s.profile, s.confinement = old, oldProfile, oldConf
+		s.broadcastLocked()
+		s.mu.Unlock()
+		return Confinement{}, err
+	}
+	old.proc.Close()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.confinement, nil
 }
 
 // ScreenSnapshot is the visible terminal.

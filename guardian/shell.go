@@ -21,8 +21,18 @@ const (
 // PS1 is blanked; if a command sets it, its text follows the marker and is
 // discarded with the rest of the prompt. Echo is off: the model sees what
 // commands print, not what was typed.
+//
+// History: the session's shell keeps no history file. HISTFILE is unset
+// and made read-only before the user's ~/.bashrc runs, so its assignment
+// of HISTFILE fails (bash goes on with the next line; the message is
+// printed before the first prompt and never reaches the model) and a
+// `history -a` in it, or in a DEBUG trap it sets, has no file to write.
+// After it, history recording is turned off. The typed wrapper lines never
+// land in the user's ~/.bash_history.
 const rcBash = `# winx session rc (generated; the user's own files are not modified)
+unset HISTFILE; readonly HISTFILE
 if [ -f "$HOME/.bashrc" ]; then . "$HOME/.bashrc"; fi
+set +o history
 stty -echo 2>/dev/null
 PS1=''; PS2=''; PS3=''
 export PAGER=cat GIT_PAGER=cat MANPAGER=cat SYSTEMD_PAGER= TERM=xterm-256color
@@ -34,8 +44,15 @@ readonly PROMPT_COMMAND
 
 // rcZsh does the same for zsh with a precmd hook. PROMPT_SP and PROMPT_CR
 // are off so zsh does not mark a missing final newline with "%".
+// History is kept off as in rcBash: no HISTFILE and SAVEHIST 0, before
+// the user's ~/.zshrc and again after it, then read-only. They cannot be
+// read-only before it: zsh stops sourcing a file at the first assignment
+// to a read-only variable, which would cut the user's ~/.zshrc short.
 const rcZsh = `# winx session rc (generated; the user's own files are not modified)
+unset HISTFILE; SAVEHIST=0
 if [ -f "$HOME/.zshrc" ]; then . "$HOME/.zshrc"; fi
+unsetopt INC_APPEND_HISTORY SHARE_HISTORY APPEND_HISTORY 2>/dev/null
+unset HISTFILE; SAVEHIST=0; typeset -r HISTFILE SAVEHIST 2>/dev/null
 stty -echo 2>/dev/null
 unsetopt PROMPT_SP PROMPT_CR 2>/dev/null
 PS1=''; PROMPT=''; RPROMPT=''; PS2=''

@@ -46,6 +46,13 @@ type Terminal interface {
 	// it reports whether it went quiet.
 	WaitForTurn(ctx context.Context, quiet, timeout time.Duration) (bool, error)
 
+	// Respawn replaces the shell with a fresh one started with profile at
+	// the same cwd (a mode change): nothing the old shell defined
+	// survives. A running foreground command refuses it with
+	// ErrCommandRunning; a new shell that does not start leaves the old
+	// one. It reports how the kernel confines the new shell.
+	Respawn(ctx context.Context, profile ShellProfile) (Confinement, error)
+
 	// Meta is the opaque record kept with the session for its adapters
 	// (the session mode), as of the attach; nil when none was stored.
 	// A terminal served by a guardian keeps it across adapters.

@@ -360,6 +360,13 @@ func TestDaemonReattachRestoresMode(t *testing.T) {
 	if r.Status != "completed" {
 		t.Fatalf("mode change = %+v", r)
 	}
+	// The change into architect started a fresh shell: that is the one
+	// the next adapter must find.
+	var arch initData
+	if err := json.Unmarshal(r.Data, &arch); err != nil || arch.ShellPID == 0 {
+		t.Fatalf("mode change data = %s (%v)", r.Data, err)
+	}
+	s.ShellPID = arch.ShellPID
 	a.kill()
 
 	b := d.adapter()

@@ -30,7 +30,11 @@ func serve(ctx context.Context, c *config.Serve, id buildid.Identity, stdin io.R
 	if err != nil {
 		return err
 	}
+	// This binary runs the Landlock launcher (main dispatches
+	// sandbox.LauncherArg), for the sandbox and architect's read-only shell.
+	self, _ := os.Executable()
 	shells, err := shellRuntime(runtime.Options{
+		Launcher:   self,
 		Shell:      c.Shell,
 		NoRedact:   c.NoRedact,
 		NoCompress: c.NoCompress,

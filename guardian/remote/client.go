@@ -444,6 +444,19 @@ func (r *RemoteShell) Reset(ctx context.Context) error {
 	return nil
 }
 
+// Respawn asks the guardian for a fresh shell with profile at the same cwd
+// (see guardian.Terminal). A guardian too old to know the method answers an
+// error wrapping ErrUnsupported: the mode change then fails, it is never
+// applied to the old shell.
+func (r *RemoteShell) Respawn(ctx context.Context, profile guardian.ShellProfile) (guardian.Confinement, error) {
+	var res respawnResult
+	if err := r.call(ctx, MethodRespawn, &respawnParams{Profile: profile}, &res); err != nil {
+		return guardian.Confinement{}, err
+	}
+	r.noteStatus(res.Status)
+	return res.Confinement, nil
+}
+
 // PID returns the shell's process id as of the last attach or status.
 func (r *RemoteShell) PID(context.Context) int {
 	r.mu.Lock()

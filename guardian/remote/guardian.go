@@ -192,9 +192,12 @@ func RunGuardian(ctx context.Context, cfg Config, build wire.Build, logger *slog
 	if err != nil {
 		return err
 	}
+	// This binary runs the Landlock launcher (winx-guardian dispatches
+	// sandbox.LauncherArg), for the sandbox and read-only shell profiles.
+	self, _ := os.Executable()
 	sess, err := guardian.NewSession(ctx, guardian.Options{
 		Shell: cfg.Shell, Dir: cfg.Dir, Env: os.Environ(), Rows: cfg.Rows, Cols: cfg.Cols, Logger: logger,
-		WrapArgv: wrap,
+		WrapArgv: wrap, Launcher: self,
 		Shape: guardian.ShapeOptions{
 			ScratchDir: filepath.Join(root, ".winx", "scratch"),
 			NoCompress: cfg.NoCompress,

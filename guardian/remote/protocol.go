@@ -23,6 +23,7 @@ const (
 	MethodWaitForTurn = "session.wait_for_turn" // waitTurnParams → waitTurnResult
 	MethodReset       = "session.reset"         // reqBase → Status
 	MethodClose       = "session.close"         // reqBase → Status; the guardian then exits
+	MethodRespawn     = "session.respawn"       // respawnParams → respawnResult
 	MethodBgStart     = "background.start"      // bgStartParams → bgStartResult
 	MethodBgPoll      = "background.poll"       // bgPollParams → Outcome
 	MethodBgSendText  = "background.send_text"  // bgSendTextParams → Outcome
@@ -43,7 +44,7 @@ func Capabilities() []string {
 	return []string{
 		MethodAttach, MethodStatus, MethodRun, MethodPoll, MethodSendText, MethodSendKeys,
 		MethodSendBytes, MethodCancel, MethodScreen, MethodWaitForTurn, MethodReset, MethodClose,
-		MethodBgStart, MethodBgPoll, MethodBgSendText, MethodAck, CapDeliveryAck, CapLaunchID, CapReplaceMeta,
+		MethodBgStart, MethodBgPoll, MethodBgSendText, MethodRespawn, MethodAck, CapDeliveryAck, CapLaunchID, CapReplaceMeta,
 	}
 }
 
@@ -143,6 +144,17 @@ type bgSendTextParams struct {
 	Text   string `json:"text"`
 	Submit bool   `json:"submit,omitempty"`
 	WaitMS int64  `json:"wait_ms"`
+}
+
+// respawnParams asks for a fresh shell with Profile at the same cwd.
+type respawnParams struct {
+	reqBase
+	Profile guardian.ShellProfile `json:"profile"`
+}
+
+type respawnResult struct {
+	Status      Status               `json:"status"`
+	Confinement guardian.Confinement `json:"confinement"`
 }
 
 type ackParams struct {

@@ -160,6 +160,7 @@ func (s *Server) methods() map[string]method {
 		MethodWaitForTurn: {fn: handler(s, s.waitForTurn)},
 		MethodReset:       {fn: handler(s, s.reset)},
 		MethodClose:       {fn: handler(s, s.closeSession)},
+		MethodRespawn:     {fn: handler(s, s.respawn)},
 		MethodBgStart:     {fn: handler(s, s.bgStart)},
 		MethodBgPoll:      {fn: handler(s, s.bgPoll)},
 		MethodBgSendText:  {fn: handler(s, s.bgSendText)},
@@ -448,6 +449,20 @@ func (s *Server) reset(ctx context.Context, _ *reqBase) (*Status, error) {
 	}
 	st := s.status()
 	return &st, nil
+}
+
+// respawn starts a fresh shell with the asked profile (a mode change); a
+// running command refuses it (guardian.ErrCommandRunning).
+func (s *Server) respawn(ctx context.Context, p *respawnParams) (*respawnResult, error) {
+	if _, err := s.gate.acquire(ctx, s.settle); err != nil {
+		return nil, err
+	}
+	conf, err := s.sess.Respawn(context.WithoutCancel(ctx), p.Profile)
+	s.gate.release()
+	if err != nil {
+		return nil, err
+	}
+	return &respawnResult{Status: s.status(), Confinement: conf}, nil
 }
 
 // registerLaunch records a run's launch id; nil when it has none.

@@ -21,10 +21,11 @@ func Embedded(o Options) Factory {
 			wrap = func(argv []string) ([]string, error) { return o.Sandbox(root, argv) }
 		}
 		sess, err := guardian.NewSession(ctx, guardian.Options{
-			Shell:  o.Shell,
-			Dir:    spec.Dir,
-			Env:    append(append([]string(nil), o.BaseEnv...), spec.Env...),
-			Logger: o.Logger,
+			Launcher: o.Launcher,
+			Shell:    o.Shell,
+			Dir:      spec.Dir,
+			Env:      append(append([]string(nil), o.BaseEnv...), spec.Env...),
+			Logger:   o.Logger,
 			Shape: guardian.ShapeOptions{
 				ScratchDir: filepath.Join(root, ".winx", "scratch"),
 				NoCompress: o.NoCompress,

@@ -62,4 +62,11 @@ type Options struct {
 	// starts so that it runs confined to the session's workspace root (see
 	// package pty/sandbox; WINX_SANDBOX=1).
 	Sandbox func(workspace string, argv []string) ([]string, error)
+	// Launcher is the binary that dispatches pty/sandbox.LauncherArg (winx),
+	// for read-only shell profiles (architect) in the embedded runtime; ""
+	// leaves them to the command parser alone, with that reason reported.
+	// It is never guessed: a binary that does not dispatch the launcher
+	// would run as itself. The daemon runtime's guardians use their own
+	// binary (winx-guardian).
+	Launcher string
 }

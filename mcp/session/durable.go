@@ -56,29 +56,29 @@ func DecodeMode(raw json.RawMessage) (policy.Mode, bool) {
 
 // resumeMode settles the mode of a session whose first shell just started:
 // a shell that served the session before brings its mode back unless the
-// call asked for one; the mode in force is recorded with it.
-func resumeMode(ctx context.Context, st *runtime.Started, asked policy.Mode) (mode policy.Mode, resumed bool) {
+// call asked for one, and the state of its shell.
+func resumeMode(ctx context.Context, st *runtime.Started, asked policy.Mode) (mode policy.Mode, resumed bool, shell ShellState) {
 	mode, resumed = asked, st.Resumed
-	if resumed && mode.Name == "" {
-		if prior, ok := DecodeMode(st.Terminal.Meta(ctx)); ok {
+	if resumed {
+		meta := st.Terminal.Meta(ctx)
+		if prior, ok := DecodeMode(meta); ok && mode.Name == "" {
 			mode = prior
 		}
+		shell = decodeShellState(meta)
 	}
 	if mode.Name == "" {
 		mode = policy.Mode{Name: policy.ModeWCGW}
 	}
-	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), recordModeTimeout)
-	st.Terminal.SetMeta(rctx, EncodeMode(mode))
-	cancel()
-	return mode, resumed
+	return mode, resumed, shell
 }
 
-// recordMode stores a changed mode with a shell.
-func recordMode(sh guardian.Terminal, m policy.Mode) {
+// recordShell stores a mode and its shell's state with a shell; a failure
+// only costs the next adapter the record, so it never fails the call.
+func recordShell(sh guardian.Terminal, m policy.Mode, st ShellState) {
 	if sh == nil {
 		return
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), recordModeTimeout)
 	defer cancel()
-	sh.SetMeta(ctx, EncodeMode(m))
+	sh.SetMeta(ctx, encodeRecord(m, st))
 }

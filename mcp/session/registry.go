@@ -60,6 +60,8 @@ type Session struct {
 	shell     guardian.Terminal // nil until started
 	lastReset time.Time         // zero until the first reset
 	resumed   bool              // the first shell served this session before this adapter
+	// shellState is how shell was started (its mode's profile).
+	shellState ShellState
 }
 
 // Mode returns the session's current mode.
@@ -69,16 +71,31 @@ func (s *Session) Mode() policy.Mode {
 	return s.mode.Clone()
 }
 
-// SetMode records a new mode after validating it (ValidateMode).
-func (s *Session) SetMode(m policy.Mode) error {
+// SetMode changes the session's mode after validating it (ValidateMode).
+// When the mode's shell profile differs from the shell's (ShellProfile), a
+// fresh shell is started with it at the same cwd first; if that fails (a
+// command is running: guardian.ErrCommandRunning), the mode stays as it
+// was. The mode and the shell's state are recorded with the shell.
+func (s *Session) SetMode(ctx context.Context, m policy.Mode) error {
 	if err := ValidateMode(m); err != nil {
 		return err
 	}
+	// resetMu keeps a reset from replacing the shell in between.
+	s.resetMu.Lock()
+	defer s.resetMu.Unlock()
 	s.mu.Lock()
-	s.mode = m.Clone()
-	sh := s.shell
+	sh, st := s.shell, s.shellState
 	s.mu.Unlock()
-	recordMode(sh, m)
+	if sh != nil {
+		var err error
+		if st, err = fitShell(ctx, sh, m, st); err != nil {
+			return err
+		}
+	}
+	s.mu.Lock()
+	s.mode, s.shellState = m.Clone(), st
+	s.mu.Unlock()
+	recordShell(sh, m, st)
 	return nil
 }
 
@@ -221,7 +238,7 @@ func (s *Sessions) attach(ctx context.Context, principal, scope, root string, mo
 			continue // its starter failed and removed it: start it ourselves
 		}
 		if mode.Name != "" {
-			if err := sess.SetMode(mode); err != nil {
+			if err := sess.SetMode(ctx, mode); err != nil {
 				return nil, false, err
 			}
 		}
@@ -258,10 +275,18 @@ func (s *Sessions) bind(tk threadKey, sess *Session, move bool) error {
 func (s *Sessions) start(ctx context.Context, sess *Session, mode policy.Mode) error {
 	st, err := s.newShell(ctx, sess, sess.Root, nil)
 	var sh guardian.Terminal
+	var shell ShellState
 	resumed := false
 	if err == nil {
 		sh = st.Terminal
-		mode, resumed = resumeMode(ctx, st, mode)
+		var prior ShellState
+		mode, resumed, prior = resumeMode(ctx, st, mode)
+		if shell, err = fitShell(ctx, sh, mode, prior); err != nil {
+			sh.Release(context.WithoutCancel(ctx))
+			sh = nil
+		} else {
+			recordShell(sh, mode, shell)
+		}
 	}
 	var orphan guardian.Terminal
 	s.mu.Lock()
@@ -274,7 +299,7 @@ func (s *Sessions) start(ctx context.Context, sess *Session, mode policy.Mode) e
 		}
 	} else {
 		sess.mu.Lock()
-		sess.shell, sess.mode, sess.resumed = sh, mode.Clone(), resumed
+		sess.shell, sess.mode, sess.resumed, sess.shellState = sh, mode.Clone(), resumed, shell
 		sess.mu.Unlock()
 	}
 	sess.err = err
@@ -398,6 +423,14 @@ func (s *Sessions) ResetShell(ctx context.Context, sess *Session) (reset bool, e
 		return false, err
 	}
 	sh := st.Terminal
+	// The new shell gets the mode's profile: a shell reset in place in its
+	// guardian kept it (its record says so), a new one starts without it.
+	mode := sess.Mode()
+	shell, err := fitShell(ctx, sh, mode, decodeShellState(sh.Meta(ctx)))
+	if err != nil {
+		sh.Release(context.WithoutCancel(ctx))
+		return false, err
+	}
 	s.mu.Lock()
 	if s.closed {
 		s.mu.Unlock()
@@ -405,14 +438,14 @@ func (s *Sessions) ResetShell(ctx context.Context, sess *Session) (reset bool, e
 		return false, ErrSessionsClosed
 	}
 	sess.mu.Lock()
-	sess.shell, sess.lastReset = sh, s.now()
+	sess.shell, sess.lastReset, sess.shellState = sh, s.now(), shell
 	sess.mu.Unlock()
 	s.mu.Unlock()
 	// The replaced shell is gone from the session either way; a failure to
 	// tear it down leaves nothing the caller could act on.
 	_ = old.Release(context.WithoutCancel(ctx))
 	// A guardian spawned anew holds no mode yet.
-	recordMode(sh, sess.Mode())
+	recordShell(sh, mode, shell)
 	return true, nil
 }
 

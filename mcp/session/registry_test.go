@@ -311,3 +311,32 @@ func TestSessionsClose(t *testing.T) {
 		t.Errorf("second Close = %v", err)
 	}
 }
+
+// TestSetModeRespawnsOnProfileChange: a mode change whose shell profile
+// differs starts a fresh shell; one that keeps it does not.
+func TestSetModeRespawnsOnProfileChange(t *testing.T) {
+	s, _, _ := sessiontest.NewSessions(t)
+	root := sessiontest.Canon(t, t.TempDir())
+	sess, _, err := s.Attach(t.Context(), "p", root, policy.Mode{}, "", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sh := sess.Shell().(*sessiontest.ProcShell)
+	steps := []struct {
+		mode     string
+		respawns int32
+	}{
+		{policy.ModeWCGW, 0},
+		{policy.ModeArchitect, 1},
+		{policy.ModeArchitect, 1},
+		{policy.ModeWCGW, 2},
+	}
+	for _, st := range steps {
+		if err := sess.SetMode(t.Context(), policy.Mode{Name: st.mode}); err != nil {
+			t.Fatalf("SetMode(%s): %v", st.mode, err)
+		}
+		if got := sh.Respawns.Load(); got != st.respawns {
+			t.Errorf("after SetMode(%s): %d respawns, want %d", st.mode, got, st.respawns)
+		}
+	}
+}

@@ -14,6 +14,7 @@ import (
 
 	"winx/auth"
 	"winx/evidence"
+	"winx/guardian"
 	"winx/mcp"
 	"winx/mcp/session"
 	wspace "winx/mcp/workspace" // "workspace" names a test helper of this package
@@ -145,6 +146,10 @@ func errorEnvelope(tool string, err error) mcp.Envelope {
 		env.Status, env.ErrorCode, env.Retryable = mcp.StatusConflict, codeWorkspaceThreadMismatch, true
 		env.Message = fmt.Sprintf("Thread %s is bound to workspace_root %s, not %s; pass the workspace_root that Initialize returned.",
 			be.ThreadID, be.Bound, be.Given)
+	case errors.Is(err, guardian.ErrCommandRunning):
+		// A mode change starts a fresh shell, which a running command blocks.
+		env.Status, env.ErrorCode, env.Retryable = mcp.StatusConflict, codeCommandAlreadyRunning, true
+		env.Message = "A command is running in this shell; the mode changes with a fresh shell once it ends. Wait for it or interrupt it (BashCommand send_specials Ctrl-c), then ask again."
 	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
 		env.Status, env.ErrorCode, env.Retryable = mcp.StatusFailed, codeExecutionFailed, true
 		env.Message = "The call was cancelled or timed out before it finished."

@@ -10,6 +10,7 @@ import (
 	"winx/auth"
 	"winx/auth/policy"
 	"winx/evidence/redact"
+	"winx/guardian"
 	"winx/mcp"
 	"winx/mcp/session"
 	wspace "winx/mcp/workspace" // "workspace" names a test helper of this package
@@ -121,6 +122,7 @@ type initializeData struct {
 	ShellPID             int               `json:"shell_pid"`
 	Cwd                  string            `json:"cwd"`
 	Mode                 string            `json:"mode"`
+	CommandPolicy        string            `json:"command_policy"`
 	TemporaryArtifactDir string            `json:"temporary_artifact_dir"`
 	Reattached           bool              `json:"reattached"`
 	Scratch              bool              `json:"scratch"`
@@ -329,7 +331,7 @@ func (t *initializer) firstCall(ctx context.Context, principal string, in *initi
 			}
 			mode, err := in.mode(sess.Root)
 			if err == nil && mode.Name != "" {
-				err = sess.SetMode(policy.Mode(mode))
+				err = sess.SetMode(ctx, policy.Mode(mode))
 			}
 			if err != nil {
 				return failure(err)
@@ -385,7 +387,7 @@ func (t *initializer) modeChange(ctx context.Context, principal string, in *init
 	}
 	mode, err := in.mode(sess.Root)
 	if err == nil {
-		err = sess.SetMode(policy.Mode(mode))
+		err = sess.SetMode(ctx, policy.Mode(mode))
 	}
 	if err != nil {
 		return failure(err)
@@ -417,6 +419,21 @@ func (t *initializer) resetShell(ctx context.Context, principal string, in *init
 	return t.answer(ctx, in, sess, tid, opts)
 }
 
+// commandLayers says which layers enforce a mode's command policy: the
+// parser allowlist in every restricted mode and, for architect, the kernel's
+// read-only shell or the reason it is missing.
+func commandLayers(mode string, c guardian.Confinement) string {
+	switch {
+	case mode == ModeWCGW || mode == "":
+		return "none (wcgw)"
+	case c.ReadOnly:
+		return "parser allowlist + Landlock read-only shell"
+	case c.Unavailable != "":
+		return "parser allowlist (kernel layer unavailable: " + c.Unavailable + ")"
+	}
+	return "parser allowlist"
+}
+
 // answerOpts shape the answer of a call that has a session.
 type answerOpts struct {
 	reattached   bool
@@ -435,11 +452,13 @@ func (t *initializer) answer(ctx context.Context, in *initializeInput, sess *ses
 		ThreadID: tid, WorkspaceRoot: sess.Root, SessionID: sess.ExternalID,
 		ShellPID: sh.PID(ctx), Cwd: sh.Cwd(ctx), Mode: mode.Name, TemporaryArtifactDir: sess.TempDir,
 		Reattached: o.reattached, Scratch: sess.Scratch, ShellReset: o.shellReset,
+		CommandPolicy: commandLayers(mode.Name, sess.ShellState().Confinement),
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "Use thread_id=%s for all winx tool calls.\n", tid)
 	fmt.Fprintf(&b, "Pass workspace_root=%s with it.\n", sess.Root)
 	fmt.Fprintf(&b, "Session %s: shell PID %d, cwd %s, mode %s.\n", sess.ExternalID, data.ShellPID, data.Cwd, mode.Name)
+	fmt.Fprintf(&b, "Command policy: %s.\n", data.CommandPolicy)
 	fmt.Fprintf(&b, "Temporary artifacts go in %s (created when first written).\n", sess.TempDir)
 	if sess.Scratch {
 		b.WriteString("This is a scratch playground: no workspace path was given.\n")

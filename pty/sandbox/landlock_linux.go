@@ -178,6 +178,9 @@ func RunLauncher(args []string) error {
 	fs := flag.NewFlagSet(LauncherArg, flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	var p Policy
+	var withPolicy, readOnly bool
+	fs.BoolVar(&withPolicy, policyFlag[2:], false, "apply the sandbox policy")
+	fs.BoolVar(&readOnly, readOnlyFlag[2:], false, "apply the read-only ruleset")
 	fs.StringVar(&p.Home, "home", "", "directory to hide")
 	fs.Func("rw", "writable path (repeatable)", func(v string) error { p.RW = append(p.RW, v); return nil })
 	fs.Func("ro", "readable path (repeatable)", func(v string) error { p.RO = append(p.RO, v); return nil })
@@ -193,6 +196,9 @@ func RunLauncher(args []string) error {
 			return fmt.Errorf("%w: launcher path %q is not absolute", ErrInvalidPolicy, path)
 		}
 	}
+	if !withPolicy && !readOnly {
+		return fmt.Errorf("%w: the launcher was given no ruleset (%s or %s)", ErrInvalidPolicy, policyFlag, readOnlyFlag)
+	}
 	path := argv[0]
 	if !strings.Contains(path, "/") {
 		found, err := exec.LookPath(path)
@@ -201,14 +207,26 @@ func RunLauncher(args []string) error {
 		}
 		path = found
 	}
-	rules := policyRules(p, listGrantable)
+	var rules []rule
+	if withPolicy {
+		rules = policyRules(p, listGrantable)
+	}
 	// Everything from here to the exec happens on this one thread: no_new_privs
 	// and the Landlock domain are per-thread, and the exec'd image inherits
 	// them from the thread that calls execve. The thread is never unlocked;
 	// on failure the process exits.
 	runtime.LockOSThread()
-	if err := restrictThread(rules); err != nil {
-		return err
+	if withPolicy {
+		if err := restrictThread(rules); err != nil {
+			return err
+		}
+	}
+	if readOnly {
+		// Second, so that it narrows what the policy granted: stacked
+		// domains intersect.
+		if err := restrictReadOnly(); err != nil {
+			return err
+		}
 	}
 	err := unix.Exec(path, argv, os.Environ())
 	return fmt.Errorf("sandbox: exec %s: %w", path, err)
@@ -221,15 +239,76 @@ func restrictThread(rules []rule) error {
 	if err != nil {
 		return err
 	}
-	handled := handledRights(abi)
+	attr := unix.LandlockRulesetAttr{Handled_access_fs: handledRights(abi)}
+	// Only the filesystem field is passed: the kernel accepts a prefix of the
+	// structure, so kernels of every ABI read the same thing.
+	return restrict(&attr, unsafe.Offsetof(attr.Handled_access_fs)+unsafe.Sizeof(attr.Handled_access_fs), rules)
+}
+
+// writeRights are the filesystem rights that change something: the rights
+// the read-only ruleset handles (as far as the kernel knows them).
+const writeRights = unix.LANDLOCK_ACCESS_FS_WRITE_FILE |
+	unix.LANDLOCK_ACCESS_FS_REMOVE_DIR |
+	unix.LANDLOCK_ACCESS_FS_REMOVE_FILE |
+	unix.LANDLOCK_ACCESS_FS_MAKE_CHAR |
+	unix.LANDLOCK_ACCESS_FS_MAKE_DIR |
+	unix.LANDLOCK_ACCESS_FS_MAKE_REG |
+	unix.LANDLOCK_ACCESS_FS_MAKE_SOCK |
+	unix.LANDLOCK_ACCESS_FS_MAKE_FIFO |
+	unix.LANDLOCK_ACCESS_FS_MAKE_BLOCK |
+	unix.LANDLOCK_ACCESS_FS_MAKE_SYM |
+	unix.LANDLOCK_ACCESS_FS_REFER |
+	unix.LANDLOCK_ACCESS_FS_TRUNCATE |
+	unix.LANDLOCK_ACCESS_FS_IOCTL_DEV
+
+// terminalRights are what the read-only ruleset grants on /dev/null,
+// /dev/tty and /dev/pts: enough for `> /dev/null` (O_TRUNC) and a program
+// that opens the terminal itself and sets its modes.
+const terminalRights = unix.LANDLOCK_ACCESS_FS_WRITE_FILE |
+	unix.LANDLOCK_ACCESS_FS_TRUNCATE |
+	unix.LANDLOCK_ACCESS_FS_IOCTL_DEV
+
+// readOnlyRuleset is the read-only ruleset for a kernel of ABI abi (see the
+// package comment): the handled rights and the attribute size to pass.
+func readOnlyRuleset(abi int) (attr unix.LandlockRulesetAttr, size uintptr, rules []rule) {
+	attr.Handled_access_fs = handledRights(abi) & writeRights
+	size = unsafe.Offsetof(attr.Handled_access_fs) + unsafe.Sizeof(attr.Handled_access_fs)
+	if abi >= 4 {
+		// Handled with no port rule: every TCP connect and bind is denied.
+		attr.Handled_access_net = unix.LANDLOCK_ACCESS_NET_BIND_TCP | unix.LANDLOCK_ACCESS_NET_CONNECT_TCP
+		size = unsafe.Offsetof(attr.Handled_access_net) + unsafe.Sizeof(attr.Handled_access_net)
+	}
+	if abi >= 6 {
+		// Nor signal processes outside the domain (the guardian, the
+		// user's other programs) or reach their abstract Unix sockets.
+		attr.Scoped = unix.LANDLOCK_SCOPE_SIGNAL | unix.LANDLOCK_SCOPE_ABSTRACT_UNIX_SOCKET
+		size = unsafe.Offsetof(attr.Scoped) + unsafe.Sizeof(attr.Scoped)
+	}
+	for _, d := range []string{"/dev/null", "/dev/tty", "/dev/pts"} {
+		rules = append(rules, rule{d, terminalRights})
+	}
+	return attr, size, rules
+}
+
+// restrictReadOnly confines the calling thread with the read-only ruleset.
+// The caller must have locked its goroutine to the thread.
+func restrictReadOnly() error {
+	abi, err := Probe()
+	if err != nil {
+		return err
+	}
+	attr, size, rules := readOnlyRuleset(abi)
+	return restrict(&attr, size, rules)
+}
+
+// restrict creates a ruleset from the first size bytes of attr, adds rules
+// and confines the calling thread with it, after setting no_new_privs.
+func restrict(attr *unix.LandlockRulesetAttr, size uintptr, rules []rule) error {
+	handled := attr.Handled_access_fs
 	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
 		return fmt.Errorf("sandbox: set no_new_privs: %w", err)
 	}
-	attr := unix.LandlockRulesetAttr{Handled_access_fs: handled}
-	// Only the filesystem field is passed: the kernel accepts a prefix of the
-	// structure, so kernels of every ABI read the same thing.
-	fd, _, errno := unix.Syscall(unix.SYS_LANDLOCK_CREATE_RULESET,
-		uintptr(unsafe.Pointer(&attr)), unsafe.Offsetof(attr.Handled_access_fs)+unsafe.Sizeof(attr.Handled_access_fs), 0)
+	fd, _, errno := unix.Syscall(unix.SYS_LANDLOCK_CREATE_RULESET, uintptr(unsafe.Pointer(attr)), size, 0)
 	if errno != 0 {
 		return fmt.Errorf("sandbox: landlock_create_ruleset: %w", errno)
 	}

@@ -41,6 +41,18 @@
 //     directory cannot be read through its block device.
 //
 // A path that does not exist when the shell starts is not granted.
+//
+// # Read-only ruleset
+//
+// An architect session's shell is started with a second ruleset (ReadOnly):
+// it handles only the rights that change files (write, create, remove,
+// rename/link, truncate, device ioctls) and, on ABI 4 and later, TCP
+// connect and bind, and grants write only on /dev/null, /dev/tty and
+// /dev/pts. Reading and executing stay as they were (everywhere, or what the
+// sandbox policy grants when WINX_SANDBOX is on too). On ABI 6 and later the
+// shell may also not signal processes outside its domain nor connect to
+// abstract Unix sockets outside it. Descriptors the shell inherited (its
+// terminal) are not affected: Landlock checks a file when it is opened.
 // /proc is readable; its magic links (/proc/PID/root, /proc/PID/fd/N) are
 // checked against the file they lead to, so they do not open the home
 // directory.
@@ -256,12 +268,19 @@ func appendUnique(list []string, path string) []string {
 	return append(list, path)
 }
 
+// Launcher flags that say which rulesets the launcher applies. A launcher
+// given neither refuses: it never starts a command unconfined.
+const (
+	policyFlag   = "--policy"   // the WINX_SANDBOX policy of --home, --rw, --ro
+	readOnlyFlag = "--readonly" // the read-only ruleset (ReadOnly)
+)
+
 // Launcher returns the argument vector that starts argv confined by p:
 // self (the winx binary) in launcher mode, the policy as flags, "--", then
 // argv unchanged. argv[0] should be an absolute path; otherwise the launcher
 // looks it up in PATH.
 func Launcher(self string, p Policy, argv []string) []string {
-	out := []string{self, LauncherArg}
+	out := []string{self, LauncherArg, policyFlag}
 	if p.Home != "" {
 		out = append(out, "--home", p.Home)
 	}
@@ -272,6 +291,23 @@ func Launcher(self string, p Policy, argv []string) []string {
 		out = append(out, "--ro", path)
 	}
 	out = append(out, "--")
+	return append(out, argv...)
+}
+
+// ReadOnly returns the argument vector that starts argv under the read-only
+// ruleset: no write, create, remove, rename, truncate or device ioctl
+// anywhere but the terminal and /dev/null, and no TCP connect or bind where
+// the kernel's ABI can deny them (ABI 4). When argv already is a launcher
+// vector of self (Launcher), the flag joins it, so one launcher applies the
+// sandbox policy first and the read-only ruleset on top: stacked Landlock
+// rulesets intersect, so the shell gets what both allow. Otherwise argv is
+// wrapped in a launcher that applies the read-only ruleset alone.
+func ReadOnly(self string, argv []string) []string {
+	if len(argv) >= 2 && argv[0] == self && argv[1] == LauncherArg {
+		out := []string{self, LauncherArg, readOnlyFlag}
+		return append(out, argv[2:]...)
+	}
+	out := []string{self, LauncherArg, readOnlyFlag, "--"}
 	return append(out, argv...)
 }
 

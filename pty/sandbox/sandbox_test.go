@@ -110,7 +110,7 @@ func TestPolicyFromEnv(t *testing.T) {
 func TestLauncher(t *testing.T) {
 	p := Policy{RW: []string{"/w", "/tmp"}, RO: []string{"/h/.gitconfig"}, Home: "/h"}
 	got := Launcher("/bin/winx", p, []string{"/bin/bash", "--rw", "-i"})
-	want := []string{"/bin/winx", LauncherArg, "--home", "/h", "--rw", "/w", "--rw", "/tmp", "--ro", "/h/.gitconfig", "--", "/bin/bash", "--rw", "-i"}
+	want := []string{"/bin/winx", LauncherArg, policyFlag, "--home", "/h", "--rw", "/w", "--rw", "/tmp", "--ro", "/h/.gitconfig", "--", "/bin/bash", "--rw", "-i"}
 	if !slices.Equal(got, want) {
 		t.Errorf("Launcher = %q, want %q", got, want)
 	}

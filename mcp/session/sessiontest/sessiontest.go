@@ -29,6 +29,8 @@ type ProcShell struct {
 
 	Dir string   // where it was started
 	Env []string // the variables the registry added
+	// Respawns counts Respawn calls (mode changes to another profile).
+	Respawns atomic.Int32
 
 	cmd  *exec.Cmd
 	done chan struct{} // closed when the process was reaped
@@ -61,6 +63,13 @@ func (p *ProcShell) Cwd(context.Context) string { return p.Dir }
 
 func (p *ProcShell) Meta(context.Context) json.RawMessage           { return nil }
 func (p *ProcShell) SetMeta(context.Context, json.RawMessage) error { return nil }
+
+// Respawn keeps the process (it has no shell state to drop) and counts
+// the call; the profile is not applied, so it reports no confinement.
+func (p *ProcShell) Respawn(context.Context, guardian.ShellProfile) (guardian.Confinement, error) {
+	p.Respawns.Add(1)
+	return guardian.Confinement{}, nil
+}
 
 // Release ends the process, as the embedded runtime's release does.
 func (p *ProcShell) Release(context.Context) error { return p.Close() }
