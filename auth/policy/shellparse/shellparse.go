@@ -646,9 +646,13 @@ func (p *parser) forBody(kind string) {
 			}
 			words = append(words, p.scanWord())
 		}
-		p.addSyntaxWords(words)
-	} else if p.atOp() == ";" {
-		p.pos++
+		p.addSyntaxWords(words, !isLowerName(name.val))
+	} else {
+		// "for NAME; do" iterates over "$@".
+		p.addSyntaxWords([]word{{val: kind}, name}, !isLowerName(name.val))
+		if p.atOp() == ";" {
+			p.pos++
+		}
 	}
 	p.doBody()
 }
@@ -665,7 +669,7 @@ func (p *parser) caseBody() {
 		p.skipNewlines()
 		if p.atReserved() == "esac" {
 			p.pos += 4
-			p.addSyntaxWords(words)
+			p.addSyntaxWords(words, false)
 			return
 		}
 		if p.eof() {
@@ -706,9 +710,11 @@ func (p *parser) caseBody() {
 }
 
 // addSyntaxWords reports the words of a for, select or case when one holds
-// an expansion.
-func (p *parser) addSyntaxWords(words []word) {
-	if !slices.ContainsFunc(words, func(w word) bool { return w.dyn }) {
+// an expansion, or always when always is set: a loop whose variable is not
+// a lowercase name assigns it, and the shell or a program may read a
+// variable of that name (PS1, BASH_ENV, ...).
+func (p *parser) addSyntaxWords(words []word, always bool) {
+	if !always && !slices.ContainsFunc(words, func(w word) bool { return w.dyn }) {
 		return
 	}
 	c := Command{}

@@ -1,6 +1,7 @@
 package shellparse
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 )
@@ -18,22 +19,33 @@ type optSpec struct {
 	operands int      // operands before the command (timeout's duration)
 	assigns  bool     // NAME=value words before the command are assignments
 	noCmd    string   // short options after which the operands are not a command
+	// all, when set, is every long option of the program (without "--";
+	// "=" after a name: the value may be the next word; "[=]": only
+	// attached), and flags are its short options without a value. The
+	// program then parses the way getopt_long does, and so does this
+	// reader: a long option may be abbreviated to any unique prefix, and an
+	// unknown or ambiguous option is a parse error (the program would
+	// refuse it too), never a guess at where the command starts.
+	all   []string
+	flags string
 }
 
 var wrappers = map[string]optSpec{
 	"sudo": {short: "ugCDhprtTU", long: []string{"--user", "--group", "--close-from", "--chdir", "--prompt", "--role",
 		"--type", "--command-timeout", "--other-user", "--host"}, assigns: true},
-	"doas":    {short: "uC"},
-	"nice":    {short: "n", long: []string{"--adjustment"}},
-	"nohup":   {},
-	"time":    {short: "fo", long: []string{"--format", "--output"}},
-	"timeout": {short: "sk", long: []string{"--signal", "--kill-after"}, operands: 1},
-	"xargs": {short: "adEILnPs", optional: "eil", long: []string{"--arg-file", "--delimiter", "--max-args", "--max-procs",
-		"--max-chars", "--max-lines", "--process-slot-var"}},
+	"doas":  {short: "uC"},
+	"nice":  {short: "n", flags: "0123456789+", all: []string{"adjustment=", "help", "version"}}, // nice -10: the old form
+	"nohup": {},
+	"time":  {short: "fo", long: []string{"--format", "--output"}},
+	"timeout": {short: "sk", flags: "fpv", all: []string{"signal=", "kill-after=", "foreground", "preserve-status",
+		"verbose", "help", "version"}, operands: 1},
+	"xargs": {short: "adEILnPs", optional: "eil", flags: "0oprtx", all: []string{"arg-file=", "delimiter=", "eof[=]",
+		"replace[=]", "max-lines[=]", "max-args=", "open-tty", "max-procs=", "interactive", "process-slot-var=",
+		"no-run-if-empty", "max-chars=", "show-limits", "verbose", "exit", "help", "version"}},
 	"command": {},
 	"builtin": {},
 	"exec":    {short: "a"},
-	"stdbuf":  {short: "ioe", long: []string{"--input", "--output", "--error"}},
+	"stdbuf":  {short: "ioe", all: []string{"input=", "output=", "error=", "help", "version"}},
 	"ionice":  {short: "cnpPu", long: []string{"--class", "--classdata", "--pid", "--pgid", "--uid"}, noCmd: "pPu"},
 	"setsid":  {},
 	"coproc":  {},
@@ -69,7 +81,10 @@ func (p *parser) unwrap(ws []word, depth int) {
 		if !ok {
 			return
 		}
-		i, noCmd := skipOptions(ws, 1, spec)
+		i, noCmd, bad := skipOptions(ws, 1, spec)
+		if bad != "" {
+			p.fail(p.pos, fmt.Sprintf("%s: %s, so the command it runs is not known", name, bad))
+		}
 		if noCmd {
 			return
 		}
@@ -88,21 +103,33 @@ func (p *parser) unwrap(ws []word, depth int) {
 // skipOptions returns the index of the first operand at or after i. A
 // dynamic word ends the options: it may be anything, so it is treated as
 // the command.
-func skipOptions(ws []word, i int, spec optSpec) (next int, noCmd bool) {
+//
+// With a full option table (spec.all) an unknown or ambiguous option is
+// returned as bad: where the command starts depends on it.
+func skipOptions(ws []word, i int, spec optSpec) (next int, noCmd bool, bad string) {
 	for i < len(ws) {
 		w := ws[i]
 		v := w.val
 		if w.dyn {
-			return i, noCmd
+			return i, noCmd, ""
 		}
 		if v == "--" {
-			return i + 1, noCmd
+			return i + 1, noCmd, ""
 		}
 		if len(v) < 2 || v[0] != '-' {
-			return i, noCmd
+			return i, noCmd, ""
 		}
 		if strings.HasPrefix(v, "--") {
-			if !strings.Contains(v, "=") && slices.Contains(spec.long, v) {
+			name, _, attached := strings.Cut(v[2:], "=")
+			if spec.all != nil {
+				kind, reason := resolveLong(spec.all, name)
+				if reason != "" {
+					return i, noCmd, "option --" + name + " is " + reason
+				}
+				if kind == "=" && !attached {
+					i++
+				}
+			} else if !attached && slices.Contains(spec.long, v) {
 				i++
 			}
 			i++
@@ -121,10 +148,39 @@ func skipOptions(ws []word, i int, spec optSpec) (next int, noCmd bool) {
 				}
 				break
 			}
+			if spec.all != nil && strings.IndexByte(spec.flags, v[j]) < 0 {
+				return i, noCmd, "option -" + string(v[j]) + " is unknown"
+			}
 		}
 		i++
 	}
-	return i, noCmd
+	return i, noCmd, ""
+}
+
+// resolveLong finds name (without "--") in a full table of long options
+// as getopt_long does: an exact name, or else the one option it is a
+// prefix of. It returns the option's value kind ("", "=" or "[=]"), or why
+// it could not ("unknown", "ambiguous").
+func resolveLong(all []string, name string) (kind, reason string) {
+	found := -1
+	for k, o := range all {
+		base := strings.TrimSuffix(strings.TrimSuffix(o, "[=]"), "=")
+		if base == name {
+			return o[len(base):], ""
+		}
+		if name != "" && strings.HasPrefix(base, name) {
+			if found >= 0 {
+				return "", "ambiguous"
+			}
+			found = k
+		}
+	}
+	if found < 0 {
+		return "", "unknown"
+	}
+	o := all[found]
+	base := strings.TrimSuffix(strings.TrimSuffix(o, "[=]"), "=")
+	return o[len(base):], ""
 }
 
 // shellString parses the string of "bash -c STRING" (options may precede
@@ -222,7 +278,7 @@ func (p *parser) watch(ws []word, depth int) {
 			}
 		}
 	}
-	i, _ := skipOptions(ws, 1, optSpec{short: "nq", long: []string{"--interval", "--equexit"}})
+	i, _, _ := skipOptions(ws, 1, optSpec{short: "nq", long: []string{"--interval", "--equexit"}})
 	if i >= len(ws) {
 		return
 	}
