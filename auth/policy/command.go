@@ -83,6 +83,11 @@ func (m Mode) command(c shellparse.Command) string {
 		return ""
 	case "case":
 		return ""
+	case "source", ".":
+		// The file runs in the session's shell, where it can assign the
+		// prompt and hook variables this policy never lets a line assign;
+		// its text is not checked.
+		return c.Args[0] + " runs a file's commands in the session's shell, unchecked"
 	case "[[":
 		return condCheck(c.Args[1:])
 	}
@@ -178,32 +183,37 @@ func assignedNames(c shellparse.Command) string {
 	if !slices.Contains(nameAssigners, c.Args[0]) {
 		return ""
 	}
-	args := c.Args[1:]
+	deny := func(a string) string {
+		return c.Args[0] + " would assign " + a + ", which can change what runs"
+	}
 	if c.Args[0] == "printf" {
 		// printf's other words are its format and data; only -v names.
-		var names []string
-		for i, a := range args {
+		for i := 1; i < len(c.Args) && c.Args[i] != "--"; i++ {
+			a, k := c.Args[i], i
 			switch {
-			case a == "--":
-				args = nil
-			case a == "-v" && i+1 < len(args):
-				names = append(names, args[i+1])
+			case a == "-v" && i+1 < len(c.Args):
+				k = i + 1
 			case strings.HasPrefix(a, "-v"):
-				names = append(names, a[2:])
+			default:
+				continue
 			}
-			if args == nil {
-				break
+			if name := strings.TrimPrefix(c.Args[k], "-v"); hookName(name) || c.ArgIsDynamic(k) {
+				return deny(c.Args[k])
+			}
+			if k > i {
+				i = k
 			}
 		}
-		args = names
+		return ""
 	}
-	for i, a := range args {
+	for i := 1; i < len(c.Args); i++ {
+		a := c.Args[i]
 		name := a
 		if len(a) > 2 && a[0] == '-' {
 			name = a[2:]
 		}
-		if hookName(a) || hookName(name) || c.ArgIsDynamic(i+1) && c.Args[0] != "printf" {
-			return c.Args[0] + " would assign " + a + ", which can change what runs"
+		if hookName(a) || hookName(name) || c.ArgIsDynamic(i) {
+			return deny(a)
 		}
 	}
 	return ""

@@ -29,7 +29,7 @@ var readOnlyCommands = map[string]argCheck{
 	"od": nil, "strings": nil, "stat": nil, "du": nil, "df": nil, "pwd": nil, "cd": nil,
 	"realpath": nil, "readlink": nil, "basename": nil, "dirname": nil,
 	"grep": nil, "egrep": nil, "fgrep": nil, "rg": refuse("--pre"),
-	"find": findCheck, "tree": refuseShortLetters("oR", "--output"), "file": refuse("-C", "--compile"),
+	"find": findCheck, "tree": refuseShortLetters("oR", "--output"), "file": refuseShortLetters("C", "--compile"),
 	// Text filters.
 	"cut": nil, "tr": nil, "paste": nil, "join": nil, "comm": nil, "fold": nil, "column": nil,
 	"diff": nil, "cmp": nil, "jq": nil,

@@ -26,7 +26,8 @@ var sedOptions = &optTable{permute: true, opts: []opt{
 // -i and script files. The script is each -e value, or else the first
 // operand. If an option follows an operand, the first operand is checked
 // as a script as well: with POSIXLY_CORRECT in the environment sed stops
-// reading options there and that operand is the script.
+// reading options at the first operand, and without an -e before it that
+// operand is the script ("sed '1e cmd' -e p").
 func sedCheck(args []string) string {
 	return checkTable("sed", sedOptions, func(opts []parsedOpt, operands []string) string {
 		var scripts []string

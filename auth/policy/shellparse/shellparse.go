@@ -13,6 +13,12 @@
 // timeout, xargs, command, builtin, exec, stdbuf, ionice, watch, setsid,
 // doas, coproc), which are reported together with the wrapper. A word whose
 // value is only known at run time is marked dynamic rather than guessed.
+// Where a wrapper's options are known in full (xargs, nice, timeout,
+// stdbuf) they are read as getopt_long reads them, abbreviations and
+// optional values included, and an unknown or ambiguous option is a
+// *ParseError: where the wrapped command starts depends on it. A for or
+// select loop is reported when its word list holds an expansion or its
+// variable is not a lowercase name (it could be one the shell reads, PS1).
 //
 // Anything this reader does not understand is a *ParseError, never a
 // partial answer: Parse returns no commands with an error, so a policy built
