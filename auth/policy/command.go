@@ -88,6 +88,14 @@ func (m Mode) command(c shellparse.Command) string {
 		// prompt and hook variables this policy never lets a line assign;
 		// its text is not checked.
 		return c.Args[0] + " runs a file's commands in the session's shell, unchecked"
+	case "fc":
+		// fc -s and fc -e run earlier command text, as "!!" would.
+		return "fc runs earlier command text"
+	}
+	if reason := unseenCode(c.Args); reason != "" {
+		return reason
+	}
+	switch c.Args[0] {
 	case "[[":
 		return condCheck(c.Args[1:])
 	}
@@ -152,6 +160,32 @@ var (
 	// change formatting, never what runs.
 	architectVariables = []string{"LANG", "LANGUAGE", "TZ", "NO_COLOR", "CLICOLOR", "COLUMNS", "LINES", "TERM"}
 )
+
+// unseenCode refuses builtin options whose value is code the shell runs
+// without this policy seeing it: mapfile's callback (-C), compgen's and
+// complete's command and function (-C, -F), enable's shared object (-f).
+func unseenCode(args []string) string {
+	letters := ""
+	switch args[0] {
+	case "mapfile", "readarray":
+		letters = "C"
+	case "compgen", "complete":
+		letters = "CF"
+	case "enable":
+		letters = "f"
+	default:
+		return ""
+	}
+	for _, a := range args[1:] {
+		if a == "--" {
+			break
+		}
+		if len(a) > 1 && a[0] == '-' && strings.ContainsAny(a[1:], letters) {
+			return args[0] + " " + a + " runs code the policy cannot check"
+		}
+	}
+	return ""
+}
 
 // hookName reports a variable that makes the shell, the loader or a
 // program run something else: never assigned outside wcgw, by any

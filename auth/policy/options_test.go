@@ -154,6 +154,10 @@ func TestParserLayerLines(t *testing.T) {
 		{architect, "git filter-branch"},
 		{architect, "git bisect run x"},
 		{architect, "git submodule foreach x"},
+		{architect, "git --help log"},
+		{architect, "git log --help"},
+		{architect, "git status --he"},
+		{architect, "rg --hostname-bin=x y"},
 		{cw, ": \"${PS1:=\\$(touch F)}\""},
 		{cw, "ls ${PS0=x}"},
 		{cw, "read PS1"},
@@ -165,6 +169,11 @@ func TestParserLayerLines(t *testing.T) {
 		{cw, "printf -v $n %s x"},
 		{cw, "printf -v ok -v PS1 %s x"},
 		{cwAll, "source ./script"},
+		{cwAll, "fc -s"},
+		{cwAll, "mapfile -tC 'touch F' -c 1 a"},
+		{cwAll, "compgen -C 'touch F' x"},
+		{cwAll, "enable -f ./x.so x"},
+		{Mode{Name: ModeCodeWriter, AllGlobs: true, AllowedCommands: []string{"trap"}}, "trap 'touch F' DEBUG"},
 		{cwAll, ". ./script"},
 		{cw, "mapfile -t PS0"},
 		{cw, "getopts ab PS1"},
@@ -232,6 +241,7 @@ func TestParserLayerLines(t *testing.T) {
 		{cw, "mapfile -t lines"},
 		{cwAll, "echo ${x:=1}"},
 		{cwAll, "for i in 1 2; do echo $i; done"},
+		{Mode{Name: ModeCodeWriter, AllGlobs: true, AllowedCommands: []string{"trap", "ls"}}, "trap 'ls' EXIT; trap - EXIT"},
 	}
 	for _, tc := range allowed {
 		if err := tc.mode.CheckLine(tc.line, root); err != nil {

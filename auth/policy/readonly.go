@@ -28,7 +28,7 @@ var readOnlyCommands = map[string]argCheck{
 	"ls": nil, "cat": nil, "head": nil, "tail": nil, "wc": nil, "nl": nil, "tac": nil, "rev": nil,
 	"od": nil, "strings": nil, "stat": nil, "du": nil, "df": nil, "pwd": nil, "cd": nil,
 	"realpath": nil, "readlink": nil, "basename": nil, "dirname": nil,
-	"grep": nil, "egrep": nil, "fgrep": nil, "rg": refuse("--pre"),
+	"grep": nil, "egrep": nil, "fgrep": nil, "rg": refuse("--pre", "--hostname-bin"),
 	"find": findCheck, "tree": refuseShortLetters("oR", "--output"), "file": refuseShortLetters("C", "--compile"),
 	// Text filters.
 	"cut": nil, "tr": nil, "paste": nil, "join": nil, "comm": nil, "fold": nil, "column": nil,
@@ -181,15 +181,16 @@ func condCheck(args []string) string {
 // programs (core.fsmonitor, core.pager, diff.external), --exec-path picks
 // the programs, and -C, --git-dir, --work-tree, --namespace and --bare
 // point git at another repository, such as a bare one in the workspace
-// whose configuration runs a program. -p (--paginate) starts a pager.
+// whose configuration runs a program. -p (--paginate) starts a pager, and
+// --help a manual page viewer.
 var gitGlobal = []string{"--no-pager", "-P", "--no-optional-locks", "--literal-pathspecs", "--no-replace-objects",
-	"--glob-pathspecs", "--noglob-pathspecs", "--icase-pathspecs", "--no-advice", "--version", "--help"}
+	"--glob-pathspecs", "--noglob-pathspecs", "--icase-pathspecs", "--no-advice", "--version"}
 
 // gitRunning are the subcommand options that write a file or run a
 // program: a word that is any prefix of one (git accepts unique prefixes
 // of long options) is refused, whatever the subcommand.
 var gitRunning = []string{"--output", "--open-files-in-pager", "--ext-diff", "--textconv", "--filters",
-	"--show-signature", "--exec", "--upload-pack", "--receive-pack", "--output-directory"}
+	"--show-signature", "--exec", "--upload-pack", "--receive-pack", "--output-directory", "--help"}
 
 // gitReadOnly are git subcommands that only read, with any arguments
 // except those refused in gitCheck.

@@ -8,7 +8,7 @@
 // pipelines and lists, $( ), backticks, ( ) subshells, { ; } groups, <( )
 // and >( ), compound commands, function bodies, unquoted heredoc bodies
 // (their expansions run), the strings of bash -c (and sh, zsh, dash, ksh,
-// su -c, watch), the joined arguments of eval, the commands run by find
+// su -c, watch), the joined arguments of eval, the action of trap, the commands run by find
 // -exec, and the commands run by wrappers (env, sudo, nice, nohup, time,
 // timeout, xargs, command, builtin, exec, stdbuf, ionice, watch, setsid,
 // doas, coproc), which are reported together with the wrapper. A word whose

@@ -70,6 +70,8 @@ func (p *parser) unwrap(ws []word, depth int) {
 		p.suString(ws, depth)
 	case name == "eval":
 		p.parseWords(ws[1:], depth)
+	case name == "trap":
+		p.trap(ws, depth)
 	case name == "watch":
 		p.watch(ws, depth)
 	case name == "env":
@@ -289,6 +291,10 @@ func (p *parser) watch(ws []word, depth int) {
 	p.parseWords(ws[i:], depth)
 }
 
+// envLong are env's long options (see optSpec.all).
+var envLong = []string{"ignore-environment", "null", "unset=", "chdir=", "split-string=", "block-signal[=]",
+	"default-signal[=]", "ignore-signal[=]", "list-signal-handling", "debug", "help", "version"}
+
 // env reports the command env runs, with its NAME=value words, and reads
 // -S (--split-string) as a command line.
 func (p *parser) env(ws []word, depth int) {
@@ -305,16 +311,23 @@ options:
 			break options
 		case v == "-":
 			i++
-		case v == "--split-string" || strings.HasPrefix(v, "--split-string="):
-			// The string and the words after it, read as one line.
-			if k := strings.IndexByte(v, '='); k > 0 {
-				p.parseWords(append([]word{{val: v[k+1:]}}, ws[i+1:]...), depth)
-			} else {
-				p.parseWords(ws[i+1:], depth)
-			}
-			return
 		case strings.HasPrefix(v, "--"):
-			if v == "--unset" || v == "--chdir" {
+			// getopt_long: "--split" is --split-string.
+			name, value, attached := strings.Cut(v[2:], "=")
+			kind, bad := resolveLong(envLong, name)
+			if bad != "" {
+				p.fail(p.pos, "env: option --"+name+" is "+bad+", so the command it runs is not known")
+			}
+			if kind == "=" && strings.HasPrefix("split-string", name) {
+				// The string and the words after it, read as one line.
+				if attached {
+					p.parseWords(append([]word{{val: value}}, ws[i+1:]...), depth)
+				} else {
+					p.parseWords(ws[i+1:], depth)
+				}
+				return
+			}
+			if kind == "=" && !attached {
 				i++
 			}
 			i++
@@ -333,6 +346,9 @@ options:
 						i++
 					}
 					break
+				}
+				if strings.IndexByte("i0v", v[j]) < 0 {
+					p.fail(p.pos, "env: option -"+v[j:j+1]+" is unknown, so the command it runs is not known")
 				}
 			}
 			i++
@@ -367,6 +383,25 @@ func (p *parser) findExec(ws []word, depth int) {
 		}
 		i = j
 	}
+}
+
+// trap reads the action of "trap ACTION SIGNAL..." as a command line: the
+// shell runs it later, when the signal (or DEBUG, RETURN, ERR, EXIT)
+// comes. "-" and "" reset or ignore; one operand alone is a signal to
+// reset; -p, -l and -P print.
+func (p *parser) trap(ws []word, depth int) {
+	i := 1
+	for i < len(ws) && !ws[i].dyn && len(ws[i].val) > 1 && ws[i].val[0] == '-' {
+		if ws[i].val == "--" {
+			i++
+			break
+		}
+		i++
+	}
+	if len(ws)-i < 2 || (!ws[i].dyn && (ws[i].val == "-" || ws[i].val == "")) {
+		return
+	}
+	p.parseWords(ws[i:i+1], depth)
 }
 
 // parseWords parses words joined by spaces as a command line, as eval and
