@@ -24,7 +24,8 @@ package policy
 //     an unknown letter is refused;
 //   - "--" ends the options and "-" is an operand; with permute (GNU's
 //     default) options may follow operands, without it (xargs, which stops
-//     at its command) the first operand ends the options.
+//     at its command) the first operand ends the options. A permuting
+//     tool is checked both ways (POSIXLY_CORRECT turns permuting off).
 //
 // Each option has the reason it is refused in architect ("" when safe).
 // Fail closed: what the table does not know is refused, never skipped.
@@ -155,9 +156,14 @@ func (t *optTable) short(c byte) *opt {
 }
 
 // checkTable returns a check that parses by t and refuses unsafe options;
-// operands are passed to then (nil: any operands).
+// the options and operands are passed to then (nil: any operands). A
+// permuting table is checked a second time without permuting: with
+// POSIXLY_CORRECT in the environment a GNU tool stops reading options at
+// its first operand, so "tee /dev/null -a" writes a file named "-a" and
+// "sed '1e cmd' -e p" runs the first operand as its script. Both readings
+// must pass.
 func checkTable(tool string, t *optTable, then func(opts []parsedOpt, operands []string) string) argCheck {
-	return func(args []string) string {
+	check := func(t *optTable, args []string) string {
 		opts, operands, reason := t.parse(args)
 		if reason != "" {
 			return tool + ": " + reason + " (architect reads options the way " + tool + " does and refuses what it cannot read)"
@@ -171,6 +177,14 @@ func checkTable(tool string, t *optTable, then func(opts []parsedOpt, operands [
 			return then(opts, operands)
 		}
 		return ""
+	}
+	return func(args []string) string {
+		if reason := check(t, args); reason != "" || !t.permute {
+			return reason
+		}
+		strict := *t
+		strict.permute = false
+		return check(&strict, args)
 	}
 }
 

@@ -118,6 +118,8 @@ func TestParserLayerLines(t *testing.T) {
 		{architect, "sort --compress=sh f"},
 		{architect, "tee -a F"},
 		{architect, "tee --append -- F"},
+		{architect, "tee /dev/null -a"},
+		{architect, "date +%s -s 2020-01-01"},
 		{architect, "file -bC -m x"},
 		{architect, "go list -export -gcflags=-cpuprofile=F ./..."},
 		{architect, "go list --compiled ./..."},

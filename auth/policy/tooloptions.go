@@ -24,10 +24,8 @@ var sedOptions = &optTable{permute: true, opts: []opt{
 // sedCheck allows only line-addressed scripts (sed -n '10,20p'): the w, W,
 // e, r, s and y commands and regular expressions are refused, and so are
 // -i and script files. The script is each -e value, or else the first
-// operand. If an option follows an operand, the first operand is checked
-// as a script as well: with POSIXLY_CORRECT in the environment sed stops
-// reading options at the first operand, and without an -e before it that
-// operand is the script ("sed '1e cmd' -e p").
+// operand (checkTable also reads the line the way sed does with
+// POSIXLY_CORRECT, where "sed '1e cmd' -e p" runs the first operand).
 func sedCheck(args []string) string {
 	return checkTable("sed", sedOptions, func(opts []parsedOpt, operands []string) string {
 		var scripts []string
@@ -38,11 +36,6 @@ func sedCheck(args []string) string {
 		}
 		if len(scripts) == 0 && len(operands) > 0 {
 			scripts = append(scripts, operands[0])
-		}
-		strict := *sedOptions
-		strict.permute = false
-		if _, first, _ := strict.parse(args); len(first) > 0 && len(first) != len(operands) {
-			scripts = append(scripts, first[0])
 		}
 		for _, s := range scripts {
 			if strings.Trim(s, "0123456789,$;!{} \t\npPdDqQnNlg=") != "" {
