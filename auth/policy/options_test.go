@@ -251,3 +251,16 @@ func TestParserLayerLines(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkCheckLineArchitect measures one architect decision on a line
+// whose tools are parsed by their option tables.
+func BenchmarkCheckLineArchitect(b *testing.B) {
+	m := Mode{Name: ModeArchitect}
+	line := `git --no-pager log --oneline -5 | sed -n -e '1,3p' | sort -rn -k2,2 | xargs -0 -n 1 grep -l x; go list -json -deps ./... ; echo "${x:-y}"`
+	dir := b.TempDir()
+	for b.Loop() {
+		if err := m.CheckLine(line, dir); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
