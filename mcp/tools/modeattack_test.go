@@ -19,7 +19,7 @@ import (
 
 // attackRow is one command line and the mode it is tried in.
 type attackRow struct {
-	mode string // "architect", "cw" (code_writer: ls) or "cwb" (code_writer: ls and assigning builtins)
+	mode string // "architect", "cw" (code_writer: ls) or "cwb" (code_writer: ls and builtins that assign or run code)
 	line string // "{M}" is the marker's absolute path
 }
 
@@ -68,6 +68,11 @@ var attackRows = []attackRow{
 	{"cwb", `readarray PS0 <<< '$(touch {M})'`},
 	{"cwb", `declare -g PS0='$(touch {M})'`},
 	{"cwb", `export -- PS1='$(touch {M})'`},
+	{"cwb", `trap 'touch {M}' DEBUG`},
+	{"cwb", `mapfile -C 'touch {M};:' -c 1 lines <<< x`},
+	{"cwb", `source /dev/stdin <<< 'PS1=\$\(touch\ {M}\)'`},
+	{"cw", `for PS1 in '$(touch {M})'; do ls; done`},
+	{"architect", `echo x | env --split='touch {M}'`},
 }
 
 // attackEnv starts a session for one row: a Go module and a git repository
@@ -128,7 +133,7 @@ func attackEnv(t *testing.T, mode string) (e *bashEnv, marker string) {
 		e.setMode(t, ModeCodeWriter, map[string]any{"allowed_globs": []string{"src/**"}, "allowed_commands": []string{"ls"}})
 	case "cwb":
 		e.setMode(t, ModeCodeWriter, map[string]any{"allowed_globs": []string{"src/**"},
-			"allowed_commands": []string{"ls", "read", "printf", "mapfile", "readarray", "declare", "export"}})
+			"allowed_commands": []string{"ls", "read", "printf", "mapfile", "readarray", "declare", "export", "trap", "source"}})
 	default:
 		t.Fatalf("unknown row mode %q", mode)
 	}
