@@ -228,8 +228,9 @@ func gitCheck(args []string) string {
 		if len(a) > 1 && a[0] == '-' && a[1] != '-' && strings.IndexByte(a, 'O') > 0 {
 			return "git " + sub + " " + a + ": -O runs a program"
 		}
-		// %G placeholders verify signatures with the configured gpg.program.
-		if strings.Contains(a, "%G") {
+		// %G placeholders and the %(signature) atom verify signatures with
+		// the configured gpg.program.
+		if strings.Contains(a, "%G") || strings.Contains(a, "%(signature") {
 			return "git " + sub + " " + a + ": %G placeholders run the signature verification program"
 		}
 	}
@@ -245,8 +246,11 @@ func gitCheck(args []string) string {
 		return gitListing(sub, rest, []string{"-n", "--column", "--no-column", "-i", "--ignore-case", "--color", "--no-color"},
 			[]string{"--merged", "--no-merged", "--contains", "--no-contains", "--points-at", "--sort", "--format"})
 	case "remote":
+		// git remote show asks the remote, through a transport the
+		// repository's configuration may name (core.sshCommand), unless
+		// -n keeps it to the cached state.
 		if len(rest) == 0 || (len(rest) == 1 && (rest[0] == "-v" || rest[0] == "--verbose")) ||
-			rest[0] == "get-url" || rest[0] == "show" {
+			rest[0] == "get-url" || (rest[0] == "show" && slices.Contains(rest[1:], "-n")) {
 			return ""
 		}
 	case "stash", "worktree":
