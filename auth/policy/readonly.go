@@ -15,8 +15,18 @@ import (
 // with a check also refuse arguments only known at run time ($x, globs),
 // since those could turn into a refused option. Everything else is denied:
 // editors, interpreters, awk, xxd, make, package managers, wrappers (env,
-// sudo, timeout, ...), shells and the shell's own state changers (export,
-// alias, trap, source, read).
+// sudo, timeout, ...), pagers (less, more, man), shells and the shell's own
+// state changers (export, alias, trap, source, read).
+//
+// How a check reads options: sed, xargs, sort, date, hostname and tee are
+// parsed by a table of all their options (tooloptions.go, read as
+// options.go describes), because there an option's value moves the script,
+// the command or the file that matters. rg, tree and file only need one
+// option kept out, so they refuse it by every spelling: any prefix of the
+// long option, the short letter anywhere in a cluster (refuse,
+// refuseShortLetters), which errs on refusing. find's actions are single
+// words it never abbreviates. git and go have closed lists of reading
+// subcommands and options below.
 
 // argCheck returns why the arguments (after the name) are refused, or "".
 type argCheck func(args []string) string
