@@ -40,6 +40,9 @@ func (m Mode) AllowsCommand(c shellparse.Command, cwd string) error {
 	if reason := evaluations(c); reason != "" {
 		return deny(reason)
 	}
+	if reason := m.expansionAssignments(c); reason != "" {
+		return deny(reason)
+	}
 	for _, a := range c.Assignments {
 		if reason := m.assignment(a); reason != "" {
 			return deny(reason)
@@ -70,14 +73,36 @@ func (m Mode) command(c shellparse.Command) string {
 	switch c.Args[0] {
 	case "((", "let":
 		return "arithmetic evaluation can run commands held in variables"
-	case "for", "select", "case":
+	case "for", "select":
 		// The words of the compound command (package shellparse); their
-		// expansions were checked with every word.
+		// expansions were checked with every word. The loop assigns its
+		// variable.
+		if len(c.Args) > 1 && hookName(c.Args[1]) {
+			return "a loop over " + c.Args[1] + " assigns a variable that can change what runs"
+		}
 		return ""
+	case "case":
+		return ""
+	case "source", ".":
+		// The file runs in the session's shell, where it can assign the
+		// prompt and hook variables this policy never lets a line assign;
+		// its text is not checked.
+		return c.Args[0] + " runs a file's commands in the session's shell, unchecked"
+	case "fc":
+		// fc -s and fc -e run earlier command text, as "!!" would.
+		return "fc runs earlier command text"
+	}
+	if reason := unseenCode(c.Args); reason != "" {
+		return reason
+	}
+	switch c.Args[0] {
 	case "[[":
 		return condCheck(c.Args[1:])
 	}
 	if reason := variableNames(c.Args); reason != "" {
+		return reason
+	}
+	if reason := assignedNames(c); reason != "" {
 		return reason
 	}
 	if m.Name == ModeArchitect {
@@ -128,12 +153,153 @@ var (
 	hookVariables = []string{"PATH", "IFS", "ENV", "BASH_ENV", "PROMPT_COMMAND", "PS0", "PS1", "PS2", "PS3", "PS4",
 		"SHELLOPTS", "BASHOPTS", "GLOBIGNORE", "CDPATH", "HISTFILE", "PAGER", "MANPAGER", "EDITOR", "VISUAL",
 		"BROWSER", "SHELL", "TMPDIR", "HOME", "ZDOTDIR", "PYTHONSTARTUP", "PYTHONPATH", "NODE_OPTIONS", "PERL5OPT",
-		"PERL5LIB", "RUBYOPT", "GOFLAGS", "GOTOOLCHAIN", "SSH_ASKPASS", "SUDO_ASKPASS"}
+		"PERL5LIB", "RUBYOPT", "GOFLAGS", "GOTOOLCHAIN", "SSH_ASKPASS", "SUDO_ASKPASS",
+		"INPUTRC", "FCEDIT", "LESSOPEN", "LESSCLOSE", "GOROOT", "GOENV"}
 	hookPrefixes = []string{"LD_", "DYLD_", "BASH_FUNC_", "BASH_", "GIT_"}
 	// architectVariables are the only variables architect assigns: they
 	// change formatting, never what runs.
 	architectVariables = []string{"LANG", "LANGUAGE", "TZ", "NO_COLOR", "CLICOLOR", "COLUMNS", "LINES", "TERM"}
 )
+
+// unseenCode refuses builtin options whose value is code the shell runs
+// without this policy seeing it: mapfile's callback (-C), compgen's and
+// complete's command and function (-C, -F), enable's shared object (-f).
+func unseenCode(args []string) string {
+	letters := ""
+	switch args[0] {
+	case "mapfile", "readarray":
+		letters = "C"
+	case "compgen", "complete":
+		letters = "CF"
+	case "enable":
+		letters = "f"
+	default:
+		return ""
+	}
+	for _, a := range args[1:] {
+		if a == "--" {
+			break
+		}
+		if len(a) > 1 && a[0] == '-' && strings.ContainsAny(a[1:], letters) {
+			return args[0] + " " + a + " runs code the policy cannot check"
+		}
+	}
+	return ""
+}
+
+// hookName reports a variable that makes the shell, the loader or a
+// program run something else: never assigned outside wcgw, by any
+// spelling.
+func hookName(name string) bool {
+	if slices.Contains(hookVariables, name) {
+		return true
+	}
+	for _, p := range hookPrefixes {
+		if strings.HasPrefix(name, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// nameAssigners are the builtins that assign variables named by their
+// arguments (read NAME, printf -v NAME, mapfile NAME, getopts OPTS NAME).
+// Every argument and every attached option value ("-vPS1") that could be
+// such a name is checked, which may refuse a harmless word spelled like a
+// hook variable but never misses one.
+var nameAssigners = []string{"read", "mapfile", "readarray", "getopts", "printf"}
+
+// assignedNames refuses the builtins of nameAssigners when a name they may
+// assign is a hook variable. A prompt variable assigned this way takes a
+// value the parser never sees ("read PS1 <<< '$(cmd)'"), which bash
+// expands at the next prompt.
+func assignedNames(c shellparse.Command) string {
+	if !slices.Contains(nameAssigners, c.Args[0]) {
+		return ""
+	}
+	deny := func(a string) string {
+		return c.Args[0] + " would assign " + a + ", which can change what runs"
+	}
+	if c.Args[0] == "printf" {
+		// printf's other words are its format and data; only -v names.
+		for i := 1; i < len(c.Args) && c.Args[i] != "--"; i++ {
+			a, k := c.Args[i], i
+			switch {
+			case a == "-v" && i+1 < len(c.Args):
+				k = i + 1
+			case strings.HasPrefix(a, "-v"):
+			default:
+				continue
+			}
+			if name := strings.TrimPrefix(c.Args[k], "-v"); hookName(name) || c.ArgIsDynamic(k) {
+				return deny(c.Args[k])
+			}
+			if k > i {
+				i = k
+			}
+		}
+		return ""
+	}
+	for i := 1; i < len(c.Args); i++ {
+		a := c.Args[i]
+		name := a
+		if len(a) > 2 && a[0] == '-' {
+			name = a[2:]
+		}
+		if hookName(a) || hookName(name) || c.ArgIsDynamic(i) {
+			return deny(a)
+		}
+	}
+	return ""
+}
+
+// expansionAssignments checks the assignments that parameter expansion
+// makes, ${NAME:=value} and ${NAME=value}, like NAME=value words: in every
+// word of the command (arguments of ":", "true", "echo", "[[", heredoc
+// bodies, redirection targets), since bash assigns wherever it expands
+// them. "${PS1:=\$(cmd)}" sets a prompt whose command substitution runs at
+// the next prompt, after every check.
+func (m Mode) expansionAssignments(c shellparse.Command) string {
+	words := slices.Concat(c.Args, c.Assignments)
+	for _, r := range c.Redirects {
+		words = append(words, r.Target, r.Body)
+	}
+	for _, w := range words {
+		w = strings.ReplaceAll(w, "\\\n", "")
+		for rest := w; ; {
+			i := strings.Index(rest, "${")
+			if i < 0 {
+				break
+			}
+			rest = rest[i+2:]
+			n := 0
+			for n < len(rest) && (rest[n] == '_' || rest[n] >= 'a' && rest[n] <= 'z' || rest[n] >= 'A' && rest[n] <= 'Z' || rest[n] >= '0' && rest[n] <= '9') {
+				n++
+			}
+			op := strings.TrimPrefix(rest[n:], ":")
+			if n == 0 || !strings.HasPrefix(op, "=") {
+				continue
+			}
+			value := op[1:]
+			depth := 0
+			for k := 0; k < len(value); k++ {
+				if value[k] == '{' {
+					depth++
+				} else if value[k] == '}' {
+					if depth == 0 {
+						value = value[:k]
+						break
+					}
+					depth--
+				}
+			}
+			if reason := m.assignment(rest[:n] + "=" + value); reason != "" {
+				return "${" + rest[:n] + "=...} assigns " + rest[:n] + ": " + reason
+			}
+		}
+	}
+	return ""
+}
 
 // assignment decides one NAME=value word; "" allows.
 func (m Mode) assignment(a string) string {
@@ -157,13 +323,8 @@ func (m Mode) assignment(a string) string {
 		}
 		return ""
 	}
-	if slices.Contains(hookVariables, name) {
+	if hookName(name) {
 		return "assigning " + name + " can change what runs"
-	}
-	for _, p := range hookPrefixes {
-		if strings.HasPrefix(name, p) {
-			return "assigning " + name + " can change what runs"
-		}
 	}
 	return ""
 }

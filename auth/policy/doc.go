@@ -20,9 +20,15 @@
 //
 // Outside wcgw a command whose name is only known at run time ($cmd,
 // $(...), a glob) is denied, and so are assignments to variables that make
-// the shell or a program run something else (PATH, PROMPT_COMMAND, LD_*,
-// GIT_*, ...). So is every place where bash evaluates a variable's value as
-// code: arithmetic (a value "a[$(cmd)]" runs cmd when read as a number),
+// the shell or a program run something else (PATH, PROMPT_COMMAND, PS0-PS4,
+// BASH_ENV, LD_*, GIT_*, ...), by any spelling: NAME=value words, the
+// NAME=value arguments of declare and its kin, ${NAME:=value} and
+// ${NAME=value} in any word of any command (":" and "true" included, which
+// code_writer always runs; bash assigns wherever it expands), the names
+// that read, printf -v, mapfile, readarray and getopts assign, and for and
+// select loop variables. A prompt assigned "$(cmd)" as text runs cmd at the
+// next prompt, after every check. So is every place where bash evaluates a
+// variable's value as code: arithmetic (a value "a[$(cmd)]" runs cmd when read as a number),
 // indirect expansion ${!x}, prompt expansion ${x@P}, subscripted names.
 // Values can come from anywhere (a file, an earlier command), so these are
 // refused where they are read, in both modes.
@@ -48,6 +54,14 @@
 //   - EditFiles: architect writes nothing; code_writer writes only its
 //     globs (AllowsWrite); verify_command is checked like a command, before
 //     any file is written.
+//
+// Options are read the way each tool reads them (options.go): the tools
+// architect runs with options that write or run programs have a table of
+// all their options, parsed as getopt_long does (unique prefixes of long
+// options, "--opt=value", required and optional values, attached and
+// clustered short options, "--"), and an unknown or ambiguous option is
+// refused. go and git keep closed lists of reading subcommands and flags
+// (readonly.go).
 //
 // A line that cannot be parsed is denied: the policy never allows what it
 // could not read.

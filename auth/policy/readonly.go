@@ -15,8 +15,18 @@ import (
 // with a check also refuse arguments only known at run time ($x, globs),
 // since those could turn into a refused option. Everything else is denied:
 // editors, interpreters, awk, xxd, make, package managers, wrappers (env,
-// sudo, timeout, ...), shells and the shell's own state changers (export,
-// alias, trap, source, read).
+// sudo, timeout, ...), pagers (less, more, man), shells and the shell's own
+// state changers (export, alias, trap, source, read).
+//
+// How a check reads options: sed, xargs, sort, date, hostname and tee are
+// parsed by a table of all their options (tooloptions.go, read as
+// options.go describes), because there an option's value moves the script,
+// the command or the file that matters. rg, tree and file only need one
+// option kept out, so they refuse it by every spelling: any prefix of the
+// long option, the short letter anywhere in a cluster (refuse,
+// refuseShortLetters), which errs on refusing. find's actions are single
+// words it never abbreviates. git and go have closed lists of reading
+// subcommands and options below.
 
 // argCheck returns why the arguments (after the name) are refused, or "".
 type argCheck func(args []string) string
@@ -28,12 +38,12 @@ var readOnlyCommands = map[string]argCheck{
 	"ls": nil, "cat": nil, "head": nil, "tail": nil, "wc": nil, "nl": nil, "tac": nil, "rev": nil,
 	"od": nil, "strings": nil, "stat": nil, "du": nil, "df": nil, "pwd": nil, "cd": nil,
 	"realpath": nil, "readlink": nil, "basename": nil, "dirname": nil,
-	"grep": nil, "egrep": nil, "fgrep": nil, "rg": refuse("--pre"),
-	"find": findCheck, "tree": refuseShortLetters("oR", "--output"), "file": refuse("-C", "--compile"),
+	"grep": nil, "egrep": nil, "fgrep": nil, "rg": refuse("--pre", "--hostname-bin"),
+	"find": findCheck, "tree": refuseShortLetters("oR", "--output"), "file": refuseShortLetters("C", "--compile"),
 	// Text filters.
 	"cut": nil, "tr": nil, "paste": nil, "join": nil, "comm": nil, "fold": nil, "column": nil,
 	"diff": nil, "cmp": nil, "jq": nil,
-	"sort": refuseShortLetters("o", "--output", "--compress-program"),
+	"sort": checkTable("sort", sortOptions, nil),
 	"uniq": uniqCheck, "sed": sedCheck, "tee": teeCheck,
 	"md5sum": nil, "sha1sum": nil, "sha224sum": nil, "sha256sum": nil, "sha384sum": nil, "sha512sum": nil,
 	"b2sum": nil, "cksum": nil,
@@ -158,85 +168,6 @@ func uniqCheck(args []string) string {
 	return ""
 }
 
-// sedCheck allows only line-addressed scripts (sed -n '10,20p'): the w, W,
-// e, r, s and y commands and regular expressions are refused, and so are
-// -i and script files.
-func sedCheck(args []string) string {
-	var scripts []string
-	explicit := false
-	operands := 0
-	for i := 0; i < len(args); i++ {
-		a := args[i]
-		switch {
-		case a == "-e" || (longOption(a, "--expression") && !strings.Contains(a, "=")):
-			if i+1 < len(args) {
-				scripts = append(scripts, args[i+1])
-			}
-			explicit = true
-			i++
-		case longOption(a, "--expression"):
-			scripts = append(scripts, a[strings.IndexByte(a, '=')+1:])
-			explicit = true
-		case a == "-i" || longOption(a, "--in-place") || a == "-f" || longOption(a, "--file"):
-			return "sed " + a + " writes or reads a script file"
-		case strings.HasPrefix(a, "--"):
-		case len(a) > 1 && a[0] == '-':
-		group:
-			for j := 1; j < len(a); j++ {
-				switch a[j] {
-				case 'i', 'f':
-					return "sed " + a + " writes or reads a script file"
-				case 'e':
-					explicit = true
-					if j < len(a)-1 {
-						scripts = append(scripts, a[j+1:])
-					} else if i+1 < len(args) {
-						scripts = append(scripts, args[i+1])
-						i++
-					}
-					break group
-				case 'l':
-					if j == len(a)-1 {
-						i++
-					}
-					break group
-				}
-			}
-		default:
-			if !explicit && operands == 0 {
-				scripts = append(scripts, a)
-			}
-			operands++
-		}
-	}
-	for _, s := range scripts {
-		for i := 0; i < len(s); i++ {
-			if !strings.ContainsRune("0123456789,$;!{} \t\npPdDqQnNlg=", rune(s[i])) {
-				return "architect runs only line-addressed sed scripts such as '10,20p'"
-			}
-		}
-	}
-	return ""
-}
-
-// teeCheck allows tee only into the discard targets.
-func teeCheck(args []string) string {
-	options := true
-	for _, a := range args {
-		if options && a == "--" {
-			options = false
-			continue
-		}
-		if options && len(a) > 1 && a[0] == '-' {
-			continue
-		}
-		if !slices.Contains(discardTargets, a) {
-			return "tee writes " + a
-		}
-	}
-	return ""
-}
-
 // condCheck refuses arithmetic comparisons in [[ ]]: bash evaluates their
 // operands as expressions, which can run commands held in variables. So
 // does the subscript of -v a[i].
@@ -254,78 +185,22 @@ func condCheck(args []string) string {
 	return ""
 }
 
-func dateCheck(args []string) string {
-	for _, a := range args {
-		if a == "-s" || longOption(a, "--set") || (len(a) > 1 && a[0] == '-' && a[1] != '-' && strings.IndexByte(a, 's') > 0) {
-			return "date " + a + " sets the clock"
-		}
-		if a != "" && a[0] != '-' && a[0] != '+' {
-			return "a date operand sets the clock"
-		}
-	}
-	return ""
-}
+// gitGlobal are the options allowed before a git subcommand, exactly as
+// written (git reads its global options by exact name). The others change
+// what git reads or runs: -c and --config-env set configuration that names
+// programs (core.fsmonitor, core.pager, diff.external), --exec-path picks
+// the programs, and -C, --git-dir, --work-tree, --namespace and --bare
+// point git at another repository, such as a bare one in the workspace
+// whose configuration runs a program. -p (--paginate) starts a pager, and
+// --help a manual page viewer.
+var gitGlobal = []string{"--no-pager", "-P", "--no-optional-locks", "--literal-pathspecs", "--no-replace-objects",
+	"--glob-pathspecs", "--noglob-pathspecs", "--icase-pathspecs", "--no-advice", "--version"}
 
-func hostnameCheck(args []string) string {
-	for _, a := range args {
-		if a == "" || a[0] != '-' || strings.HasPrefix(a, "-F") || longOption(a, "--file") {
-			return "hostname " + a + " sets the host name"
-		}
-	}
-	return ""
-}
-
-// xargsSafe are the commands xargs may run in architect mode: xargs feeds
-// them arguments read from input, which might be any option, so only
-// commands without writing options qualify.
-var xargsSafe = []string{"cat", "grep", "egrep", "fgrep", "wc", "head", "tail", "ls", "stat", "du", "basename",
-	"dirname", "realpath", "readlink", "echo", "cmp", "diff", "nl", "strings",
-	"md5sum", "sha1sum", "sha224sum", "sha256sum", "sha384sum", "sha512sum", "b2sum", "cksum"}
-
-// xargsCheck finds the command xargs runs (after options; see shellparse's
-// wrapper table) and requires it to be xargs-safe. Absent, xargs runs echo.
-func xargsCheck(args []string) string {
-	for i := 0; i < len(args); i++ {
-		a := args[i]
-		if a == "--" {
-			i++
-			if i < len(args) && !slices.Contains(xargsSafe, args[i]) {
-				return "xargs would run " + args[i] + " with arguments read from input"
-			}
-			return ""
-		}
-		if len(a) < 2 || a[0] != '-' {
-			if !slices.Contains(xargsSafe, a) {
-				return "xargs would run " + a + " with arguments read from input"
-			}
-			return ""
-		}
-		if strings.HasPrefix(a, "--") {
-			switch a {
-			case "--arg-file", "--delimiter", "--max-args", "--max-procs", "--max-chars", "--max-lines", "--process-slot-var":
-				i++
-			}
-			continue
-		}
-		for j := 1; j < len(a); j++ {
-			if strings.IndexByte("eil", a[j]) >= 0 {
-				break
-			}
-			if strings.IndexByte("adEILnPs", a[j]) >= 0 {
-				if j == len(a)-1 {
-					i++
-				}
-				break
-			}
-		}
-	}
-	return ""
-}
-
-// gitGlobal are the options allowed before a git subcommand (-C takes a
-// directory). Others (-c, --exec-path, --git-dir, ...) can run programs or
-// point git elsewhere.
-var gitGlobal = []string{"--no-pager", "-P", "--no-optional-locks", "--literal-pathspecs", "--no-replace-objects"}
+// gitRunning are the subcommand options that write a file or run a
+// program: a word that is any prefix of one (git accepts unique prefixes
+// of long options) is refused, whatever the subcommand.
+var gitRunning = []string{"--output", "--open-files-in-pager", "--ext-diff", "--textconv", "--filters",
+	"--show-signature", "--exec", "--upload-pack", "--receive-pack", "--output-directory", "--help"}
 
 // gitReadOnly are git subcommands that only read, with any arguments
 // except those refused in gitCheck.
@@ -338,9 +213,6 @@ func gitCheck(args []string) string {
 	for i < len(args) {
 		a := args[i]
 		switch {
-		case a == "-C":
-			i += 2
-			continue
 		case slices.Contains(gitGlobal, a):
 			i++
 			continue
@@ -354,8 +226,22 @@ func gitCheck(args []string) string {
 	}
 	sub, rest := args[i], args[i+1:]
 	for _, a := range rest {
-		if longOption(a, "--output") || longOption(a, "--open-files-in-pager") || strings.HasPrefix(a, "-O") {
-			return "git " + sub + " " + a + " writes a file or runs a program"
+		if a == "--" {
+			break
+		}
+		for _, o := range gitRunning {
+			if longOption(a, o) {
+				return "git " + sub + " " + a + " (" + o + ") writes a file or runs a program"
+			}
+		}
+		// -O (git grep --open-files-in-pager) also in a cluster: "-iO".
+		if len(a) > 1 && a[0] == '-' && a[1] != '-' && strings.IndexByte(a, 'O') > 0 {
+			return "git " + sub + " " + a + ": -O runs a program"
+		}
+		// %G placeholders and the %(signature) atom verify signatures with
+		// the configured gpg.program.
+		if strings.Contains(a, "%G") || strings.Contains(a, "%(signature") {
+			return "git " + sub + " " + a + ": %G placeholders run the signature verification program"
 		}
 	}
 	if slices.Contains(gitReadOnly, sub) {
@@ -370,8 +256,11 @@ func gitCheck(args []string) string {
 		return gitListing(sub, rest, []string{"-n", "--column", "--no-column", "-i", "--ignore-case", "--color", "--no-color"},
 			[]string{"--merged", "--no-merged", "--contains", "--no-contains", "--points-at", "--sort", "--format"})
 	case "remote":
+		// git remote show asks the remote, through a transport the
+		// repository's configuration may name (core.sshCommand), unless
+		// -n keeps it to the cached state.
 		if len(rest) == 0 || (len(rest) == 1 && (rest[0] == "-v" || rest[0] == "--verbose")) ||
-			rest[0] == "get-url" || rest[0] == "show" {
+			rest[0] == "get-url" || (rest[0] == "show" && slices.Contains(rest[1:], "-n")) {
 			return ""
 		}
 	case "stash", "worktree":
@@ -465,42 +354,68 @@ func gitListing(sub string, args, flags, valued []string) string {
 	return ""
 }
 
-// goFlag returns the name and attached value of a go command flag, which
-// may start with "-" or "--" ("" when a is not a flag).
-func goFlag(a string) (name, value string) {
-	if !strings.HasPrefix(a, "-") || a == "-" || a == "--" {
-		return "", ""
-	}
-	name, value, _ = strings.Cut(strings.TrimPrefix(a[1:], "-"), "=")
-	return name, value
+// goFlagKind is how the go command's flag package reads a flag: a bool
+// flag takes a value only after "=", any other the attached value or the
+// next word. Flags are never abbreviated or clustered, and "-name" and
+// "--name" are the same flag.
+type goFlagKind uint8
+
+const (
+	goBool goFlagKind = iota + 1
+	goValue
+)
+
+// goReadOnly are the go subcommands architect runs, each with every flag
+// it may take: none of them builds, runs or writes. A flag not listed is
+// refused. go list's -export, -compiled, -toolexec, -gcflags and the other
+// build flags compile packages (-gcflags=-cpuprofile=F writes F), -u,
+// -versions and -retracted query the network, -modfile and -mod=mod may
+// rewrite go.mod; go doc -http and -play start or fetch programs; go env
+// -w and -u write the configuration. go help prints help.
+var goReadOnly = map[string]map[string]goFlagKind{
+	"version": {"m": goBool, "v": goBool, "json": goBool},
+	"env":     {"json": goBool, "changed": goBool},
+	"list": {"json": goBool, "f": goValue, "m": goBool, "e": goBool, "deps": goBool, "find": goBool,
+		"test": goBool, "tags": goValue, "mod": goValue},
+	"doc":  {"all": goBool, "c": goBool, "cmd": goBool, "short": goBool, "src": goBool, "u": goBool},
+	"help": {},
 }
 
+// goCheck reads every word that starts with "-" as a flag (the go command
+// stops at the first package, and a flag after it is an error, so reading
+// on refuses more, never less).
 func goCheck(args []string) string {
 	if len(args) == 0 {
 		return ""
 	}
 	sub, rest := args[0], args[1:]
-	switch sub {
-	case "version", "doc":
-		return ""
-	case "env":
-		for _, a := range rest {
-			if name, _ := goFlag(a); name == "w" || name == "u" {
-				return "go env " + a + " writes the configuration"
-			}
-		}
-		return ""
-	case "list":
-		for i, a := range rest {
-			name, value := goFlag(a)
-			if name == "mod" && value == "" && i+1 < len(rest) {
-				value = rest[i+1]
-			}
-			if name == "toolexec" || name == "exec" || name == "modfile" || (name == "mod" && value == "mod") {
-				return "go list " + a + " runs a program or changes go.mod"
-			}
-		}
-		return ""
+	flags, ok := goReadOnly[sub]
+	if !ok {
+		return "go " + sub + " is not one of architect's read-only go commands (version, env, list, doc, help)"
 	}
-	return "go " + sub + " is not one of architect's read-only go commands (version, env, list, doc)"
+	for i := 0; i < len(rest); i++ {
+		a := rest[i]
+		if a == "--" {
+			break
+		}
+		if len(a) < 2 || a[0] != '-' {
+			continue
+		}
+		name, value, attached := strings.Cut(strings.TrimPrefix(a[1:], "-"), "=")
+		kind := flags[name]
+		switch {
+		case kind == 0:
+			return "go " + sub + " " + a + " is not one of the flags architect allows there (they build, run or write)"
+		case kind == goValue && !attached:
+			if i+1 >= len(rest) {
+				return "go " + sub + " " + a + " needs a value"
+			}
+			i++
+			value = rest[i]
+		}
+		if sub == "list" && name == "mod" && value != "readonly" && value != "vendor" {
+			return "go list -mod=" + value + " may change go.mod"
+		}
+	}
+	return ""
 }

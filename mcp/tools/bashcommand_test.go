@@ -26,10 +26,17 @@ type bashEnv struct {
 
 func newBashEnv(t testing.TB, home string) *bashEnv {
 	t.Helper()
+	return newBashEnvWith(t, home, "PATH="+os.Getenv("PATH"))
+}
+
+// newBashEnvWith is newBashEnv with the shell's environment after HOME and
+// LANG given (PATH among them).
+func newBashEnvWith(t testing.TB, home string, extra ...string) *bashEnv {
+	t.Helper()
 	if home == "" {
 		home = t.TempDir()
 	}
-	env := []string{"HOME=" + home, "PATH=" + os.Getenv("PATH"), "LANG=C.UTF-8"}
+	env := append([]string{"HOME=" + home, "LANG=C.UTF-8"}, extra...)
 	sessions := session.NewSessions(runtime.Embedded(runtime.Options{BaseEnv: env}), time.Now)
 	t.Cleanup(func() { sessions.Close() })
 	reg := NewRegistry(Options{Build: "test", Transport: "http", Sessions: sessions, ScratchRoot: t.TempDir(), StateDir: t.TempDir()})

@@ -8,11 +8,17 @@
 // pipelines and lists, $( ), backticks, ( ) subshells, { ; } groups, <( )
 // and >( ), compound commands, function bodies, unquoted heredoc bodies
 // (their expansions run), the strings of bash -c (and sh, zsh, dash, ksh,
-// su -c, watch), the joined arguments of eval, the commands run by find
+// su -c, watch), the joined arguments of eval, the action of trap, the commands run by find
 // -exec, and the commands run by wrappers (env, sudo, nice, nohup, time,
 // timeout, xargs, command, builtin, exec, stdbuf, ionice, watch, setsid,
 // doas, coproc), which are reported together with the wrapper. A word whose
 // value is only known at run time is marked dynamic rather than guessed.
+// Where a wrapper's options are known in full (xargs, nice, timeout,
+// stdbuf) they are read as getopt_long reads them, abbreviations and
+// optional values included, and an unknown or ambiguous option is a
+// *ParseError: where the wrapped command starts depends on it. A for or
+// select loop is reported when its word list holds an expansion or its
+// variable is not a lowercase name (it could be one the shell reads, PS1).
 //
 // Anything this reader does not understand is a *ParseError, never a
 // partial answer: Parse returns no commands with an error, so a policy built
@@ -646,9 +652,13 @@ func (p *parser) forBody(kind string) {
 			}
 			words = append(words, p.scanWord())
 		}
-		p.addSyntaxWords(words)
-	} else if p.atOp() == ";" {
-		p.pos++
+		p.addSyntaxWords(words, !isLowerName(name.val))
+	} else {
+		// "for NAME; do" iterates over "$@".
+		p.addSyntaxWords([]word{{val: kind}, name}, !isLowerName(name.val))
+		if p.atOp() == ";" {
+			p.pos++
+		}
 	}
 	p.doBody()
 }
@@ -665,7 +675,7 @@ func (p *parser) caseBody() {
 		p.skipNewlines()
 		if p.atReserved() == "esac" {
 			p.pos += 4
-			p.addSyntaxWords(words)
+			p.addSyntaxWords(words, false)
 			return
 		}
 		if p.eof() {
@@ -706,9 +716,11 @@ func (p *parser) caseBody() {
 }
 
 // addSyntaxWords reports the words of a for, select or case when one holds
-// an expansion.
-func (p *parser) addSyntaxWords(words []word) {
-	if !slices.ContainsFunc(words, func(w word) bool { return w.dyn }) {
+// an expansion, or always when always is set: a loop whose variable is not
+// a lowercase name assigns it, and the shell or a program may read a
+// variable of that name (PS1, BASH_ENV, ...).
+func (p *parser) addSyntaxWords(words []word, always bool) {
+	if !always && !slices.ContainsFunc(words, func(w word) bool { return w.dyn }) {
 		return
 	}
 	c := Command{}

@@ -151,6 +151,18 @@ func TestParse(t *testing.T) {
 		{"timeout", "timeout -s KILL 5 rm x", []string{"timeout -s KILL 5 rm x", "rm x"}},
 		{"xargs", "find . | xargs -0 -n 1 rm", []string{"find .", "xargs -0 -n 1 rm", "rm"}},
 		{"xargs optional value", "xargs -iX rm X", []string{"xargs -iX rm X", "rm X"}},
+		{"xargs abbreviated option", "xargs --process-slot cat sh -c x", []string{"xargs --process-slot cat sh -c x", "sh -c x", "x"}},
+		{"xargs optional long value", "xargs --max-lines sh", []string{"xargs --max-lines sh", "sh"}},
+		{"xargs attached long value", "xargs --max-lines=2 --arg-file=f rm", []string{"xargs --max-lines=2 --arg-file=f rm", "rm"}},
+		{"timeout abbreviated", "timeout --sig KILL 5 rm x", []string{"timeout --sig KILL 5 rm x", "rm x"}},
+		{"nice old form", "nice -10 rm x", []string{"nice -10 rm x", "rm x"}},
+		{"env abbreviated split-string", "env --split='rm x' ls", []string{"env --split=rm x ls", "rm x ls"}},
+		{"env abbreviated unset", "env --uns X rm y", []string{"env --uns X rm y", "rm y"}},
+		{"trap action", "trap 'rm x' DEBUG", []string{"trap rm x DEBUG", "rm x"}},
+		{"trap reset", "trap - INT; trap INT; trap -p", []string{"trap - INT", "trap INT", "trap -p"}},
+		{"trap dynamic action", "trap \"$a\" EXIT", []string{"trap $a EXIT", "?$a"}},
+		{"loop over a capital name", "for PS1 in x; do ls; done", []string{"for PS1 in x", "ls"}},
+		{"loop without in over a capital name", "for PS1; do ls; done", []string{"for PS1", "ls"}},
 		{"command builtin exec", "command rm x; builtin cd; exec -a n rm y",
 			[]string{"command rm x", "rm x", "builtin cd", "cd", "exec -a n rm y", "rm y"}},
 		{"stdbuf ionice nohup", "stdbuf -o0 ionice -c3 nohup rm x",
@@ -190,6 +202,14 @@ func TestParse(t *testing.T) {
 
 func TestParseErrors(t *testing.T) {
 	tests := []string{
+		// Where the command of a wrapper starts depends on an option
+		// the program itself would refuse: ambiguous or unknown.
+		"xargs --max sh",
+		"xargs --bogus sh",
+		"xargs -Z sh",
+		"timeout --bogus 5 sh",
+		"env --d sh",
+		"env -Z sh",
 		"ls 'a",
 		`ls "a`,
 		"ls $'a",

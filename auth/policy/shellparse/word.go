@@ -640,6 +640,21 @@ func isName(s string) bool {
 	return true
 }
 
+// isLowerName reports a variable name of lowercase letters, digits and
+// "_" with at least one letter: none of the variables bash or common
+// programs read to find what to run is spelled so.
+func isLowerName(s string) bool {
+	if !isName(s) || strings.Trim(s, "_0123456789") == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 'A' && s[i] <= 'Z' {
+			return false
+		}
+	}
+	return true
+}
+
 // assignPrefix reports an assignment word at i: the length of "NAME=",
 // "NAME+=" or "NAME[...]=" (sub true) up to and including "=". The
 // subscript is found by bracket counting only; the caller reads it.

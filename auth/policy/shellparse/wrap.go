@@ -1,6 +1,7 @@
 package shellparse
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 )
@@ -18,22 +19,33 @@ type optSpec struct {
 	operands int      // operands before the command (timeout's duration)
 	assigns  bool     // NAME=value words before the command are assignments
 	noCmd    string   // short options after which the operands are not a command
+	// all, when set, is every long option of the program (without "--";
+	// "=" after a name: the value may be the next word; "[=]": only
+	// attached), and flags are its short options without a value. The
+	// program then parses the way getopt_long does, and so does this
+	// reader: a long option may be abbreviated to any unique prefix, and an
+	// unknown or ambiguous option is a parse error (the program would
+	// refuse it too), never a guess at where the command starts.
+	all   []string
+	flags string
 }
 
 var wrappers = map[string]optSpec{
 	"sudo": {short: "ugCDhprtTU", long: []string{"--user", "--group", "--close-from", "--chdir", "--prompt", "--role",
 		"--type", "--command-timeout", "--other-user", "--host"}, assigns: true},
-	"doas":    {short: "uC"},
-	"nice":    {short: "n", long: []string{"--adjustment"}},
-	"nohup":   {},
-	"time":    {short: "fo", long: []string{"--format", "--output"}},
-	"timeout": {short: "sk", long: []string{"--signal", "--kill-after"}, operands: 1},
-	"xargs": {short: "adEILnPs", optional: "eil", long: []string{"--arg-file", "--delimiter", "--max-args", "--max-procs",
-		"--max-chars", "--max-lines", "--process-slot-var"}},
+	"doas":  {short: "uC"},
+	"nice":  {short: "n", flags: "0123456789+", all: []string{"adjustment=", "help", "version"}}, // nice -10: the old form
+	"nohup": {},
+	"time":  {short: "fo", long: []string{"--format", "--output"}},
+	"timeout": {short: "sk", flags: "fpv", all: []string{"signal=", "kill-after=", "foreground", "preserve-status",
+		"verbose", "help", "version"}, operands: 1},
+	"xargs": {short: "adEILnPs", optional: "eil", flags: "0oprtx", all: []string{"arg-file=", "delimiter=", "eof[=]",
+		"replace[=]", "max-lines[=]", "max-args=", "open-tty", "max-procs=", "interactive", "process-slot-var=",
+		"no-run-if-empty", "max-chars=", "show-limits", "verbose", "exit", "help", "version"}},
 	"command": {},
 	"builtin": {},
 	"exec":    {short: "a"},
-	"stdbuf":  {short: "ioe", long: []string{"--input", "--output", "--error"}},
+	"stdbuf":  {short: "ioe", all: []string{"input=", "output=", "error=", "help", "version"}},
 	"ionice":  {short: "cnpPu", long: []string{"--class", "--classdata", "--pid", "--pgid", "--uid"}, noCmd: "pPu"},
 	"setsid":  {},
 	"coproc":  {},
@@ -58,6 +70,8 @@ func (p *parser) unwrap(ws []word, depth int) {
 		p.suString(ws, depth)
 	case name == "eval":
 		p.parseWords(ws[1:], depth)
+	case name == "trap":
+		p.trap(ws, depth)
 	case name == "watch":
 		p.watch(ws, depth)
 	case name == "env":
@@ -69,7 +83,10 @@ func (p *parser) unwrap(ws []word, depth int) {
 		if !ok {
 			return
 		}
-		i, noCmd := skipOptions(ws, 1, spec)
+		i, noCmd, bad := skipOptions(ws, 1, spec)
+		if bad != "" {
+			p.fail(p.pos, fmt.Sprintf("%s: %s, so the command it runs is not known", name, bad))
+		}
 		if noCmd {
 			return
 		}
@@ -88,21 +105,33 @@ func (p *parser) unwrap(ws []word, depth int) {
 // skipOptions returns the index of the first operand at or after i. A
 // dynamic word ends the options: it may be anything, so it is treated as
 // the command.
-func skipOptions(ws []word, i int, spec optSpec) (next int, noCmd bool) {
+//
+// With a full option table (spec.all) an unknown or ambiguous option is
+// returned as bad: where the command starts depends on it.
+func skipOptions(ws []word, i int, spec optSpec) (next int, noCmd bool, bad string) {
 	for i < len(ws) {
 		w := ws[i]
 		v := w.val
 		if w.dyn {
-			return i, noCmd
+			return i, noCmd, ""
 		}
 		if v == "--" {
-			return i + 1, noCmd
+			return i + 1, noCmd, ""
 		}
 		if len(v) < 2 || v[0] != '-' {
-			return i, noCmd
+			return i, noCmd, ""
 		}
 		if strings.HasPrefix(v, "--") {
-			if !strings.Contains(v, "=") && slices.Contains(spec.long, v) {
+			name, _, attached := strings.Cut(v[2:], "=")
+			if spec.all != nil {
+				kind, reason := resolveLong(spec.all, name)
+				if reason != "" {
+					return i, noCmd, "option --" + name + " is " + reason
+				}
+				if kind == "=" && !attached {
+					i++
+				}
+			} else if !attached && slices.Contains(spec.long, v) {
 				i++
 			}
 			i++
@@ -121,10 +150,39 @@ func skipOptions(ws []word, i int, spec optSpec) (next int, noCmd bool) {
 				}
 				break
 			}
+			if spec.all != nil && strings.IndexByte(spec.flags, v[j]) < 0 {
+				return i, noCmd, "option -" + string(v[j]) + " is unknown"
+			}
 		}
 		i++
 	}
-	return i, noCmd
+	return i, noCmd, ""
+}
+
+// resolveLong finds name (without "--") in a full table of long options
+// as getopt_long does: an exact name, or else the one option it is a
+// prefix of. It returns the option's value kind ("", "=" or "[=]"), or why
+// it could not ("unknown", "ambiguous").
+func resolveLong(all []string, name string) (kind, reason string) {
+	found := -1
+	for k, o := range all {
+		base := strings.TrimSuffix(strings.TrimSuffix(o, "[=]"), "=")
+		if base == name {
+			return o[len(base):], ""
+		}
+		if name != "" && strings.HasPrefix(base, name) {
+			if found >= 0 {
+				return "", "ambiguous"
+			}
+			found = k
+		}
+	}
+	if found < 0 {
+		return "", "unknown"
+	}
+	o := all[found]
+	base := strings.TrimSuffix(strings.TrimSuffix(o, "[=]"), "=")
+	return o[len(base):], ""
 }
 
 // shellString parses the string of "bash -c STRING" (options may precede
@@ -222,7 +280,7 @@ func (p *parser) watch(ws []word, depth int) {
 			}
 		}
 	}
-	i, _ := skipOptions(ws, 1, optSpec{short: "nq", long: []string{"--interval", "--equexit"}})
+	i, _, _ := skipOptions(ws, 1, optSpec{short: "nq", long: []string{"--interval", "--equexit"}})
 	if i >= len(ws) {
 		return
 	}
@@ -232,6 +290,10 @@ func (p *parser) watch(ws []word, depth int) {
 	}
 	p.parseWords(ws[i:], depth)
 }
+
+// envLong are env's long options (see optSpec.all).
+var envLong = []string{"ignore-environment", "null", "unset=", "chdir=", "split-string=", "block-signal[=]",
+	"default-signal[=]", "ignore-signal[=]", "list-signal-handling", "debug", "help", "version"}
 
 // env reports the command env runs, with its NAME=value words, and reads
 // -S (--split-string) as a command line.
@@ -249,16 +311,23 @@ options:
 			break options
 		case v == "-":
 			i++
-		case v == "--split-string" || strings.HasPrefix(v, "--split-string="):
-			// The string and the words after it, read as one line.
-			if k := strings.IndexByte(v, '='); k > 0 {
-				p.parseWords(append([]word{{val: v[k+1:]}}, ws[i+1:]...), depth)
-			} else {
-				p.parseWords(ws[i+1:], depth)
-			}
-			return
 		case strings.HasPrefix(v, "--"):
-			if v == "--unset" || v == "--chdir" {
+			// getopt_long: "--split" is --split-string.
+			name, value, attached := strings.Cut(v[2:], "=")
+			kind, bad := resolveLong(envLong, name)
+			if bad != "" {
+				p.fail(p.pos, "env: option --"+name+" is "+bad+", so the command it runs is not known")
+			}
+			if kind == "=" && strings.HasPrefix("split-string", name) {
+				// The string and the words after it, read as one line.
+				if attached {
+					p.parseWords(append([]word{{val: value}}, ws[i+1:]...), depth)
+				} else {
+					p.parseWords(ws[i+1:], depth)
+				}
+				return
+			}
+			if kind == "=" && !attached {
 				i++
 			}
 			i++
@@ -277,6 +346,9 @@ options:
 						i++
 					}
 					break
+				}
+				if strings.IndexByte("i0v", v[j]) < 0 {
+					p.fail(p.pos, "env: option -"+v[j:j+1]+" is unknown, so the command it runs is not known")
 				}
 			}
 			i++
@@ -311,6 +383,25 @@ func (p *parser) findExec(ws []word, depth int) {
 		}
 		i = j
 	}
+}
+
+// trap reads the action of "trap ACTION SIGNAL..." as a command line: the
+// shell runs it later, when the signal (or DEBUG, RETURN, ERR, EXIT)
+// comes. "-" and "" reset or ignore; one operand alone is a signal to
+// reset; -p, -l and -P print.
+func (p *parser) trap(ws []word, depth int) {
+	i := 1
+	for i < len(ws) && !ws[i].dyn && len(ws[i].val) > 1 && ws[i].val[0] == '-' {
+		if ws[i].val == "--" {
+			i++
+			break
+		}
+		i++
+	}
+	if len(ws)-i < 2 || (!ws[i].dyn && (ws[i].val == "-" || ws[i].val == "")) {
+		return
+	}
+	p.parseWords(ws[i:i+1], depth)
 }
 
 // parseWords parses words joined by spaces as a command line, as eval and
