@@ -488,6 +488,11 @@ func TestDaemonOperatorCommands(t *testing.T) {
 	d := newDaemonEnv(t, "WINX_HTTP_TOKEN="+secret)
 	a := d.adapter()
 	s := a.mustInit(t.TempDir())
+	// A token on the screen is redacted in what attach prints.
+	const token = "ghp_" + "Ab3dEf6hIj9kLm2nOp5qRs8tUv1wXy4zAb7c"
+	if r := a.bash(s, command("echo tok-"+"$(printf %s "+token+")"), 5); exitCode(r) != 0 {
+		t.Fatalf("echo = %+v", r)
+	}
 	if r := a.bash(s, command("echo attach-marker"), 5); exitCode(r) != 0 {
 		t.Fatalf("echo = %+v", r)
 	}
@@ -514,6 +519,9 @@ func TestDaemonOperatorCommands(t *testing.T) {
 	}
 	if !strings.Contains(out, "attach-marker") || !strings.Contains(out, s.ThreadID) {
 		t.Errorf("winx attach printed %q, want the screen with attach-marker", out)
+	}
+	if strings.Contains(out, token) || !strings.Contains(out, "[REDACTED:") {
+		t.Errorf("winx attach printed %q, want the token redacted", out)
 	}
 
 	// --follow prints what appears later, until interrupted.
