@@ -153,8 +153,8 @@ func TestInterop(t *testing.T) {
 		name string
 		argv []string
 	}{
-		{"go-sdk/stdio/initialize-without-path", []string{probe, "call", "--stdio", shellQuote(bin), "--tool", "Initialize", "--args", `{"type":"first_call"}`}},
-		{"ts-sdk/stdio/initialize-without-path", []string{nodeBin, probeJS, "call", "--stdio", shellQuote(bin), "--tool", "Initialize", "--args", `{"type":"first_call"}`}},
+		{"go-sdk/stdio/initialize-without-path", []string{probe, "call", "--stdio", "WINX_RUNTIME=embedded " + shellQuote(bin), "--tool", "Initialize", "--args", `{"type":"first_call"}`}},
+		{"ts-sdk/stdio/initialize-without-path", []string{nodeBin, probeJS, "call", "--stdio", "WINX_RUNTIME=embedded " + shellQuote(bin), "--tool", "Initialize", "--args", `{"type":"first_call"}`}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			stdout, stderr, code := runClient(t, tc.argv...)
