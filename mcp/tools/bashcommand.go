@@ -102,7 +102,6 @@ func addBashCommand(reg *mcp.Registry, opts Options) {
 		OutputSchema: mcp.EnvelopeOutputSchema,
 		Execution:    bashExecution,
 		Annotations: &mcp.ToolAnnotations{
-			Title:           "Run shell commands",
 			ReadOnlyHint:    mcp.Bool(false),
 			DestructiveHint: mcp.Bool(true),
 			OpenWorldHint:   mcp.Bool(true),
@@ -110,42 +109,41 @@ func addBashCommand(reg *mcp.Registry, opts Options) {
 	}, t.handle)
 }
 
-const bashDescription = `Run a command in the session's persistent bash (cd, variables and functions persist) and read its output, or interact with what runs: status_check polls a running or background command, send_text / send_specials / send_ascii type into it, screen shows the terminal, wait_for_turn waits until a TUI is quiet.
-Call Initialize first and pass its thread_id and workspace_root. Only one foreground command runs at a time; use is_background for long jobs. Output is rendered like a terminal, repeated lines are collapsed and long output keeps its tail (the head is saved to a file named in the result).`
+const bashDescription = `Run a command in the session's persistent bash (cd, variables, functions persist) or act on what runs: status_check polls, send_text / send_specials / send_ascii type into it, screen shows the terminal, wait_for_turn waits until a TUI is quiet. One foreground command at a time; is_background for long jobs. Long output keeps its tail; the head is saved to a file the answer names.`
 
 var bashSchema = json.RawMessage(`{
   "type": "object",
   "properties": {
     "action_json": {
-      "description": "The action: an object tagged by type, a JSON string holding one, or a plain command string.",
+      "description": "object tagged by type, or a command string",
       "anyOf": [
         {"type": "string"},
         {
           "type": "object",
           "properties": {
             "type": {"type": "string", "enum": ["command", "status_check", "send_text", "send_specials", "send_ascii", "screen", "wait_for_turn"]},
-            "command": {"type": "string", "description": "command: the shell command line"},
-            "is_background": {"type": "boolean", "description": "command: run in its own PTY and return a bg_command_id at once"},
-            "allow_multi": {"type": "boolean"},
-            "bg_command_id": {"type": "string", "description": "status_check / send_text / send_specials: target a background command"},
-            "scrollback_lines": {"type": "integer", "minimum": 0},
-            "verbose": {"type": "boolean"},
-            "send_text": {"type": "string", "description": "send_text: text to type"},
-            "submit": {"type": "boolean", "description": "send_text: press Enter after the text"},
-            "send_specials": {"type": "array", "items": {"type": "string", "enum": ["Enter", "Key-up", "Key-down", "Key-left", "Key-right", "Ctrl-c", "Ctrl-d", "Ctrl-z"]}},
+            "command": {"type": "string", "description": "the shell command line"},
+            "is_background": {"type": "boolean", "description": "own PTY; returns a bg_command_id at once"},
+            "allow_multi": {"type": "boolean", "description": "accepted, ignored"},
+            "bg_command_id": {"type": "string", "description": "target a background command"},
+            "scrollback_lines": {"type": "integer", "minimum": 0, "description": "accepted, ignored"},
+            "verbose": {"type": "boolean", "description": "accepted, ignored"},
+            "send_text": {"type": "string", "description": "text to type"},
+            "submit": {"type": "boolean", "description": "press Enter after it"},
+            "send_specials": {"type": "array", "items": {"type": "string"}, "description": "Enter, Key-up/down/left/right, Ctrl-c, Ctrl-d (EOF), Ctrl-z; any case"},
             "send_ascii": {"type": "array", "items": {"type": "integer", "minimum": 1, "maximum": 255}},
-            "lines": {"type": "integer", "minimum": 0, "description": "screen: last N rows (0 = all)"},
-            "diff": {"type": "boolean", "description": "screen: only rows changed since the last look"},
-            "recognizer": {"type": "string"},
-            "quiet_ms": {"type": "integer", "minimum": 1},
-            "timeout_seconds": {"type": "number", "minimum": 0}
+            "lines": {"type": "integer", "minimum": 0, "description": "screen: the last N written rows (0 = all)"},
+            "diff": {"type": "boolean", "description": "only rows changed since the last look"},
+            "recognizer": {"type": "string", "description": "accepted, ignored"},
+            "quiet_ms": {"type": "integer", "minimum": 1, "description": "default 600"},
+            "timeout_seconds": {"type": "number", "minimum": 0, "description": "default 30"}
           }
         }
       ]
     },
-    "command": {"type": "string", "description": "Shorthand for action_json {type: command, command: ...}"},
-    "wait_for_seconds": {"type": "number", "minimum": 0, "maximum": 600, "description": "How long to wait for the command before answering running (default 15)"},
-    "wait_policy": {"type": "string", "enum": ["adaptive", "return_early", "until_complete"]},
+    "command": {"type": "string", "description": "shorthand for a command action"},
+    "wait_for_seconds": {"type": "number", "minimum": 0, "maximum": 600, "description": "wait before answering running (default 15)"},
+    "wait_policy": {"type": "string", "enum": ["adaptive", "return_early", "until_complete"], "description": "return_early: at most 5 s; until_complete: to the end (not with is_background)"},
     "thread_id": {"type": "string", "minLength": 1},
     "workspace_root": {"type": "string", "minLength": 1}
   },

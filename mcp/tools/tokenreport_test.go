@@ -93,6 +93,9 @@ func TestTokenReport(t *testing.T) {
 	if report {
 		t.Logf("tools/list: %d bytes", list)
 	}
+	if list >= 12000 {
+		t.Errorf("tools/list is %d bytes, want under 12000", list)
+	}
 	for _, a := range answers {
 		if report {
 			t.Logf("%-36s total %6d bytes, text %6d bytes, ratio %.2f", a.name, a.total, a.text, float64(a.total)/float64(max(a.text, 1)))
@@ -114,4 +117,23 @@ func TestTokenDump(t *testing.T) {
 		t.Log(e.rawCall(CodeMapTool, map[string]any{"operation": "outline", "path": "a.go"}))
 	}
 	t.Log(e.rawCall(EditFilesTool, map[string]any{"files": []any{map[string]any{"file_path": filepath.Join(e.root, "n.txt"), "mode": "replace", "content": "x\ny\n"}}}))
+}
+
+func TestToolsListParts(t *testing.T) {
+	if os.Getenv("WINX_TOKEN_DUMP") == "" {
+		t.Skip("WINX_TOKEN_DUMP=1 prints the parts of tools/list")
+	}
+	e := newBashEnv(t, "")
+	resp, _ := e.client.Call(context.Background(), "tools/list", map[string]any{})
+	var l struct {
+		Tools []map[string]json.RawMessage `json:"tools"`
+	}
+	json.Unmarshal(resp.Result, &l)
+	for _, tl := range l.Tools {
+		parts := ""
+		for k, v := range tl {
+			parts += fmt.Sprintf(" %s=%d", k, len(v))
+		}
+		t.Logf("%s:%s", tl["name"], parts)
+	}
 }
