@@ -280,6 +280,13 @@ type editData struct {
 	VerifyExit  *int           `json:"verify_exit_code,omitempty"`
 }
 
+// trimDiffHeader drops the "--- path" / "+++ path" lines of a diff of
+// path: the line before it already names the file.
+func trimDiffHeader(diff, path string) string {
+	head := "--- " + path + "\n+++ " + path + "\n"
+	return strings.TrimPrefix(diff, head)
+}
+
 // createdSize counts the lines and bytes a creation diff adds (its "+"
 // lines, the "+++" header excluded).
 func createdSize(diff string) (lines, bytes int) {
@@ -317,9 +324,9 @@ func (t *editTool) success(ctx context.Context, in *editInput, sess *session.Ses
 				fmt.Fprintf(&b, "created with %d lines (%d bytes)\n", lines, bytes)
 				break
 			}
-			if f.Diff != "" {
-				b.WriteString(f.Diff)
-				if !strings.HasSuffix(f.Diff, "\n") {
+			if diff := trimDiffHeader(f.Diff, f.Path); diff != "" {
+				b.WriteString(diff)
+				if !strings.HasSuffix(diff, "\n") {
 					b.WriteString("\n")
 				}
 			}

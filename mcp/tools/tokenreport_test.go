@@ -17,6 +17,9 @@ import (
 type answerSize struct {
 	name        string
 	total, text int
+	// output is the JSON bytes of structuredContent.output, the copy of
+	// the text the seed contract requires.
+	output int
 }
 
 func (e *bashEnv) measure(name, tool string, args map[string]any) answerSize {
@@ -30,6 +33,7 @@ func (e *bashEnv) measure(name, tool string, args map[string]any) answerSize {
 	if err := json.Unmarshal(resp.Result, &r); err != nil {
 		e.t.Fatal(err)
 	}
+	out, _ := json.Marshal(r.Structured.Output)
 	text := 0
 	for _, c := range r.Content {
 		text += len(c.Text)
@@ -37,7 +41,7 @@ func (e *bashEnv) measure(name, tool string, args map[string]any) answerSize {
 	if r.IsError {
 		e.t.Errorf("%s failed: %s", name, resp.Result)
 	}
-	return answerSize{name, len(resp.Result), text}
+	return answerSize{name, len(resp.Result), text, len(out)}
 }
 
 // typicalAnswers measures tools/list and the answers an agent sees most.
@@ -98,7 +102,8 @@ func TestTokenReport(t *testing.T) {
 	}
 	for _, a := range answers {
 		if report {
-			t.Logf("%-36s total %6d bytes, text %6d bytes, ratio %.2f", a.name, a.total, a.text, float64(a.total)/float64(max(a.text, 1)))
+			t.Logf("%-36s total %6d bytes, text %6d bytes, total/text %.2f, without the output copy %.2f",
+				a.name, a.total, a.text, float64(a.total)/float64(max(a.text, 1)), float64(a.total-a.output)/float64(max(a.text, 1)))
 		}
 	}
 }
