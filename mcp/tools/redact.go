@@ -44,10 +44,14 @@ func redactResult(r *redact.Redactor, res *mcp.CallToolResult) *mcp.CallToolResu
 	if res == nil {
 		return nil
 	}
+	// The output field usually is the text block itself: redact it once.
+	seen := map[string]string{}
 	for _, c := range res.Content {
 		switch c := c.(type) {
 		case *mcp.TextContent:
+			orig := c.Text
 			c.Text, _ = r.String(c.Text)
+			seen[orig] = c.Text
 		case *mcp.EmbeddedResource:
 			if c.Resource.Text != nil {
 				t, _ := r.String(*c.Resource.Text)
@@ -58,9 +62,9 @@ func redactResult(r *redact.Redactor, res *mcp.CallToolResult) *mcp.CallToolResu
 	switch sc := res.StructuredContent.(type) {
 	case nil:
 	case mcp.Envelope:
-		res.StructuredContent = redactEnvelope(r, sc)
+		res.StructuredContent = redactEnvelope(r, sc, seen)
 	case *mcp.Envelope:
-		e := redactEnvelope(r, *sc)
+		e := redactEnvelope(r, *sc, seen)
 		res.StructuredContent = &e
 	default:
 		b, err := json.Marshal(sc)
@@ -75,9 +79,13 @@ func redactResult(r *redact.Redactor, res *mcp.CallToolResult) *mcp.CallToolResu
 	return res
 }
 
-func redactEnvelope(r *redact.Redactor, e mcp.Envelope) mcp.Envelope {
+func redactEnvelope(r *redact.Redactor, e mcp.Envelope, seen map[string]string) mcp.Envelope {
 	e.Message, _ = r.String(e.Message)
-	e.Output, _ = r.String(e.Output)
+	if out, ok := seen[e.Output]; ok {
+		e.Output = out
+	} else {
+		e.Output, _ = r.String(e.Output)
+	}
 	if e.NextAction != nil {
 		na := *e.NextAction
 		na.Instruction, _ = r.String(na.Instruction)
