@@ -2,10 +2,13 @@ package tools
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"winx/codemap"
 )
 
 // Test secrets: a GitHub token and URL credentials. Each leaves the server
@@ -102,4 +105,40 @@ func TestRedactionEveryAnswer(t *testing.T) {
 	busy := e.rawCall(BashCommandTool, map[string]any{"action_json": cmd("echo again"), "wait_for_seconds": 1})
 	wantNoSecret(t, "busy", busy)
 	e.rawCall(BashCommandTool, map[string]any{"action_json": map[string]any{"type": "send_specials", "send_specials": []any{"Ctrl-c"}}})
+}
+
+// TestRedactionSavedContextAndCodeMap: a saved context file and a CodeMap
+// snippet never hold a raw secret, whichever part carries it.
+func TestRedactionSavedContextAndCodeMap(t *testing.T) {
+	e := newBashEnv(t, "")
+	writeFile(t, filepath.Join(e.root, "svc.go"), "package svc\n\n// Token is "+testGitHubToken+"\nfunc Token() string { return \""+testURL+"\" }\n\nvar _ = Token()\n")
+	saved := e.rawCall(ContextSaveTool, map[string]any{"id": "sec", "description": "resume with " + testGitHubToken + " and " + testURL,
+		"relevant_file_globs": []any{"*.go"}})
+	wantNoSecret(t, "ContextSave answer", saved)
+	if !strings.Contains(saved, `"completed"`) {
+		t.Fatalf("ContextSave = %s", saved)
+	}
+	var d struct {
+		StructuredContent struct {
+			Data struct {
+				Path string `json:"path"`
+			} `json:"data"`
+		} `json:"structuredContent"`
+	}
+	if err := json.Unmarshal([]byte(saved), &d); err != nil || d.StructuredContent.Data.Path == "" {
+		t.Fatalf("ContextSave data: %v %s", err, saved)
+	}
+	path := d.StructuredContent.Data.Path
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("saved context %q: %v", path, err)
+	}
+	wantNoSecret(t, "saved context file", string(b))
+	if !codemap.Available() {
+		return
+	}
+	refs := e.rawCall(CodeMapTool, map[string]any{"operation": "references", "name": "Token"})
+	wantNoSecret(t, "CodeMap references", refs)
+	outline := e.rawCall(CodeMapTool, map[string]any{"operation": "outline", "path": "svc.go"})
+	wantNoSecret(t, "CodeMap outline", outline)
 }
