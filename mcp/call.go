@@ -127,7 +127,7 @@ func (r *RequestContext) Input(ctx context.Context, reqs map[string]InputRequest
 	}
 	if r.ex.era == eraLegacy {
 		for _, key := range sortedKeys(reqs) {
-			res, err := r.ex.out.call(ctx, reqs[key].Method, reqs[key].Params)
+			res, err := r.ex.out.call(ctx, reqs[key].Method, reqs[key].params())
 			if err != nil {
 				return nil, err
 			}

@@ -3,6 +3,7 @@ package mcp
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 )
 
 // Status is the authoritative outcome of a Winx tool call.
@@ -60,9 +61,11 @@ type RequiredRead struct {
 // Envelope is the structured result every Winx tool returns. Tools fill it
 // and call Result; nothing hand-builds the JSON.
 type Envelope struct {
-	Status  Status `json:"status"`
-	Tool    string `json:"tool"`
-	Message string `json:"message"`
+	Status Status `json:"status"`
+	Tool   string `json:"tool"`
+	// Message is one sentence; it is left out when it would repeat the
+	// text.
+	Message string `json:"message,omitempty"`
 	// ErrorCode is a machine code, set whenever Status is not completed.
 	ErrorCode string `json:"errorCode,omitempty"`
 	Retryable bool   `json:"retryable"`
@@ -76,7 +79,15 @@ type Envelope struct {
 	// Output is the delivered text (the joined text blocks after limits and
 	// redaction); Result fills it from the text.
 	Output string `json:"output"`
+
+	// body is the text Result was given, before the action line.
+	body string
 }
+
+// Body is the text the envelope's result was built from, without the
+// action line Result adds: a step that amends a result (a warning before
+// the text) builds the new result from it, so the line is not doubled.
+func (e Envelope) Body() string { return e.body }
 
 // Result builds the MCP tool result: the text block(s), the envelope as
 // structuredContent, and isError for recoverable failures. It panics on an
@@ -86,6 +97,18 @@ func (e Envelope) Result(text string, extra ...Content) *CallToolResult {
 		panic(err.Error())
 	}
 	e.RetrySameCall = false
+	// The text is complete on its own: a client that shows only text
+	// still sees the status and the next call. message never repeats it.
+	e.body = text
+	if e.Message == text {
+		e.Message = ""
+	}
+	if line := e.actLine(text); line != "" {
+		if text != "" {
+			text += "\n"
+		}
+		text += line
+	}
 	e.Output = text
 	if e.Status == StatusRunning && e.RetryAfterMs == 0 {
 		e.RetryAfterMs = 1000
@@ -94,6 +117,51 @@ func (e Envelope) Result(text string, extra ...Content) *CallToolResult {
 	content = append(content, &TextContent{Text: text})
 	content = append(content, extra...)
 	return &CallToolResult{Content: content, StructuredContent: e, IsError: e.Status.isError()}
+}
+
+// maxActArgs bounds the arguments shown in the action line.
+const maxActArgs = 300
+
+// actLine is the one line that tells a text-only client what it must act
+// on: the status when the call is not plainly completed, and the next
+// call (its arguments without the session binding, which the model
+// already holds). "" for a plain completion.
+func (e Envelope) actLine(text string) string {
+	if e.Status == StatusCompleted && e.NextAction == nil {
+		return ""
+	}
+	var b strings.Builder
+	if e.Status != StatusCompleted {
+		b.WriteString("status: " + string(e.Status))
+		if e.ErrorCode != "" {
+			b.WriteString(" (" + e.ErrorCode + ")")
+		}
+		// A warning that is only in message (a still-running check)
+		// joins the line.
+		if e.Message != "" && !strings.Contains(text, e.Message) {
+			b.WriteString(": " + strings.Join(strings.Fields(e.Message), " "))
+		}
+	}
+	if na := e.NextAction; na != nil {
+		if b.Len() > 0 {
+			b.WriteString("; ")
+		}
+		b.WriteString("next: " + na.Tool)
+		args := make(map[string]any, len(na.Arguments))
+		for k, v := range na.Arguments {
+			if k != "thread_id" && k != "workspace_root" {
+				args[k] = v
+			}
+		}
+		if raw, err := json.Marshal(args); err == nil && len(args) > 0 {
+			shown := string(raw)
+			if len(shown) > maxActArgs {
+				shown = shown[:maxActArgs] + "…"
+			}
+			b.WriteString(" " + shown)
+		}
+	}
+	return b.String()
 }
 
 func (e Envelope) validate() error {
@@ -114,41 +182,17 @@ func (e Envelope) validate() error {
 	return nil
 }
 
-// EnvelopeOutputSchema is the outputSchema every Winx tool declares. It
-// follows the strict-client rules: no titles, no $ref, no integer formats,
-// no boolean schemas.
+// EnvelopeOutputSchema is the outputSchema every Winx tool declares. Every
+// tool repeats it in tools/list, so it names only what every answer has (the
+// fields and statuses are documented once, in the tool reference); the other
+// envelope fields are allowed, not described. It follows the strict-client
+// rules: no titles, no $ref, no integer formats, no boolean schemas.
 var EnvelopeOutputSchema = json.RawMessage(mustMarshal(map[string]any{
 	"type":     "object",
-	"required": []string{"status", "tool", "message", "retryable", "retrySameCall", "output"},
+	"required": []string{"status", "tool", "output"},
 	"properties": map[string]any{
-		"status":        map[string]any{"type": "string", "enum": envelopeStatuses},
-		"tool":          map[string]any{"type": "string"},
-		"message":       map[string]any{"type": "string"},
-		"errorCode":     map[string]any{"type": "string"},
-		"retryable":     map[string]any{"type": "boolean"},
-		"retrySameCall": map[string]any{"type": "boolean", "enum": []bool{false}},
-		"retryAfterMs":  map[string]any{"type": "integer", "minimum": 0},
-		"nextAction": map[string]any{
-			"type":     "object",
-			"required": []string{"tool", "instruction", "arguments"},
-			"properties": map[string]any{
-				"tool":        map[string]any{"type": "string"},
-				"instruction": map[string]any{"type": "string"},
-				"arguments":   map[string]any{"type": "object"},
-			},
-		},
-		"requiredReads": map[string]any{
-			"type": "array",
-			"items": map[string]any{
-				"type":     "object",
-				"required": []string{"path", "ranges"},
-				"properties": map[string]any{
-					"path":   map[string]any{"type": "string"},
-					"ranges": map[string]any{"type": "array", "items": map[string]any{"type": "string"}},
-				},
-			},
-		},
-		"data":   map[string]any{"type": "object"},
+		"status": map[string]any{"type": "string"},
+		"tool":   map[string]any{"type": "string"},
 		"output": map[string]any{"type": "string"},
 	},
 }))

@@ -49,8 +49,18 @@ func TestEnvelopeResult(t *testing.T) {
 					t.Errorf("result %s lacks %s", b, k)
 				}
 			}
-			if !strings.Contains(string(b), `"content":[{"type":"text","text":"text"}]`) {
-				t.Errorf("result %s lacks the text block", b)
+			// The text block is the text, plus one line with the status and
+			// the next call when the call is not plainly completed.
+			text := res.Content[0].(*mcp.TextContent).Text
+			if tc.env.Status == mcp.StatusCompleted && tc.env.NextAction == nil {
+				if text != "text" {
+					t.Errorf("text block = %q, want %q", text, "text")
+				}
+			} else if !strings.HasPrefix(text, "text\nstatus: "+string(tc.env.Status)) {
+				t.Errorf("text block = %q, want the text and a status line", text)
+			}
+			if na := tc.env.NextAction; na != nil && !strings.Contains(text, "next: "+na.Tool) {
+				t.Errorf("text block = %q lacks the next action", text)
 			}
 		})
 	}

@@ -169,6 +169,16 @@ func (r *Registry) AddTool(t Tool, h ToolHandler) {
 	r.toolIndex[t.Name] = rt
 }
 
+// WrapTools replaces the handler of every tool registered so far with
+// wrap(name, handler). A catalog calls it once, after its last AddTool, to
+// put one step (the redaction of everything a tool answers) between every
+// handler and the wire, the task path included.
+func (r *Registry) WrapTools(wrap func(name string, h ToolHandler) ToolHandler) {
+	for _, rt := range r.tools {
+		rt.handler = wrap(rt.tool.Name, rt.handler)
+	}
+}
+
 // AddPrompt registers a prompt; completer may be nil.
 func (r *Registry) AddPrompt(p Prompt, h PromptHandler, completer Completer) {
 	if p.Name == "" || h == nil {

@@ -124,10 +124,29 @@ type InputRequiredResult struct {
 }
 
 // InputRequest is a server-to-client request carried inside a result
-// (2026-07-28) or sent on the wire (legacy eras).
+// (2026-07-28) or sent on the wire (legacy eras). It always carries params:
+// strict clients decode the params of every request they receive, and an
+// absent member fails them before they read the method (roots/list).
 type InputRequest struct {
 	Method string `json:"method"`
-	Params any    `json:"params,omitempty"`
+	Params any    `json:"params"`
+}
+
+// MarshalJSON writes params as {} when the request has none.
+func (r InputRequest) MarshalJSON() ([]byte, error) {
+	type fields InputRequest
+	return json.Marshal(fields{Method: r.Method, Params: r.params()})
+}
+
+// params is r.Params, or an empty object when the request has none.
+func (r InputRequest) params() any {
+	if r.Params == nil {
+		return map[string]any{}
+	}
+	if raw, ok := r.Params.(json.RawMessage); ok && (len(raw) == 0 || string(raw) == "null") {
+		return map[string]any{}
+	}
+	return r.Params
 }
 
 // The wire results embed their header through the typed results below.

@@ -436,7 +436,7 @@ func TestDaemonGuardianKilledThenReset(t *testing.T) {
 	}
 	waitGone(l[0].PID, 5*time.Second)
 	r := a.bash(s, command("echo two"), 5)
-	if r.Status != "failed" || !strings.Contains(r.Message, "reset_shell") {
+	if r.Status != "failed" || !strings.Contains(r.Output, "reset_shell") {
 		t.Fatalf("a call after the guardian died = %+v, want a failure naming reset_shell", r)
 	}
 	rr, s2 := a.initialize(s.WorkspaceRoot, "reset_shell")
@@ -474,7 +474,7 @@ func TestDaemonQuotaReclaimsNeverUsed(t *testing.T) {
 		t.Fatalf("true = %+v", r)
 	}
 	r, _ := a.initialize(t.TempDir(), "")
-	if r.Status == "completed" || !strings.Contains(r.Message, "winx prune --idle-seconds 0") {
+	if r.Status == "completed" || !strings.Contains(r.Output, "winx prune --idle-seconds 0") {
 		t.Fatalf("a fourth session with none reclaimable = %+v, want an error naming the prune command", r)
 	}
 	if got := len(d.list()); got != 2 {
@@ -495,6 +495,11 @@ func TestDaemonOperatorCommands(t *testing.T) {
 	d := newDaemonEnv(t, "WINX_HTTP_TOKEN="+secret)
 	a := d.adapter()
 	s := a.mustInit(t.TempDir())
+	// A token on the screen is redacted in what attach prints.
+	const token = "ghp_" + "Ab3dEf6hIj9kLm2nOp5qRs8tUv1wXy4zAb7c"
+	if r := a.bash(s, command("echo tok-"+"$(printf %s "+token+")"), 5); exitCode(r) != 0 {
+		t.Fatalf("echo = %+v", r)
+	}
 	if r := a.bash(s, command("echo attach-marker"), 5); exitCode(r) != 0 {
 		t.Fatalf("echo = %+v", r)
 	}
@@ -521,6 +526,9 @@ func TestDaemonOperatorCommands(t *testing.T) {
 	}
 	if !strings.Contains(out, "attach-marker") || !strings.Contains(out, s.ThreadID) {
 		t.Errorf("winx attach printed %q, want the screen with attach-marker", out)
+	}
+	if strings.Contains(out, token) || !strings.Contains(out, "[REDACTED:") {
+		t.Errorf("winx attach printed %q, want the token redacted", out)
 	}
 
 	// --follow prints what appears later, until interrupted.
@@ -595,7 +603,7 @@ func TestDaemonStartFailureIsClear(t *testing.T) {
 	d := newDaemonEnv(t, "WINXD_BIN="+filepath.Join(t.TempDir(), "no-such-winxd"))
 	a := d.adapter()
 	r, _ := a.initialize(t.TempDir(), "")
-	if r.Status != "failed" || !strings.Contains(r.Message, "WINX_RUNTIME=embedded") || !strings.Contains(r.Message, "WINXD_BIN") {
+	if r.Status != "failed" || !strings.Contains(r.Output, "WINX_RUNTIME=embedded") || !strings.Contains(r.Output, "WINXD_BIN") {
 		t.Errorf("Initialize with no winxd = %+v, want a failure naming WINXD_BIN and WINX_RUNTIME=embedded", r)
 	}
 }

@@ -146,6 +146,24 @@ func TestInterop(t *testing.T) {
 		}
 	})
 
+	// Initialize without a path: a client that advertises Roots is asked
+	// for them (an input_required round on 2026-07-28, a roots/list request
+	// on 2025-11-25) and must be able to decode that request.
+	for _, tc := range []struct {
+		name string
+		argv []string
+	}{
+		{"go-sdk/stdio/initialize-without-path", []string{probe, "call", "--stdio", "WINX_RUNTIME=embedded " + shellQuote(bin), "--tool", "Initialize", "--args", `{"type":"first_call"}`}},
+		{"ts-sdk/stdio/initialize-without-path", []string{nodeBin, probeJS, "call", "--stdio", "WINX_RUNTIME=embedded " + shellQuote(bin), "--tool", "Initialize", "--args", `{"type":"first_call"}`}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			stdout, stderr, code := runClient(t, tc.argv...)
+			if code != 0 || !strings.Contains(stdout, "thread_id") {
+				t.Errorf("exit code = %d, want 0 and a thread_id\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+			}
+		})
+	}
+
 	for _, tc := range []struct {
 		name string
 		argv []string

@@ -87,12 +87,13 @@ var actionTypes = []string{"command", "status_check", "send_text", "send_special
 type bashTool struct {
 	sessions     *session.Sessions
 	keepTailPipe bool // WINX_KEEP_TAIL_PIPE=1, read once at start
+	memo         *shellMemos
 
 	artifacts tempArtifacts // temporary-artifact limits (tempartifacts.go)
 }
 
 func addBashCommand(reg *mcp.Registry, opts Options) {
-	t := &bashTool{sessions: opts.Sessions, keepTailPipe: opts.KeepTailPipe}
+	t := &bashTool{sessions: opts.Sessions, keepTailPipe: opts.KeepTailPipe, memo: newShellMemos()}
 	reg.AddTool(mcp.Tool{
 		Name:         BashCommandTool,
 		Title:        "Run shell commands",
@@ -101,7 +102,6 @@ func addBashCommand(reg *mcp.Registry, opts Options) {
 		OutputSchema: mcp.EnvelopeOutputSchema,
 		Execution:    bashExecution,
 		Annotations: &mcp.ToolAnnotations{
-			Title:           "Run shell commands",
 			ReadOnlyHint:    mcp.Bool(false),
 			DestructiveHint: mcp.Bool(true),
 			OpenWorldHint:   mcp.Bool(true),
@@ -109,42 +109,41 @@ func addBashCommand(reg *mcp.Registry, opts Options) {
 	}, t.handle)
 }
 
-const bashDescription = `Run a command in the session's persistent bash (cd, variables and functions persist) and read its output, or interact with what runs: status_check polls a running or background command, send_text / send_specials / send_ascii type into it, screen shows the terminal, wait_for_turn waits until a TUI is quiet.
-Call Initialize first and pass its thread_id and workspace_root. Only one foreground command runs at a time; use is_background for long jobs. Output is rendered like a terminal, repeated lines are collapsed and long output keeps its tail (the head is saved to a file named in the result).`
+const bashDescription = `Run a command in the session's persistent bash (cd, variables, functions persist) or act on what runs: status_check polls, send_text / send_specials / send_ascii type into it, screen shows the terminal, wait_for_turn waits until a TUI is quiet. One foreground command at a time; is_background for long jobs. Long output keeps its tail; the head is saved to a file the answer names.`
 
 var bashSchema = json.RawMessage(`{
   "type": "object",
   "properties": {
     "action_json": {
-      "description": "The action: an object tagged by type, a JSON string holding one, or a plain command string.",
+      "description": "object tagged by type, or a command string",
       "anyOf": [
         {"type": "string"},
         {
           "type": "object",
           "properties": {
             "type": {"type": "string", "enum": ["command", "status_check", "send_text", "send_specials", "send_ascii", "screen", "wait_for_turn"]},
-            "command": {"type": "string", "description": "command: the shell command line"},
-            "is_background": {"type": "boolean", "description": "command: run in its own PTY and return a bg_command_id at once"},
-            "allow_multi": {"type": "boolean"},
-            "bg_command_id": {"type": "string", "description": "status_check / send_text / send_specials: target a background command"},
-            "scrollback_lines": {"type": "integer", "minimum": 0},
-            "verbose": {"type": "boolean"},
-            "send_text": {"type": "string", "description": "send_text: text to type"},
-            "submit": {"type": "boolean", "description": "send_text: press Enter after the text"},
-            "send_specials": {"type": "array", "items": {"type": "string", "enum": ["Enter", "Key-up", "Key-down", "Key-left", "Key-right", "Ctrl-c", "Ctrl-d", "Ctrl-z"]}},
+            "command": {"type": "string", "description": "the shell command line"},
+            "is_background": {"type": "boolean", "description": "own PTY; returns a bg_command_id at once"},
+            "allow_multi": {"type": "boolean", "description": "accepted, ignored"},
+            "bg_command_id": {"type": "string", "description": "target a background command"},
+            "scrollback_lines": {"type": "integer", "minimum": 0, "description": "accepted, ignored"},
+            "verbose": {"type": "boolean", "description": "accepted, ignored"},
+            "send_text": {"type": "string", "description": "text to type"},
+            "submit": {"type": "boolean", "description": "press Enter after it"},
+            "send_specials": {"type": "array", "items": {"type": "string"}, "description": "Enter, Key-up/down/left/right, Ctrl-c, Ctrl-d (EOF), Ctrl-z; any case"},
             "send_ascii": {"type": "array", "items": {"type": "integer", "minimum": 1, "maximum": 255}},
-            "lines": {"type": "integer", "minimum": 0, "description": "screen: last N rows (0 = all)"},
-            "diff": {"type": "boolean", "description": "screen: only rows changed since the last look"},
-            "recognizer": {"type": "string"},
-            "quiet_ms": {"type": "integer", "minimum": 1},
-            "timeout_seconds": {"type": "number", "minimum": 0}
+            "lines": {"type": "integer", "minimum": 0, "description": "screen: the last N written rows (0 = all)"},
+            "diff": {"type": "boolean", "description": "only rows changed since the last look"},
+            "recognizer": {"type": "string", "description": "accepted, ignored"},
+            "quiet_ms": {"type": "integer", "minimum": 1, "description": "default 600"},
+            "timeout_seconds": {"type": "number", "minimum": 0, "description": "default 30"}
           }
         }
       ]
     },
-    "command": {"type": "string", "description": "Shorthand for action_json {type: command, command: ...}"},
-    "wait_for_seconds": {"type": "number", "minimum": 0, "maximum": 600, "description": "How long to wait for the command before answering running (default 15)"},
-    "wait_policy": {"type": "string", "enum": ["adaptive", "return_early", "until_complete"]},
+    "command": {"type": "string", "description": "shorthand for a command action"},
+    "wait_for_seconds": {"type": "number", "minimum": 0, "maximum": 600, "description": "wait before answering running (default 15)"},
+    "wait_policy": {"type": "string", "enum": ["adaptive", "return_early", "until_complete"], "description": "return_early: at most 5 s; until_complete: to the end (not with is_background)"},
     "thread_id": {"type": "string", "minLength": 1},
     "workspace_root": {"type": "string", "minLength": 1}
   },
@@ -168,6 +167,9 @@ func (t *bashTool) handle(ctx context.Context, req *mcp.ToolRequest) (*mcp.CallT
 	if in.WorkspaceRoot == "" {
 		return bashFailure(session.ErrWorkspaceBindingRequired), nil
 	}
+	if act.Type == "command" && act.IsBackground && in.WaitPolicy == "until_complete" {
+		return untilCompleteBackground(req.Arguments), nil
+	}
 	sess, err := t.sessions.Lookup(req.Caller().Principal, in.ThreadID, in.WorkspaceRoot)
 	if err != nil {
 		return bashFailure(err), nil
@@ -180,7 +182,7 @@ func (t *bashTool) handle(ctx context.Context, req *mcp.ToolRequest) (*mcp.CallT
 		return res, nil
 	}
 	r := bashRun{term: term, act: act, wait: wait, threadID: in.ThreadID, root: in.WorkspaceRoot, keepTailPipe: t.keepTailPipe,
-		req: req, policy: in.WaitPolicy}
+		req: req, policy: in.WaitPolicy, memo: t.memo.of(term)}
 	return t.artifacts.annotate(r.do(ctx), act, sess), nil
 }
 
@@ -288,6 +290,8 @@ type bashRun struct {
 	// bashtasks.go.
 	req    *mcp.ToolRequest
 	policy string
+	// memo is what this adapter remembers of the shell (shellmemo.go).
+	memo *shellMemo
 }
 
 func (r *bashRun) do(ctx context.Context) *mcp.CallToolResult {
@@ -309,6 +313,9 @@ func (r *bashRun) do(ctx context.Context) *mcp.CallToolResult {
 			cmd = dropped
 		}
 		o, err := r.runForeground(ctx, cmd)
+		if err == nil && r.memo != nil {
+			r.memo.started(cmd)
+		}
 		return r.outcome(o, err)
 	case "status_check":
 		if a.BgCommandID != "" {
@@ -316,6 +323,9 @@ func (r *bashRun) do(ctx context.Context) *mcp.CallToolResult {
 			return r.outcome(o, err)
 		}
 		o, err := r.term.Poll(ctx, 0, r.wait)
+		if err == nil && r.memo != nil && r.memo.alreadyReported(o) {
+			err = guardian.ErrNotRunning
+		}
 		return r.outcome(o, err)
 	case "send_text":
 		if a.SendText == nil || *a.SendText == "" {
@@ -330,7 +340,11 @@ func (r *bashRun) do(ctx context.Context) *mcp.CallToolResult {
 	case "send_specials":
 		keys := make([]guardian.Key, len(a.SendSpecials))
 		for i, k := range a.SendSpecials {
-			keys[i] = guardian.Key(k)
+			key, ok := specialKey(k)
+			if !ok {
+				return bashFailure(&InputError{Msg: fmt.Sprintf("send_specials: unknown key %q; the keys are %s (any case)", k, strings.Join(specialKeys, ", "))})
+			}
+			keys[i] = key
 		}
 		o, err := r.term.SendKeys(ctx, keys, r.wait)
 		return r.outcome(o, err)
@@ -351,6 +365,17 @@ func (r *bashRun) do(ctx context.Context) *mcp.CallToolResult {
 				return bashFailure(&InputError{Msg: "lines must be between 0 and 1000"})
 			}
 			lines = *a.Lines
+		}
+		if lines > 0 && !a.Diff {
+			// Count from the last row that holds something: the rows
+			// below the prompt are blank and would fill the answer.
+			snap := r.term.Screen(ctx, 0, false)
+			rows := snap.Rows
+			for len(rows) > 0 && strings.TrimSpace(rows[len(rows)-1]) == "" {
+				rows = rows[:len(rows)-1]
+			}
+			snap.Rows = rows[max(0, len(rows)-lines):]
+			return r.screen(snap, false)
 		}
 		return r.screen(r.term.Screen(ctx, lines, a.Diff), a.Diff)
 	case "wait_for_turn":
@@ -395,9 +420,13 @@ func (r *bashRun) statusCheck(instruction string) *mcp.NextAction {
 
 func (r *bashRun) outcome(o *guardian.Outcome, err error) *mcp.CallToolResult {
 	if errors.Is(err, guardian.ErrCommandRunning) {
+		what := "A command is already running in this shell"
+		if running := r.memo.runningCommand(); running != "" {
+			what = fmt.Sprintf("The command %q is still running in this shell", running)
+		}
 		env := mcp.Envelope{
 			Status: mcp.StatusConflict, Tool: BashCommandTool, ErrorCode: codeCommandAlreadyRunning, Retryable: true,
-			Message:    "A command is already running in this shell; it was not queued. Check on it, interrupt it with send_specials Ctrl-c, or run the new command with is_background.",
+			Message:    what + "; the new one was not queued. Check on it, interrupt it with send_specials Ctrl-c, or run the new command with is_background.",
 			NextAction: r.statusCheck("Check the running command before starting another."),
 		}
 		return env.Result(env.Message)
@@ -409,6 +438,9 @@ func (r *bashRun) outcome(o *guardian.Outcome, err error) *mcp.CallToolResult {
 	}
 	if err != nil {
 		return bashFailure(err)
+	}
+	if r.memo != nil && r.act.BgCommandID == "" {
+		r.memo.observed(o)
 	}
 	data := bashData{
 		CommandGeneration: o.Generation, Cwd: o.Cwd, RunningTimeMs: o.Elapsed.Milliseconds(),
@@ -516,6 +548,36 @@ func bashFailure(err error) *mcp.CallToolResult {
 			Message: "There is no background command with that bg_command_id."}
 	default:
 		env = errorEnvelope(BashCommandTool, err)
+	}
+	return env.Result(env.Message)
+}
+
+// specialKeys are the keys send_specials understands, as documented.
+var specialKeys = []string{"Enter", "Key-up", "Key-down", "Key-left", "Key-right", "Ctrl-c", "Ctrl-d", "Ctrl-z"}
+
+// specialKey is the documented key k names, in any case and with "_" or
+// "+" for "-" ("ctrl+C", "KEY_UP").
+func specialKey(k string) (guardian.Key, bool) {
+	norm := strings.NewReplacer("_", "-", "+", "-").Replace(k)
+	for _, name := range specialKeys {
+		if strings.EqualFold(norm, name) {
+			return guardian.Key(name), true
+		}
+	}
+	return "", false
+}
+
+// untilCompleteBackground answers a background command asked to run until
+// complete: the two contradict each other, and the corrected call (the
+// same arguments without wait_policy) starts it in the background.
+func untilCompleteBackground(raw json.RawMessage) *mcp.CallToolResult {
+	var args map[string]any
+	_ = json.Unmarshal(raw, &args)
+	delete(args, "wait_policy")
+	env := mcp.Envelope{
+		Status: mcp.StatusInvalidInput, Tool: BashCommandTool, ErrorCode: codeInvalidToolInput, Retryable: true,
+		Message:    "Invalid input: wait_policy until_complete waits for a foreground command; a background command returns at once. Send the call without wait_policy (background) or without is_background (wait for it).",
+		NextAction: &mcp.NextAction{Tool: BashCommandTool, Instruction: "Start the command in the background without wait_policy.", Arguments: args},
 	}
 	return env.Result(env.Message)
 }

@@ -145,7 +145,7 @@ func TestBashCommandBasics(t *testing.T) {
 	} {
 		args["thread_id"], args["workspace_root"] = e.thread, e.root
 		if r := e.call(BashCommandTool, args); output(r) != "shape" {
-			t.Errorf("%s: output %q (%s)", name, output(r), r.Structured.Message)
+			t.Errorf("%s: output %q (%s)", name, output(r), r.Structured.Output)
 		}
 	}
 }
@@ -340,7 +340,7 @@ func TestBashCommandGarbageInput(t *testing.T) {
 	for i, a := range bad {
 		r, _ := e.bash(a, 1)
 		if r.Structured.Status != "invalid_input" || !r.IsError {
-			t.Errorf("bad input %d = %s %s (%s)", i, r.Structured.Status, r.Structured.ErrorCode, r.Structured.Message)
+			t.Errorf("bad input %d = %s %s (%s)", i, r.Structured.Status, r.Structured.ErrorCode, r.Structured.Output)
 		}
 	}
 	if r, _ := e.bash(cmd("echo still-works"), 10); output(r) != "still-works" {

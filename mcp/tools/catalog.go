@@ -102,6 +102,8 @@ func NewRegistry(opts Options) *mcp.Registry {
 		addCodeMap(reg, opts)
 		addHandoverPrompt(reg)
 	}
+	// After the last tool: every answer leaves through one redaction step.
+	reg.WrapTools(redactingHandler(opts.redactor()))
 	reg.AddResource(mcp.Resource{
 		URI:         AboutURI,
 		Name:        "about",

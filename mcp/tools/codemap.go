@@ -67,12 +67,40 @@ type codeMapInput struct {
 }
 
 // codeMapSymbol is a symbol in CodeMap's data.
+// codeMapSymbol is one definition. On the wire it is the compact array
+// [line, end_line, kind, name] or [line, end_line, kind, name, container]:
+// the text already lists every symbol, and objects with their keys made the
+// data four times the text.
 type codeMapSymbol struct {
-	Name      string `json:"name"`
-	Kind      string `json:"kind"`
-	Line      int    `json:"line"`
-	EndLine   int    `json:"end_line,omitempty"`
-	Container string `json:"container,omitempty"`
+	Name      string
+	Kind      string
+	Line      int
+	EndLine   int
+	Container string
+}
+
+func (s codeMapSymbol) MarshalJSON() ([]byte, error) {
+	v := []any{s.Line, s.EndLine, s.Kind, s.Name}
+	if s.Container != "" {
+		v = append(v, s.Container)
+	}
+	return json.Marshal(v)
+}
+
+func (s *codeMapSymbol) UnmarshalJSON(b []byte) error {
+	var v []json.RawMessage
+	if err := json.Unmarshal(b, &v); err != nil {
+		return err
+	}
+	if len(v) < 4 || len(v) > 5 {
+		return fmt.Errorf("tools: a CodeMap symbol has 4 or 5 elements, not %d", len(v))
+	}
+	for i, dst := range []any{&s.Line, &s.EndLine, &s.Kind, &s.Name, &s.Container}[:len(v)] {
+		if err := json.Unmarshal(v[i], dst); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 type codeMapFile struct {
@@ -127,24 +155,23 @@ func addCodeMap(reg *mcp.Registry, opts Options) {
 		InputSchema:  codeMapSchema,
 		OutputSchema: mcp.EnvelopeOutputSchema,
 		Annotations: &mcp.ToolAnnotations{
-			Title:         "Code map",
 			ReadOnlyHint:  mcp.Bool(true),
 			OpenWorldHint: mcp.Bool(false),
 		},
 	}, t.handle)
 }
 
-const codeMapDescription = `Navigate code with tree-sitter. operation "outline" on a file lists its definitions (name, kind, line); on a directory (or with no path, the workspace) it gives a ranked, token-budgeted map of symbols across the repository that respects .gitignore: files you read or outlined first, then files and symbols matching "query", then the rest by structure. operation "references" finds where "name" is defined and used (definitions first; identifiers only, never inside strings or comments). Pass next_cursor back as "cursor" for the next page. Call Initialize first and pass its thread_id and workspace_root.`
+const codeMapDescription = `outline on a file lists its definitions (name, kind, line); on a directory (or the workspace) it gives a ranked, token-budgeted symbol map that respects .gitignore: files you read first, then matches of query, then the rest. references finds where name is defined and used (identifiers only, not strings or comments). Pass next_cursor back as cursor for the next page.`
 
 var codeMapSchema = json.RawMessage(`{
   "type": "object",
   "properties": {
     "operation": {"type": "string", "enum": ["outline", "references"], "description": "outline (default) or references"},
-    "path": {"type": "string", "description": "File or directory, absolute or relative to the workspace; empty means the workspace"},
-    "name": {"type": "string", "description": "Identifier to find (references)"},
-    "query": {"type": "string", "description": "Words that rank matching files and symbols first (directory outline)"},
-    "max_results": {"type": "integer", "minimum": 0, "maximum": 1000, "description": "Hits per page for references (default 100); files per page for a directory outline (default: as many as the token budget allows)"},
-    "cursor": {"type": "string", "description": "next_cursor of the previous page of the same call"},
+    "path": {"type": "string", "description": "File or directory; empty: the workspace"},
+    "name": {"type": "string", "description": "identifier (references)"},
+    "query": {"type": "string", "description": "words ranked first (directory outline)"},
+    "max_results": {"type": "integer", "minimum": 0, "maximum": 1000, "description": "hits (references, default 100) or files (directory outline) per page"},
+    "cursor": {"type": "string", "description": "next_cursor of the previous page"},
     "thread_id": {"type": "string", "minLength": 1},
     "workspace_root": {"type": "string", "minLength": 1}
   },

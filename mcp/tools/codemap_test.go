@@ -133,7 +133,7 @@ func TestCodeMapDirectoryRanksReadFilesAndPages(t *testing.T) {
 		next := e.callNext(t, r)
 		d = codeMapData{}
 		if err := json.Unmarshal(next.Structured.Data, &d); err != nil || next.IsError {
-			t.Fatalf("page %d: %s %s %s", pages+1, next.Structured.Status, next.Structured.ErrorCode, next.Structured.Message)
+			t.Fatalf("page %d: %s %s %s", pages+1, next.Structured.Status, next.Structured.ErrorCode, next.Structured.Output)
 		}
 		r = next
 	}
@@ -215,7 +215,7 @@ func TestCodeMapInputErrors(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			r, _ := e.codeMap(tc.args)
 			if !r.IsError || r.Structured.Status != tc.status || r.Structured.ErrorCode != tc.code {
-				t.Errorf("CodeMap(%v) = %s/%s (%s), want %s/%s", tc.args, r.Structured.Status, r.Structured.ErrorCode, r.Structured.Message, tc.status, tc.code)
+				t.Errorf("CodeMap(%v) = %s/%s (%s), want %s/%s", tc.args, r.Structured.Status, r.Structured.ErrorCode, r.Structured.Output, tc.status, tc.code)
 			}
 		})
 	}
@@ -235,7 +235,7 @@ func TestCodeMapUnavailableWithoutCgo(t *testing.T) {
 	for _, args := range []map[string]any{{"path": "a.go"}, {"operation": "references", "name": "a"}, {}} {
 		r, _ := e.codeMap(args)
 		if !r.IsError || r.Structured.Status != "failed" || r.Structured.ErrorCode != codeNavigationUnavailable ||
-			!strings.Contains(r.Structured.Message, "unavailable in this build") {
+			!strings.Contains(r.Structured.Output, "unavailable in this build") {
 			t.Errorf("CodeMap(%v) without cgo = %+v", args, r.Structured)
 		}
 	}

@@ -38,13 +38,13 @@ var contextSaveSchema = json.RawMessage(`{
   "type": "object",
   "properties": {
     "id": {"type": "string", "maxLength": 64,
-      "description": "Task id: 1 to 64 characters of A-Z a-z 0-9 _ . - not starting with a dot. Empty generates one; an existing id is overwritten."},
+      "description": "A-Z a-z 0-9 _ . -; empty: generated; an existing id is overwritten"},
     "project_root_path": {"type": "string",
-      "description": "Project directory to save; default: the session's workspace root. It must be inside the workspace or the allowed paths."},
+      "description": "default: the workspace root"},
     "description": {"type": "string", "minLength": 1,
-      "description": "What the task is, what was done and what is left, for whoever resumes it."},
+      "description": "The task, what was done, what is left"},
     "relevant_file_globs": {"type": "array", "maxItems": 64, "items": {"type": "string", "minLength": 1},
-      "description": "Files to save: globs, relative ones joining the project root; ** matches any number of directories."},
+      "description": "Files to save; relative globs join the project root; ** spans directories"},
     "thread_id": {"type": "string"},
     "workspace_root": {"type": "string"}
   },
@@ -52,8 +52,8 @@ var contextSaveSchema = json.RawMessage(`{
   "additionalProperties": false
 }`)
 
-const contextSaveDescription = `Save the current task so it can be resumed later, even by another client or after a restart: the description, the workspace context, git status and diff, and the contents of the files matching relevant_file_globs (token-capped, secrets redacted) go into one private file. ` +
-	`Resume with Initialize type first_call and task_id_to_resume set to the returned id.`
+const contextSaveDescription = `Save the task to resume it later: the description, workspace context, git status and diff, and the files matching relevant_file_globs (token-capped, redacted) go into one private file. ` +
+	`Resume with Initialize task_id_to_resume set to the returned id.`
 
 type contextSaveInput struct {
 	ID                string   `json:"id"`
@@ -92,7 +92,6 @@ func addContextSave(reg *mcp.Registry, opts Options) {
 		InputSchema:  contextSaveSchema,
 		OutputSchema: mcp.EnvelopeOutputSchema,
 		Annotations: &mcp.ToolAnnotations{
-			Title:           "Save the task context",
 			ReadOnlyHint:    mcp.Bool(false),
 			DestructiveHint: mcp.Bool(false),
 			OpenWorldHint:   mcp.Bool(false),

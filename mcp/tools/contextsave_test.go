@@ -290,8 +290,8 @@ func TestContextSaveTaskIDs(t *testing.T) {
 
 	missing := a.init(map[string]any{"task_id_to_resume": "never-saved"})
 	wantStatus(t, missing, "not_found", codeTaskNotFound, true)
-	if !strings.Contains(missing.Structured.Message, `"never-saved"`) {
-		t.Errorf("not_found message %q does not name the id", missing.Structured.Message)
+	if !strings.Contains(missing.Structured.Output, `"never-saved"`) {
+		t.Errorf("not_found message %q does not name the id", missing.Structured.Output)
 	}
 	// Only first_call resumes.
 	r3 := a.init(map[string]any{"type": "reset_shell", "task_id_to_resume": d.ID, "thread_id": bind["thread_id"]})

@@ -83,7 +83,6 @@ func addEditFiles(reg *mcp.Registry, opts Options) *editTool {
 		InputSchema:  editSchema,
 		OutputSchema: mcp.EnvelopeOutputSchema,
 		Annotations: &mcp.ToolAnnotations{
-			Title:           "Edit files",
 			ReadOnlyHint:    mcp.Bool(false),
 			DestructiveHint: mcp.Bool(true),
 			OpenWorldHint:   mcp.Bool(true),
@@ -92,8 +91,8 @@ func addEditFiles(reg *mcp.Registry, opts Options) *editTool {
 	return t
 }
 
-const editDescription = `Edit files atomically, only where you have read them. Modes: line_patch (default after ReadFiles: expected_revision plus patches {start_line, delete_lines, replacement} in the coordinates of the revision you read, touching only lines you were shown), search_replace (content of <<<<<<< SEARCH / ======= / >>>>>>> REPLACE blocks; "@N" after SEARCH pins a line), replace (content is the whole new file; overwriting needs the file fully read), undo (operation "undo" with the undo_id an earlier edit returned).
-A batch of up to 100 files is planned in full first and writes nothing if any file fails; then each file is replaced atomically. If you have not read what you edit, the answer says exactly which lines to read. verify_command runs once after the edit in the session's shell.`
+const editDescription = `Edit files atomically, only where you have read them. Modes: line_patch (expected_revision and patches {start_line, delete_lines, replacement} in the lines of that revision), search_replace (<<<<<<< SEARCH / ======= / >>>>>>> REPLACE blocks; "@N" after SEARCH pins a line), replace (the whole file; overwriting needs a full read), undo (an earlier undo_id).
+A batch writes nothing if any file fails. verify_command runs once after the edit in the session's shell.`
 
 var editSchema = json.RawMessage(`{
   "type": "object",
@@ -113,7 +112,7 @@ var editSchema = json.RawMessage(`{
               "type": "object",
               "properties": {
                 "start_line": {"type": "integer", "minimum": 1},
-                "delete_lines": {"type": "integer", "minimum": 0},
+                "delete_lines": {"type": "integer", "minimum": 0, "description": "0 inserts before start_line"},
                 "replacement": {"type": "string"}
               },
               "required": ["start_line", "delete_lines", "replacement"],
@@ -273,13 +272,31 @@ type editFileData struct {
 }
 
 type editData struct {
-	Files        []editFileData `json:"files,omitempty"`
-	EditApplied  bool           `json:"edit_applied"`
-	Committed    []string       `json:"committed,omitempty"`
-	Failed       string         `json:"failed,omitempty"`
-	Untouched    []string       `json:"untouched,omitempty"`
-	VerifyExit   *int           `json:"verify_exit_code,omitempty"`
-	VerifyOutput string         `json:"verify_output,omitempty"`
+	Files       []editFileData `json:"files,omitempty"`
+	EditApplied bool           `json:"edit_applied"`
+	Committed   []string       `json:"committed,omitempty"`
+	Failed      string         `json:"failed,omitempty"`
+	Untouched   []string       `json:"untouched,omitempty"`
+	VerifyExit  *int           `json:"verify_exit_code,omitempty"`
+}
+
+// trimDiffHeader drops the "--- path" / "+++ path" lines of a diff of
+// path: the line before it already names the file.
+func trimDiffHeader(diff, path string) string {
+	head := "--- " + path + "\n+++ " + path + "\n"
+	return strings.TrimPrefix(diff, head)
+}
+
+// createdSize counts the lines and bytes a creation diff adds (its "+"
+// lines, the "+++" header excluded).
+func createdSize(diff string) (lines, bytes int) {
+	for l := range strings.SplitSeq(diff, "\n") {
+		if strings.HasPrefix(l, "+") && !strings.HasPrefix(l, "+++") {
+			lines++
+			bytes += len(l) // the line without its "+", plus its newline
+		}
+	}
+	return lines, bytes
 }
 
 func (t *editTool) success(ctx context.Context, in *editInput, sess *session.Session, res *edit.Result, wait time.Duration) *mcp.CallToolResult {
@@ -300,9 +317,16 @@ func (t *editTool) success(ctx context.Context, in *editInput, sess *session.Ses
 				fmt.Fprintf(&b, "; matched with tolerances: %s", strings.Join(f.Tolerances, ", "))
 			}
 			b.WriteString("\n")
-			if f.Diff != "" {
-				b.WriteString(f.Diff)
-				if !strings.HasSuffix(f.Diff, "\n") {
+			if f.Created && f.Diff != "" {
+				// The model wrote every line itself: echoing the new file
+				// back costs its whole size again.
+				lines, bytes := createdSize(f.Diff)
+				fmt.Fprintf(&b, "created with %d lines (%d bytes)\n", lines, bytes)
+				break
+			}
+			if diff := trimDiffHeader(f.Diff, f.Path); diff != "" {
+				b.WriteString(diff)
+				if !strings.HasSuffix(diff, "\n") {
 					b.WriteString("\n")
 				}
 			}
@@ -343,10 +367,10 @@ func (t *editTool) verify(ctx context.Context, in *editInput, sess *session.Sess
 		env.Message = fmt.Sprintf("The edit was applied; verify_command was still running after %.0f s.", wait.Seconds())
 		env.NextAction = &mcp.NextAction{Tool: BashCommandTool, Instruction: "Wait for the check to finish.",
 			Arguments: map[string]any{"action_json": map[string]any{"type": "status_check"}, "thread_id": in.ThreadID, "workspace_root": in.WorkspaceRoot}}
-		data.VerifyOutput = o.Output.Text
+		fmt.Fprintf(b, "---\nverify_command still running after %.0f s\n%s\n", wait.Seconds(), o.Output.Text)
 	default:
 		code := o.ExitCode
-		data.VerifyExit, data.VerifyOutput = &code, o.Output.Text
+		data.VerifyExit = &code
 		fmt.Fprintf(b, "---\nverify_command exited with %d\n%s\n", code, o.Output.Text)
 		if code != 0 {
 			env.Status, env.ErrorCode, env.Retryable = mcp.StatusCompletedWithIssues, codeVerificationFailed, true

@@ -144,7 +144,7 @@ func TestEditEscapesDenied(t *testing.T) {
 	for _, p := range []string{"../evil.txt", filepath.Join(outside, "evil.txt"), "out/evil.txt", "/etc/winx-evil"} {
 		r, _ := e.edit(map[string]any{"files": []any{map[string]any{"file_path": p, "mode": "replace", "content": "x\n"}}})
 		if r.Structured.Status != "denied" || !r.IsError {
-			t.Errorf("write to %q = %s %s, want denied", p, r.Structured.Status, r.Structured.Message)
+			t.Errorf("write to %q = %s %s, want denied", p, r.Structured.Status, r.Structured.Output)
 		}
 	}
 	if entries, _ := os.ReadDir(outside); len(entries) != 0 {
@@ -169,7 +169,7 @@ func TestEditUndoAndConcurrentIdenticalCalls(t *testing.T) {
 			defer wg.Done()
 			var r *toolResult
 			r, results[i] = e.edit(args())
-			statuses[i] = r.Structured.Status + " " + r.Structured.ErrorCode + ": " + r.Structured.Message
+			statuses[i] = r.Structured.Status + " " + r.Structured.ErrorCode + ": " + r.Structured.Output
 		}()
 	}
 	wg.Wait()

@@ -41,30 +41,30 @@ var initializeSchema = json.RawMessage(`{
       "type": "string",
       "enum": ["first_call", "user_asked_mode_change", "reset_shell", "user_asked_change_workspace"],
       "default": "first_call",
-      "description": "first_call to start or reattach a session; user_asked_mode_change, reset_shell and user_asked_change_workspace only when the user asked for that."
+      "description": "first_call starts or reattaches; the others only when the user asked"
     },
     "any_workspace_path": {
       "type": "string",
-      "description": "Absolute path of the project (a file means its directory). Empty creates a scratch playground."
+      "description": "Absolute project path (a file means its directory); empty: a scratch playground"
     },
     "initial_files_to_read": {
       "type": "array",
       "items": {"type": "string"},
-      "description": "Files to show right away, absolute or relative to the workspace; they must stay inside it."
+      "description": "Files to show now, inside the workspace"
     },
     "task_id_to_resume": {
       "type": "string",
-      "description": "Id of a context saved with ContextSave, to resume that task."
+      "description": "A ContextSave id to resume"
     },
     "mode_name": {
       "type": "string",
       "enum": ["wcgw", "architect", "code_writer"],
       "default": "wcgw",
-      "description": "wcgw: full access. architect: no writes, read-only commands. code_writer: writes and commands limited by code_writer_config. A new session without it is wcgw; a reattach without it keeps the current mode."
+      "description": "wcgw: full access; architect: no writes, read-only commands; code_writer: limited by code_writer_config. A reattach without it keeps the mode"
     },
     "thread_id": {
       "type": "string",
-      "description": "The thread_id of an earlier Initialize, to reattach the same conversation. Omit it on the very first call."
+      "description": "An earlier thread_id, to return to it; omit on the first call"
     },
     "code_writer_config": {
       "type": "object",
@@ -72,11 +72,11 @@ var initializeSchema = json.RawMessage(`{
       "properties": {
         "allowed_globs": {
           "anyOf": [{"type": "string", "enum": ["all"]}, {"type": "array", "items": {"type": "string"}}],
-          "description": "\"all\" or globs of writable paths; relative globs join the workspace root."
+          "description": "writable paths; relative globs join the workspace"
         },
         "allowed_commands": {
           "anyOf": [{"type": "string", "enum": ["all"]}, {"type": "array", "items": {"type": "string"}}],
-          "description": "\"all\" or the commands that may run."
+          "description": "commands that may run"
         }
       },
       "required": ["allowed_globs", "allowed_commands"],
@@ -86,10 +86,10 @@ var initializeSchema = json.RawMessage(`{
   "additionalProperties": false
 }`)
 
-const initializeDescription = `Start or reattach a Winx session for a workspace. Call it first, once per conversation, with type first_call and the project path; it returns thread_id and workspace_root, which every other Winx tool needs. ` +
-	`The first answer shows a ranked file tree, git status and agent guideline files (AGENTS.md, CLAUDE.md...). ` +
-	`Calling it again for the same workspace reattaches the same shell (same PID and cwd) with a compact answer. ` +
-	`Use reset_shell only when the shell is stuck, and the mode and workspace changes only when the user asked.`
+const initializeDescription = `Start or reattach a Winx session. Call it first, once per conversation, with type first_call and the project path; it returns thread_id and workspace_root, which every other Winx tool needs. ` +
+	`The first answer shows a ranked file tree, git status and guideline files (AGENTS.md, CLAUDE.md). ` +
+	`Calling it again for the workspace reattaches the same shell with a compact answer. ` +
+	`Use reset_shell only when the shell is stuck.`
 
 // initializeInput is the decoded arguments.
 type initializeInput struct {
@@ -182,7 +182,6 @@ func addInitialize(reg *mcp.Registry, opts Options) {
 		InputSchema:  initializeSchema,
 		OutputSchema: mcp.EnvelopeOutputSchema,
 		Annotations: &mcp.ToolAnnotations{
-			Title:         "Initialize a Winx session",
 			ReadOnlyHint:  mcp.Bool(true),
 			OpenWorldHint: mcp.Bool(false),
 		},

@@ -421,8 +421,8 @@ func TestInitializeInvalidInput(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			r := callInit(t, c, tc.args)
 			wantStatus(t, r, "invalid_input", codeInvalidToolInput, true)
-			if !strings.Contains(r.Structured.Message, tc.want) || !r.Structured.Retryable {
-				t.Errorf("message %q lacks %q (retryable %v)", r.Structured.Message, tc.want, r.Structured.Retryable)
+			if !strings.Contains(r.Structured.Output, tc.want) || !r.Structured.Retryable {
+				t.Errorf("message %q lacks %q (retryable %v)", r.Structured.Output, tc.want, r.Structured.Retryable)
 			}
 		})
 	}
@@ -443,8 +443,8 @@ func TestInitializeMissingWorkspaceAndTask(t *testing.T) {
 
 	r = callInit(t, c, map[string]any{"task_id_to_resume": "task-7"})
 	wantStatus(t, r, "not_found", codeTaskNotFound, true)
-	if !strings.Contains(r.Structured.Message, "task-7") {
-		t.Errorf("message %q does not name the task", r.Structured.Message)
+	if !strings.Contains(r.Structured.Output, "task-7") {
+		t.Errorf("message %q does not name the task", r.Structured.Output)
 	}
 }
 

@@ -27,15 +27,15 @@ func (e *bashEnv) setMode(t *testing.T, name string, cfg map[string]any) {
 func wantDenied(t *testing.T, r *toolResult, line, named string) {
 	t.Helper()
 	if r.Structured.Status != "denied" || r.Structured.ErrorCode != codeCommandNotAllowed || !r.IsError {
-		t.Errorf("%q = %s/%s (%s), want denied/command_not_allowed", line, r.Structured.Status, r.Structured.ErrorCode, r.Structured.Message)
+		t.Errorf("%q = %s/%s (%s), want denied/command_not_allowed", line, r.Structured.Status, r.Structured.ErrorCode, r.Structured.Output)
 		return
 	}
 	var d commandDenial
 	if err := json.Unmarshal(r.Structured.Data, &d); err != nil {
 		t.Fatalf("%q: data %s: %v", line, r.Structured.Data, err)
 	}
-	if named != "" && (d.Command != named || !strings.Contains(r.Structured.Message, named)) {
-		t.Errorf("%q denial names %q (%s), want %q", line, d.Command, r.Structured.Message, named)
+	if named != "" && (d.Command != named || !strings.Contains(r.Structured.Output, named)) {
+		t.Errorf("%q denial names %q (%s), want %q", line, d.Command, r.Structured.Output, named)
 	}
 }
 
@@ -77,8 +77,8 @@ func TestArchitectModeCommands(t *testing.T) {
 
 	r, _ := e.bash(cmd("ls 'unterminated"), 10)
 	wantDenied(t, r, "ls 'unterminated", "")
-	if !strings.Contains(r.Structured.Message, "could not be parsed") {
-		t.Errorf("parse denial message = %q, want it to say the command could not be parsed", r.Structured.Message)
+	if !strings.Contains(r.Structured.Output, "could not be parsed") {
+		t.Errorf("parse denial message = %q, want it to say the command could not be parsed", r.Structured.Output)
 	}
 
 	bg := map[string]any{"type": "command", "command": "touch bgmarker", "is_background": true}
@@ -101,9 +101,9 @@ func TestArchitectModeEditFilesDenied(t *testing.T) {
 	e.setMode(t, ModeArchitect, nil)
 	path := filepath.Join(e.root, "new.txt")
 	r, _ := e.edit(map[string]any{"files": []any{map[string]any{"file_path": path, "mode": "replace", "content": "x\n"}}})
-	if r.Structured.Status != "denied" || r.Structured.ErrorCode != codeFileOperationDenied || !strings.Contains(r.Structured.Message, path) {
+	if r.Structured.Status != "denied" || r.Structured.ErrorCode != codeFileOperationDenied || !strings.Contains(r.Structured.Output, path) {
 		t.Errorf("architect EditFiles = %s/%s %q, want denied/file_operation_denied naming %s",
-			r.Structured.Status, r.Structured.ErrorCode, r.Structured.Message, path)
+			r.Structured.Status, r.Structured.ErrorCode, r.Structured.Output, path)
 	}
 	if _, err := os.Stat(path); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("architect EditFiles wrote %s (%v)", path, err)
@@ -121,7 +121,7 @@ func TestCodeWriterModeCommands(t *testing.T) {
 	for _, line := range []string{"ls -la", "git status -s"} {
 		r, d := e.bash(cmd(line), 10)
 		if r.Structured.Status != "completed" || d.ExitCode == nil || *d.ExitCode != 0 {
-			t.Errorf("code_writer %q = %s (exit %v) %q, want it to run", line, r.Structured.Status, d.ExitCode, r.Structured.Message)
+			t.Errorf("code_writer %q = %s (exit %v) %q, want it to run", line, r.Structured.Status, d.ExitCode, r.Structured.Output)
 		}
 	}
 	for _, tc := range []struct{ line, named string }{

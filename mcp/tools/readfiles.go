@@ -94,15 +94,13 @@ func addReadFiles(reg *mcp.Registry, opts Options) {
 		InputSchema:  readSchema,
 		OutputSchema: mcp.EnvelopeOutputSchema,
 		Annotations: &mcp.ToolAnnotations{
-			Title:         "Read files",
 			ReadOnlyHint:  mcp.Bool(true),
 			OpenWorldHint: mcp.Bool(false),
 		},
 	}, t.handle)
 }
 
-const readDescription = `Read files of the workspace with line numbers. Each path may end with a line range: ":N", ":A-B", ":A-" or ":-B". The answer gives each file's revision (sha256) and exactly which complete lines were shown; a truncated file names the exact continuation to read next. Edits may only touch lines you were shown at the file's current revision, so read before you edit.
-Call Initialize first and pass its thread_id and workspace_root.`
+const readDescription = `Read workspace files with line numbers. A path may end with a range: ":N", ":A-B", ":A-" or ":-B". Answers give each file's revision and the lines shown; a truncated file names the continuation. Edits may only touch lines you were shown at the current revision.`
 
 var readSchema = json.RawMessage(`{
   "type": "object",

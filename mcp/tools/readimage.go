@@ -75,16 +75,14 @@ func addReadImage(reg *mcp.Registry, opts Options) {
 		InputSchema:  readImageSchema,
 		OutputSchema: mcp.EnvelopeOutputSchema,
 		Annotations: &mcp.ToolAnnotations{
-			Title:         "Read an image",
 			ReadOnlyHint:  mcp.Bool(true),
 			OpenWorldHint: mcp.Bool(false),
 		},
 	}, t.handle)
 }
 
-const readImageDescription = `Show an image file of the workspace (JPEG, PNG, GIF or WebP, recognised by its bytes, not its name) as an image block. Sources may be up to 50 MiB; an image over 2 MiB or 2560 px on its long edge is scaled down and re-encoded as JPEG (only the first frame of an animated GIF). A WebP over those limits cannot be re-encoded here: convert it first (for example with a shell tool). Asking again for an image this thread was already shown, unchanged, returns a short reference instead of the bytes; pass force=true to send it again.
-Error codes: unsupported_image (not a JPEG, PNG, GIF or WebP), image_too_large (source over 50 MiB, or dimensions over the decoding bounds), image_needs_conversion (WebP over the delivery limits), image_decode_failed (corrupt image data), file_not_found, file_operation_denied.
-Call Initialize first and pass its thread_id and workspace_root.`
+const readImageDescription = `Show a workspace image (JPEG, PNG, GIF or WebP, by its bytes) as an image block. Up to 50 MiB; over 2 MiB or 2560 px it is scaled down to JPEG (first GIF frame); a large WebP must be converted first. An image this thread saw unchanged returns a short reference; force=true resends it.
+Error codes: unsupported_image, image_too_large, image_needs_conversion, image_decode_failed, file_not_found, file_operation_denied.`
 
 var readImageSchema = json.RawMessage(`{
   "type": "object",

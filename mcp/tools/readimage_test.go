@@ -211,7 +211,7 @@ func TestReadImageFormats(t *testing.T) {
 		writeBytes(t, filepath.Join(e.root, f.name), f.b)
 		r := e.readImage(f.name, false, e.thread)
 		if r.IsError || r.Structured.Status != "completed" {
-			t.Errorf("%s: %s %s %s", f.name, r.Structured.Status, r.Structured.ErrorCode, r.Structured.Message)
+			t.Errorf("%s: %s %s %s", f.name, r.Structured.Status, r.Structured.ErrorCode, r.Structured.Output)
 			continue
 		}
 		got, mime := r.image(t)
@@ -274,10 +274,10 @@ func TestReadImageBombRefused(t *testing.T) {
 	r := e.readImage("bomb.png", false, e.thread)
 	runtime.ReadMemStats(&after)
 	if !r.IsError || r.Structured.Status != "invalid_input" || r.Structured.ErrorCode != "image_too_large" || r.imageBlocks() != 0 {
-		t.Errorf("ReadImage(bomb) = %s %s %q, want invalid_input image_too_large", r.Structured.Status, r.Structured.ErrorCode, r.Structured.Message)
+		t.Errorf("ReadImage(bomb) = %s %s %q, want invalid_input image_too_large", r.Structured.Status, r.Structured.ErrorCode, r.Structured.Output)
 	}
-	if !strings.Contains(r.Structured.Message, "100000x100000") {
-		t.Errorf("message = %q, want the claimed size", r.Structured.Message)
+	if !strings.Contains(r.Structured.Output, "100000x100000") {
+		t.Errorf("message = %q, want the claimed size", r.Structured.Output)
 	}
 	grew := after.TotalAlloc - before.TotalAlloc
 	if grew > 16<<20 {
@@ -312,9 +312,9 @@ func TestReadImageRefusals(t *testing.T) {
 	for _, tt := range tests {
 		r := e.readImage(tt.path, false, e.thread)
 		if !r.IsError || r.Structured.Status != tt.status || r.Structured.ErrorCode != tt.code ||
-			!strings.Contains(r.Structured.Message, tt.mention) || r.imageBlocks() != 0 {
+			!strings.Contains(r.Structured.Output, tt.mention) || r.imageBlocks() != 0 {
 			t.Errorf("ReadImage(%s) = %s %s %q (%d images), want %s %s mentioning %q",
-				tt.path, r.Structured.Status, r.Structured.ErrorCode, r.Structured.Message, r.imageBlocks(), tt.status, tt.code, tt.mention)
+				tt.path, r.Structured.Status, r.Structured.ErrorCode, r.Structured.Output, r.imageBlocks(), tt.status, tt.code, tt.mention)
 		}
 	}
 }
@@ -441,7 +441,7 @@ func TestReadImageWaitsForASlotBeforeReading(t *testing.T) {
 	cancel()
 	res := tool.show(ctx, mcp.Caller{}, sess, &readImageInput{FilePath: "missing.png"})
 	env, ok := res.StructuredContent.(mcp.Envelope)
-	if !ok || env.ErrorCode == codeFileNotFound || !strings.Contains(env.Message, "cancel") {
+	if !ok || env.ErrorCode == codeFileNotFound || !strings.Contains(env.Output, "cancel") {
 		t.Errorf("ReadImage with every slot busy = %+v, want a cancellation before the file is looked at", res.StructuredContent)
 	}
 	// A free slot lets it through, and the slot is given back.

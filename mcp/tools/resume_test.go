@@ -25,8 +25,8 @@ func TestResumeDamagedFile(t *testing.T) {
 	for _, id := range []string{"bad", "noroot", "link", "fifo"} {
 		res := a.init(map[string]any{"task_id_to_resume": id})
 		wantStatus(t, res, "not_found", codeTaskNotFound, true)
-		if !strings.Contains(res.Structured.Message, id) {
-			t.Errorf("message %q does not name %s", res.Structured.Message, id)
+		if !strings.Contains(res.Structured.Output, id) {
+			t.Errorf("message %q does not name %s", res.Structured.Output, id)
 		}
 	}
 }

@@ -114,7 +114,7 @@ func TestInitializeBootstrapsFromRoots(t *testing.T) {
 
 	r := c.initialize(map[string]any{})
 	if r.IsError || r.Structured.Data.WorkspaceRoot != root {
-		t.Fatalf("first call without a path: workspace %q (%s), want the client's file root %q", r.Structured.Data.WorkspaceRoot, r.Structured.Message, root)
+		t.Fatalf("first call without a path: workspace %q (%s), want the client's file root %q", r.Structured.Data.WorkspaceRoot, r.Structured.Output, root)
 	}
 	if c.asked != 1 {
 		t.Fatalf("roots/list asked %d times, want 1", c.asked)
@@ -142,7 +142,7 @@ func TestInitializeRootsWithoutFileRoot(t *testing.T) {
 	c := startRootsClient(t, newStdioInitServer(t), "https://example.com/repo")
 	r := c.initialize(map[string]any{})
 	if r.IsError || !r.Structured.Data.Scratch {
-		t.Errorf("no file root: got scratch=%v workspace %q (%s), want a scratch playground", r.Structured.Data.Scratch, r.Structured.Data.WorkspaceRoot, r.Structured.Message)
+		t.Errorf("no file root: got scratch=%v workspace %q (%s), want a scratch playground", r.Structured.Data.Scratch, r.Structured.Data.WorkspaceRoot, r.Structured.Output)
 	}
 }
 

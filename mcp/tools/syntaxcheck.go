@@ -145,11 +145,5 @@ func (c *syntaxCheck) annotate(r *mcp.CallToolResult, res *edit.Result, in *edit
 			Arguments: map[string]any{"file_paths": []string{fmt.Sprintf("%s:%d-%d", w.Path, max(1, w.Line-syntaxReadContext), w.Line+syntaxReadContext)},
 				"thread_id": in.ThreadID, "workspace_root": in.WorkspaceRoot}}
 	}
-	old := ""
-	if len(r.Content) > 0 {
-		if tc, ok := r.Content[0].(*mcp.TextContent); ok {
-			old = tc.Text
-		}
-	}
-	return env.Result(strings.TrimRight(text.String()+old, "\n"))
+	return env.Result(strings.TrimRight(text.String()+env.Body(), "\n"))
 }

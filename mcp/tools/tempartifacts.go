@@ -114,7 +114,7 @@ func (g *tempArtifacts) annotate(res *mcp.CallToolResult, act *action, sess *ses
 	env.Data = data
 	note := fmt.Sprintf("note: temporary artifacts use %d%% of a budget (%s); remove what you no longer need from %s before commands are refused",
 		data.TempArtifactUse, artifactBudgets, sess.TempDir)
-	text := env.Output
+	text := env.Body()
 	if text != "" {
 		text += "\n"
 	}

@@ -45,11 +45,11 @@ func TestTempArtifactBudgetBlocksUntilCleanup(t *testing.T) {
 	for _, bg := range []bool{false, true} {
 		r, _ := e.bash(map[string]any{"type": "command", "command": "touch marker", "is_background": bg}, 10)
 		if r.Structured.Status != "denied" || r.Structured.ErrorCode != codeTemporaryArtifactPolicy || !r.IsError {
-			t.Fatalf("background %v: over budget = %s/%s (%s), want denied/%s", bg, r.Structured.Status, r.Structured.ErrorCode, r.Structured.Message, codeTemporaryArtifactPolicy)
+			t.Fatalf("background %v: over budget = %s/%s (%s), want denied/%s", bg, r.Structured.Status, r.Structured.ErrorCode, r.Structured.Output, codeTemporaryArtifactPolicy)
 		}
 		for _, want := range []string{"70.0 MiB", "64.0 MiB", "128 files", "32.0 MiB", "256.0 MiB", tmp} {
-			if !strings.Contains(r.Structured.Message, want) {
-				t.Errorf("message lacks %q: %s", want, r.Structured.Message)
+			if !strings.Contains(r.Structured.Output, want) {
+				t.Errorf("message lacks %q: %s", want, r.Structured.Output)
 			}
 		}
 		if fileExists(marker) {
@@ -70,15 +70,15 @@ func TestTempArtifactBudgetBlocksUntilCleanup(t *testing.T) {
 	// Looking around and cleaning up are allowed while over budget.
 	r, _ = e.bash(cmd(`ls -la "$WINX_TEMP_DIR" >/dev/null 2>&1 && du -s "$WINX_TEMP_DIR"`), 10)
 	if r.Structured.Status != "completed" {
-		t.Errorf("ls/du while over budget = %s (%s)", r.Structured.Status, r.Structured.Message)
+		t.Errorf("ls/du while over budget = %s (%s)", r.Structured.Status, r.Structured.Output)
 	}
 	r, _ = e.bash(cmd(cleanup), 10)
 	if r.Structured.Status != "completed" || fileExists(filepath.Join(tmp, "big")) {
-		t.Fatalf("cleanup %q = %s (%s)", cleanup, r.Structured.Status, r.Structured.Message)
+		t.Fatalf("cleanup %q = %s (%s)", cleanup, r.Structured.Status, r.Structured.Output)
 	}
 	r, _ = e.bash(cmd("touch marker"), 10)
 	if r.Structured.Status != "completed" || !fileExists(marker) {
-		t.Errorf("after cleanup = %s (%s), marker exists %v", r.Structured.Status, r.Structured.Message, fileExists(marker))
+		t.Errorf("after cleanup = %s (%s), marker exists %v", r.Structured.Status, r.Structured.Output, fileExists(marker))
 	}
 }
 
@@ -123,15 +123,15 @@ func TestTempArtifactLimitsEnforced(t *testing.T) {
 			ran := fileExists(filepath.Join(e.root, "marker"))
 			if tt.blocked {
 				if r.Structured.ErrorCode != codeTemporaryArtifactPolicy || ran {
-					t.Fatalf("= %s/%s (%s), ran %v; want blocked", r.Structured.Status, r.Structured.ErrorCode, r.Structured.Message, ran)
+					t.Fatalf("= %s/%s (%s), ran %v; want blocked", r.Structured.Status, r.Structured.ErrorCode, r.Structured.Output, ran)
 				}
-				if want := strings.ReplaceAll(tt.want, "%TMP%", tmp); !strings.Contains(r.Structured.Message, want) {
-					t.Errorf("message lacks %q: %s", want, r.Structured.Message)
+				if want := strings.ReplaceAll(tt.want, "%TMP%", tmp); !strings.Contains(r.Structured.Output, want) {
+					t.Errorf("message lacks %q: %s", want, r.Structured.Output)
 				}
 				return
 			}
 			if r.Structured.Status != "completed" || !ran {
-				t.Errorf("= %s/%s (%s), ran %v; want the command run", r.Structured.Status, r.Structured.ErrorCode, r.Structured.Message, ran)
+				t.Errorf("= %s/%s (%s), ran %v; want the command run", r.Structured.Status, r.Structured.ErrorCode, r.Structured.Output, ran)
 			}
 		})
 	}
@@ -153,7 +153,7 @@ func TestTempArtifactReclaimBeforeBlocking(t *testing.T) {
 	}
 	r, _ := e.bash(cmd("touch marker"), 10)
 	if r.Structured.Status != "completed" || fileExists(stale) {
-		t.Errorf("= %s (%s); stale session still there: %v", r.Structured.Status, r.Structured.Message, fileExists(stale))
+		t.Errorf("= %s (%s); stale session still there: %v", r.Structured.Status, r.Structured.Output, fileExists(stale))
 	}
 	if !fileExists(e.tempDir()) {
 		t.Errorf("the live session's directory was reclaimed")
@@ -189,7 +189,7 @@ func TestTempArtifactStaticWrites(t *testing.T) {
 		r, _ := e.bash(cmd(tt.cmd), 10)
 		denied := r.Structured.ErrorCode == codeTemporaryArtifactPolicy
 		if denied != tt.denied {
-			t.Errorf("%q: denied %v (%s %s), want %v", tt.cmd, denied, r.Structured.Status, r.Structured.Message, tt.denied)
+			t.Errorf("%q: denied %v (%s %s), want %v", tt.cmd, denied, r.Structured.Status, r.Structured.Output, tt.denied)
 		}
 		if tt.created != "" && fileExists(tt.created) == tt.denied {
 			t.Errorf("%q: %s exists %v after denied=%v", tt.cmd, tt.created, fileExists(tt.created), denied)
@@ -208,14 +208,14 @@ func TestTempArtifactWarnsBeforeLimit(t *testing.T) {
 	sparseFile(t, filepath.Join(tmp, "big"), artifacts.MaxSessionBytes*9/10)
 	r, d := e.bash(cmd("echo near"), 10)
 	if r.Structured.Status != "completed" || output(r) == "" {
-		t.Fatalf("at 90%%: %s (%s), want the command to run", r.Structured.Status, r.Structured.Message)
+		t.Fatalf("at 90%%: %s (%s), want the command to run", r.Structured.Status, r.Structured.Output)
 	}
 	if d.TempArtifactUse != 90 || !strings.Contains(r.Structured.Output, "temporary artifacts use 90% of a budget") || !strings.Contains(r.Structured.Output, tmp) {
 		t.Errorf("at 90%%: use %d, output %q; want 90 and a note naming %s", d.TempArtifactUse, r.Structured.Output, tmp)
 	}
 	// A scan near a limit is never reused, so the cleanup shows at once.
 	if r, _ := e.bash(cmd(`rm -f "$WINX_TEMP_DIR/big"`), 10); r.Structured.Status != "completed" {
-		t.Fatalf("cleanup: %s (%s)", r.Structured.Status, r.Structured.Message)
+		t.Fatalf("cleanup: %s (%s)", r.Structured.Status, r.Structured.Output)
 	}
 	r, d = e.bash(cmd("echo below"), 10)
 	if r.Structured.Status != "completed" || d.TempArtifactUse != 0 || strings.Contains(r.Structured.Output, "temporary artifacts use") {

@@ -143,11 +143,14 @@ func (s *Saver) Save(ctx context.Context, task Task) (*SaveResult, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	// The whole file passes the redactor once more: a piece written
+	// without clean (a header, a path, a description) cannot leave raw.
+	saved := s.clean(doc.String())
 	path := ContextPath(s.StateDir, task.ID)
-	if err := writeSaved(path, doc.Bytes()); err != nil {
+	if err := writeSaved(path, []byte(saved)); err != nil {
 		return nil, fmt.Errorf("workspace: save context %s: %w", task.ID, err)
 	}
-	data.Path, data.Bytes, data.Tokens = path, doc.Len(), Tokens(doc.Len())
+	data.Path, data.Bytes, data.Tokens = path, len(saved), Tokens(len(saved))
 	return data, nil
 }
 

@@ -376,6 +376,7 @@ func loadOperator(name string, args, environ []string, getenv func(string) strin
 	if embErr != nil {
 		rtErr = embErr
 	}
+	noRedact, _ := ParseBool("WINX_NO_REDACT", getenv("WINX_NO_REDACT"))
 	a.OperatorOptions = operator.Options{
 		Paths:       paths,
 		WinxdBin:    entry.SiblingBinary(getenv("WINXD_BIN"), "winxd"),
@@ -384,6 +385,8 @@ func loadOperator(name string, args, environ []string, getenv func(string) strin
 		Runtime:     rt,
 		RuntimeErr:  rtErr,
 		Getenv:      getenv,
+		// An unparsable WINX_NO_REDACT leaves redaction on.
+		NoRedact: noRedact,
 	}
 	// No secret yet means no winxd ever ran here: the commands then find
 	// nothing to talk to, and doctor says so.

@@ -81,6 +81,16 @@ type Options struct {
 	// candidates and the state directory (doctor).
 	Getenv func(string) string
 	Stdout io.Writer
+	// NoRedact (WINX_NO_REDACT=1) prints screens and commands raw; by
+	// default what attach prints and list's last command are redacted: a
+	// terminal log is no place for a token.
+	NoRedact bool
+}
+
+// redact returns s with its secrets replaced (unless NoRedact).
+func (op *operator) redact(s string) string {
+	out, _ := redact.New(op.NoRedact).String(s)
+	return out
 }
 
 // operator is what every operator command needs.
@@ -144,7 +154,7 @@ type ListEntry struct {
 
 func (op *operator) entry(g daemon.Guardian) ListEntry {
 	k, _ := g.Session()
-	cmd, _ := redact.New(false).String(g.Status.Command)
+	cmd := op.redact(g.Status.Command)
 	return ListEntry{
 		Thread: k.ExternalID, Workspace: k.Workspace, Principal: k.Principal, Scope: k.Scope,
 		PID: g.PID, ShellPID: g.Status.ShellPID, Cwd: g.Status.Cwd,
@@ -215,11 +225,9 @@ func (op *operator) attach(ctx context.Context, thread string, follow bool) erro
 	if snap.Running {
 		state = "running: " + snap.Command
 	}
-	fmt.Fprintf(op.Stdout, "# %s %s (guardian pid %d, shell pid %d, cwd %s, %s)\n", k.ExternalID, k.Workspace, g.PID, snap.ShellPID, snap.Cwd, state)
+	fmt.Fprint(op.Stdout, op.redact(fmt.Sprintf("# %s %s (guardian pid %d, shell pid %d, cwd %s, %s)\n", k.ExternalID, k.Workspace, g.PID, snap.ShellPID, snap.Cwd, state)))
 	prev := screenRows(rs.Screen(ctx, 0, false))
-	for _, r := range prev {
-		fmt.Fprintln(op.Stdout, r)
-	}
+	op.printRows(prev)
 	if !follow {
 		return nil
 	}
@@ -235,11 +243,18 @@ func (op *operator) attach(ctx context.Context, thread string, follow bool) erro
 			return fmt.Errorf("winx: the session's guardian is gone")
 		}
 		cur := screenRows(rs.Screen(ctx, 0, false))
-		for _, r := range newRows(prev, cur) {
-			fmt.Fprintln(op.Stdout, r)
-		}
+		op.printRows(newRows(prev, cur))
 		prev = cur
 	}
+}
+
+// printRows prints screen rows redacted as one text, so a secret the
+// terminal wrapped over two rows is still found whole when the rows join.
+func (op *operator) printRows(rows []string) {
+	if len(rows) == 0 {
+		return
+	}
+	fmt.Fprintln(op.Stdout, op.redact(strings.Join(rows, "\n")))
 }
 
 // screenRows drops the blank rows below the last written one.
