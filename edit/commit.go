@@ -193,11 +193,22 @@ func (e *Engine) commitFile(pf *PlannedFile) (FileResult, error) {
 		defer tmp.Discard() // nothing once renamed or linked
 	}
 
+	// From the last check through the replacement, hold the target's
+	// cross-process lock: another process's commit of the same file
+	// between our check and our rename would otherwise be overwritten
+	// unseen (a lost update). Its commit, taken under the same lock,
+	// shows up in our check instead, as a conflict.
+	lk, err := e.lockTarget(d, pf.Path)
+	if err != nil {
+		return FileResult{}, err
+	}
+	defer lk.Unlock()
+
 	// The last checks, as close to the replacement as the API allows.
 	if err := e.paths.Recheck(pf.Path); err != nil {
 		return FileResult{}, &DeniedError{Path: pf.Path, Err: err}
 	}
-	if err := verifyTarget(d, pf); err != nil {
+	if err := verifyTarget(d, pf, e.maxBytes); err != nil {
 		return FileResult{}, err
 	}
 	undoID, err := e.storeUndo(pf)
@@ -229,8 +240,31 @@ func (e *Engine) commitFile(pf *PlannedFile) (FileResult, error) {
 	return e.finish(pf, undoID), nil
 }
 
-// verifyTarget checks that the target, by name in d, is still what Plan saw.
-func verifyTarget(d *atomicfile.Dir, pf *PlannedFile) error {
+// LockWait is how long a commit waits for another writer's lock on the
+// same target before it answers a conflict (ReasonBusy).
+const LockWait = 10 * time.Second
+
+// lockTarget takes the cross-process lock of path: its lock file in the
+// engine's lock directory, or without one the flock of its directory d.
+func (e *Engine) lockTarget(d *atomicfile.Dir, path string) (*atomicfile.Lock, error) {
+	var (
+		lk  *atomicfile.Lock
+		err error
+	)
+	if e.lockDir != "" {
+		lk, err = atomicfile.LockFile(e.lockDir, atomicfile.LockName(path), LockWait)
+	} else {
+		lk, err = d.Lock(LockWait)
+	}
+	if errors.Is(err, atomicfile.ErrLockTimeout) {
+		return nil, &ConflictError{Path: path, Reason: ReasonBusy}
+	}
+	return lk, err
+}
+
+// verifyTarget checks that the target, by name in d, is still what Plan
+// saw. limit bounds the bytes read to name what it holds instead.
+func verifyTarget(d *atomicfile.Dir, pf *PlannedFile, limit int64) error {
 	base := filepath.Base(pf.Path)
 	mode, err := d.Lstat(base)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -261,13 +295,14 @@ func verifyTarget(d *atomicfile.Dir, pf *PlannedFile) error {
 	} else if !fi.Mode().IsRegular() {
 		return &InvalidError{Path: pf.Path, Msg: "target is not a regular file"}
 	}
-	// One byte more than the original tells a grown file from it.
-	b, err := io.ReadAll(io.LimitReader(f, int64(len(pf.old))+1))
+	// Read it whole (bounded) so a conflict names what the file holds
+	// now, a grown file included; "" only past the limit.
+	b, err := io.ReadAll(io.LimitReader(f, max(limit, int64(len(pf.old)))+1))
 	if err != nil {
 		return err
 	}
 	var got evidence.Revision
-	if len(b) <= len(pf.old) {
+	if int64(len(b)) <= max(limit, int64(len(pf.old))) {
 		got = evidence.RevisionOf(b)
 	}
 	if !pf.Exists || got != pf.OldRev {

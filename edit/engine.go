@@ -86,7 +86,12 @@ type EngineOptions struct {
 	Session string
 	// Locks serializes writers of one path. Engines of one process that
 	// may edit the same files should share one; nil gives a private set.
-	Locks        *PathLocks
+	Locks *PathLocks
+	// LockDir holds the cross-process lock files of targets (directory
+	// 0700, files 0600, removed by their holder): every process that may
+	// edit the same files (any adapter of any principal) should name the
+	// same directory. Empty locks the target's directory instead.
+	LockDir      string
 	Now          func() time.Time // nil means time.Now
 	MaxFileBytes int64            // 0 means DefaultMaxFileBytes
 }
@@ -99,6 +104,7 @@ type Engine struct {
 	stateDir string
 	session  string
 	locks    *PathLocks
+	lockDir  string
 	now      func() time.Time
 	maxBytes int64
 
@@ -122,6 +128,7 @@ func NewEngine(opts EngineOptions) (*Engine, error) {
 		stateDir:  opts.StateDir,
 		session:   opts.Session,
 		locks:     opts.Locks,
+		lockDir:   opts.LockDir,
 		now:       opts.Now,
 		maxBytes:  opts.MaxFileBytes,
 		conflicts: make(map[string]int),
@@ -135,6 +142,11 @@ func NewEngine(opts EngineOptions) (*Engine, error) {
 	}
 	if e.maxBytes <= 0 {
 		e.maxBytes = DefaultMaxFileBytes
+	}
+	if e.lockDir != "" {
+		if err := atomicfile.MkdirPrivate(e.lockDir); err != nil {
+			return nil, fmt.Errorf("edit: lock directory: %w", err)
+		}
 	}
 	if e.stateDir != "" {
 		for _, sub := range []string{receiptDir, undoDir} {

@@ -627,7 +627,7 @@ func TestSymlinkSwappedBeforeCommit(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer d.Close()
-	if err := verifyTarget(d, &plan.Files[0]); !errors.As(err, &de) {
+	if err := verifyTarget(d, &plan.Files[0], DefaultMaxFileBytes); !errors.As(err, &de) {
 		t.Errorf("verifyTarget = %v, want *DeniedError", err)
 	}
 }

@@ -39,6 +39,9 @@ const (
 	ReasonChangedAfterRead = "file_changed_after_read"
 	// ReasonChangedSinceEdit: undo of a file that changed after the edit.
 	ReasonChangedSinceEdit = "file_changed_since_edit"
+	// ReasonBusy: another writer held the target's lock for longer than
+	// LockWait; nothing was written.
+	ReasonBusy = "file_busy"
 )
 
 // RequiredRead names the ranges of one file the model must read (at its

@@ -40,6 +40,10 @@ type EditConfig struct {
 	Protected  *auth.Protected // the server's deny list (auth.PathPolicy.WithProtected)
 	StateDir   string          // receipts and undo records go under StateDir/edits; "" disables both
 	Locks      *edit.PathLocks
+	// LockDir holds the cross-process locks of edit targets; every
+	// adapter of every principal should name the same one
+	// (edit.EngineOptions.LockDir).
+	LockDir string
 }
 
 // editState is a session's edit engine, built on its first edit: building
@@ -68,7 +72,7 @@ func (s *Session) EditEngine(cfg EditConfig) (*edit.Engine, error) {
 	if cfg.StateDir != "" {
 		state = cfg.StateDir + "/edits"
 	}
-	e, err := edit.NewEngine(edit.EngineOptions{Ledger: s.Ledger, Paths: policy, StateDir: state, Session: s.Key.Legacy(), Locks: cfg.Locks})
+	e, err := edit.NewEngine(edit.EngineOptions{Ledger: s.Ledger, Paths: policy, StateDir: state, Session: s.Key.Legacy(), Locks: cfg.Locks, LockDir: cfg.LockDir})
 	if err != nil {
 		return nil, err
 	}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -258,8 +259,13 @@ func (t *editTool) engine(caller mcp.Caller, sess *session.Session) (*edit.Engin
 	if err := checkRoot(caller, sess.Root, ""); err != nil {
 		return nil, err
 	}
+	lockDir := ""
+	if t.stateDir != "" {
+		// Shared by every principal: two principals may edit one file.
+		lockDir = filepath.Join(t.stateDir, "edit-locks")
+	}
 	return sess.EditEngine(session.EditConfig{AllowPaths: auth.ConfineRoots(t.allowPaths, caller.Roots), Protected: t.protected,
-		StateDir: wspace.PrincipalStateDir(t.stateDir, sess.Key.Principal), Locks: t.locks})
+		StateDir: wspace.PrincipalStateDir(t.stateDir, sess.Key.Principal), Locks: t.locks, LockDir: lockDir})
 }
 
 type editFileData struct {
@@ -371,16 +377,36 @@ func (t *editTool) failure(in *editInput, err error) *mcp.CallToolResult {
 	env := mcp.Envelope{Tool: EditFilesTool, Retryable: true}
 	switch {
 	// A commit that stopped part-way wraps its cause; it must be told
-	// apart first, because files before the failure were written.
-	case errors.As(err, &cm):
+	// apart first, because files before the failure were written. A
+	// commit that stopped at its first file wrote nothing: it is its
+	// cause (a conflict found at commit time is a conflict).
+	case errors.As(err, &cm) && len(cm.Committed) > 0:
 		env.Status, env.ErrorCode = mcp.StatusFailed, codeEditCommitIncomplete
-		data := editData{EditApplied: len(cm.Committed) > 0, Failed: cm.Failed, Untouched: cm.Untouched}
+		if errors.As(cm.Err, &ce) {
+			env.Status, env.ErrorCode = mcp.StatusConflict, ce.Reason
+			env.NextAction = readNext(in, ce.Path)
+		}
+		data := editData{EditApplied: true, Failed: cm.Failed, Untouched: cm.Untouched}
+		var undo []string
 		for _, f := range cm.Committed {
 			data.Committed = append(data.Committed, f.Path)
+			data.Files = append(data.Files, editFileData{Path: f.Path, Revision: string(f.NewRevision), OldRevision: string(f.OldRevision),
+				UndoID: f.UndoID, Created: f.Created, Tolerances: f.Tolerances})
+			if f.UndoID != "" {
+				undo = append(undo, f.Path+" (undo_id "+f.UndoID+")")
+			}
 		}
 		env.Data = data
 		env.Message = fmt.Sprintf("Writing %s failed (%v). Committed before it: %s. Untouched: %s. Nothing was rolled back.",
 			cm.Failed, cm.Err, listOrNone(data.Committed), listOrNone(cm.Untouched))
+		if len(undo) > 0 {
+			env.Message += " To revert the committed files: " + strings.Join(undo, ", ") + "."
+		}
+	case errors.As(err, &cm) && cm.Err != nil && !errors.As(cm.Err, &nr) && !errors.As(cm.Err, &ce) && !errors.Is(cm.Err, edit.ErrDenied) && !errors.Is(cm.Err, edit.ErrInvalid):
+		// Nothing was written, for a reason that is no edit error (I/O).
+		env.Status, env.ErrorCode = mcp.StatusFailed, codeEditCommitIncomplete
+		env.Data = editData{Failed: cm.Failed, Untouched: cm.Untouched}
+		env.Message = fmt.Sprintf("Writing %s failed (%v). Nothing was written.", cm.Failed, cm.Err)
 	case errors.As(err, &nr):
 		env.Status, env.ErrorCode = mcp.StatusNeedsRead, codeReadRequired
 		var specs []string
@@ -401,7 +427,10 @@ func (t *editTool) failure(in *editInput, err error) *mcp.CallToolResult {
 		env.NextAction = readNext(in, re.Path)
 	case errors.As(err, &ce):
 		env.Status, env.ErrorCode = mcp.StatusConflict, ce.Reason
-		env.Message = fmt.Sprintf("%s changed since you read it (you saw %s, it is %s now); read it again. Nothing was written.", ce.Path, ce.Want, ce.Got)
+		env.Message = fmt.Sprintf("%s changed since you read it (you saw %s, it is %s now); read it again. Nothing was written.", ce.Path, ce.Want, revOrGone(ce.Got))
+		if ce.Reason == edit.ReasonBusy {
+			env.Message = ce.Path + " is being written by another writer that holds its lock; read it again and retry. Nothing was written."
+		}
 		if ce.Reason == edit.ReasonChangedSinceEdit {
 			env.Message = ce.Path + " changed after the edit; undo would overwrite that change, so it was refused."
 		}
@@ -459,6 +488,14 @@ func rangeText(r evidence.Range) string {
 		return fmt.Sprintf("%d-", r.Start)
 	}
 	return fmt.Sprintf("%d-%d", r.Start, r.End)
+}
+
+// revOrGone names a revision a conflict found, "" meaning the file is gone.
+func revOrGone(r evidence.Revision) string {
+	if r == "" {
+		return "gone"
+	}
+	return string(r)
 }
 
 func listOrNone(l []string) string {
