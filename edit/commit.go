@@ -324,7 +324,7 @@ func (e *Engine) finish(pf *PlannedFile, undoID string) FileResult {
 	}
 	a, b := evidence.IndexLines(pf.old), evidence.IndexLines(pf.new)
 	hs := lineHunks(a, b)
-	fr.Diff = unifiedDiff(pf.Path, a, b, hs)
+	fr.Diff = e.diffText(pf, a, b, hs)
 
 	switch k := pf.known; {
 	case k.whole:
@@ -340,6 +340,21 @@ func (e *Engine) finish(pf *PlannedFile, undoID string) FileResult {
 		e.ledger.Forget(pf.Path)
 	}
 	return fr
+}
+
+// diffText is the diff of a file's edit as the model may see it: built
+// from the redacted views of both revisions, so a secret in a context or
+// changed line never reaches the answer.
+func (e *Engine) diffText(pf *PlannedFile, a, b evidence.Lines, hs []hunk) string {
+	if !e.redactor.Disabled() {
+		ov, n := e.redactor.String(string(pf.old))
+		nv, m := e.redactor.String(string(pf.new))
+		if n+m > 0 {
+			va, vb := evidence.IndexLines([]byte(ov)), evidence.IndexLines([]byte(nv))
+			return unifiedDiff(pf.Path, va, vb, lineHunks(va, vb))
+		}
+	}
+	return unifiedDiff(pf.Path, a, b, hs)
 }
 
 // maybeSweep sweeps d unless this engine did so within sweepEvery.

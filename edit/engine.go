@@ -19,6 +19,7 @@ import (
 
 	"winx/edit/atomicfile"
 	"winx/evidence"
+	"winx/evidence/redact"
 )
 
 // Limits on one batch.
@@ -91,7 +92,13 @@ type EngineOptions struct {
 	// 0700, files 0600, removed by their holder): every process that may
 	// edit the same files (any adapter of any principal) should name the
 	// same directory. Empty locks the target's directory instead.
-	LockDir      string
+	LockDir string
+	// Redactor is the one ReadFiles shows files through: SEARCH text
+	// is matched against the same redacted view, and placeholders in new
+	// text are mapped back to the secrets they stand for (secrets.go).
+	// nil redacts with the default rules; redact.New(true) turns the
+	// mapping off (the model was shown the secrets themselves).
+	Redactor     *redact.Redactor
 	Now          func() time.Time // nil means time.Now
 	MaxFileBytes int64            // 0 means DefaultMaxFileBytes
 }
@@ -105,6 +112,7 @@ type Engine struct {
 	session  string
 	locks    *PathLocks
 	lockDir  string
+	redactor *redact.Redactor
 	now      func() time.Time
 	maxBytes int64
 
@@ -129,6 +137,7 @@ func NewEngine(opts EngineOptions) (*Engine, error) {
 		session:   opts.Session,
 		locks:     opts.Locks,
 		lockDir:   opts.LockDir,
+		redactor:  opts.Redactor,
 		now:       opts.Now,
 		maxBytes:  opts.MaxFileBytes,
 		conflicts: make(map[string]int),
@@ -370,7 +379,14 @@ func (e *Engine) planFile(path string, ed FileEdit) (pf *PlannedFile, missing []
 		if int64(len(ed.Content)) > e.maxBytes {
 			return nil, nil, &InvalidError{Path: path, Msg: fmt.Sprintf("content is %d bytes, limit %d", len(ed.Content), e.maxBytes)}
 		}
-		pf.new = []byte(ed.Content)
+		content := ed.Content
+		if !e.redactor.Disabled() && hasPlaceholder(content) {
+			sv := &secretView{}
+			if content, err = sv.fill(path, content, nil, ""); err != nil {
+				return nil, nil, err
+			}
+		}
+		pf.new = []byte(content)
 		pf.NewRev = evidence.RevisionOf(pf.new)
 		pf.known = knowledge{whole: true}
 		return pf, nil, nil
@@ -397,7 +413,13 @@ func (e *Engine) planFile(path string, ed FileEdit) (pf *PlannedFile, missing []
 
 	switch ed.Mode {
 	case ModeLinePatch:
-		out, known, err := applyPatches(snap.Bytes, lines, ed.Patches)
+		patches := ed.Patches
+		if !e.redactor.Disabled() {
+			if patches, err = newSecretView(e.redactor, string(snap.Bytes)).fillPatches(path, lines, patches); err != nil {
+				return nil, nil, err
+			}
+		}
+		out, known, err := applyPatches(snap.Bytes, lines, patches)
 		if err != nil {
 			return nil, nil, &InvalidError{Path: path, Msg: err.Error()}
 		}
@@ -409,23 +431,42 @@ func (e *Engine) planFile(path string, ed FileEdit) (pf *PlannedFile, missing []
 		if missing = e.missing(path, snap.Revision, lines, evidence.All); missing != nil {
 			return nil, missing, nil
 		}
-		pf.new, pf.known = []byte(ed.Content), knowledge{whole: true}
+		content := ed.Content
+		if !e.redactor.Disabled() && hasPlaceholder(content) {
+			sv := newSecretView(e.redactor, string(snap.Bytes))
+			if content, err = sv.fill(path, content, sv.regs, sv.literalText(0, len(sv.orig))); err != nil {
+				return nil, nil, err
+			}
+		}
+		pf.new, pf.known = []byte(content), knowledge{whole: true}
 	case ModeSearchReplace:
 		blocks, err := ParseBlocks(ed.Content)
 		if err != nil {
 			return nil, nil, &FileError{Path: path, Err: err}
 		}
-		applied, err := Apply(string(snap.Bytes), blocks)
+		// Match on the text ReadFiles showed: the redacted view.
+		sv := &secretView{orig: string(snap.Bytes), view: string(snap.Bytes)}
+		if !e.redactor.Disabled() {
+			sv = newSecretView(e.redactor, sv.orig)
+		}
+		applied, err := Apply(sv.view, blocks)
 		if err != nil {
 			return nil, nil, e.searchConflict(path, err)
 		}
 		for _, m := range applied.Matches {
-			missing = append(missing, e.missing(path, snap.Revision, lines, evidence.Range{Start: m.StartLine, End: m.EndLine})...)
+			a, b := sv.origLines(lines, m.StartLine, m.EndLine)
+			missing = append(missing, e.missing(path, snap.Revision, lines, evidence.Range{Start: a, End: b})...)
 		}
 		if missing != nil {
 			return nil, mergeRanges(missing), nil
 		}
-		pf.new, pf.Tolerances = []byte(applied.Content), applied.Tolerances
+		content := applied.Content
+		if !e.redactor.Disabled() {
+			if content, err = sv.applySearch(path, applied); err != nil {
+				return nil, nil, err
+			}
+		}
+		pf.new, pf.Tolerances = []byte(content), applied.Tolerances
 		pf.known = knowledge{carry: true}
 	}
 	if int64(len(pf.new)) > e.maxBytes {

@@ -8,6 +8,7 @@ import (
 	"winx/auth"
 	"winx/edit"
 	"winx/evidence"
+	"winx/evidence/redact"
 )
 
 // Per-session state the tools keep between calls. Each piece lives in its
@@ -44,6 +45,8 @@ type EditConfig struct {
 	// adapter of every principal should name the same one
 	// (edit.EngineOptions.LockDir).
 	LockDir string
+	// Redactor is the one file reads are shown through (edit.EngineOptions.Redactor).
+	Redactor *redact.Redactor
 }
 
 // editState is a session's edit engine, built on its first edit: building
@@ -72,7 +75,7 @@ func (s *Session) EditEngine(cfg EditConfig) (*edit.Engine, error) {
 	if cfg.StateDir != "" {
 		state = cfg.StateDir + "/edits"
 	}
-	e, err := edit.NewEngine(edit.EngineOptions{Ledger: s.Ledger, Paths: policy, StateDir: state, Session: s.Key.Legacy(), Locks: cfg.Locks, LockDir: cfg.LockDir})
+	e, err := edit.NewEngine(edit.EngineOptions{Ledger: s.Ledger, Paths: policy, StateDir: state, Session: s.Key.Legacy(), Locks: cfg.Locks, LockDir: cfg.LockDir, Redactor: cfg.Redactor})
 	if err != nil {
 		return nil, err
 	}

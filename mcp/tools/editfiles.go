@@ -13,6 +13,7 @@ import (
 	"winx/auth/policy"
 	"winx/edit"
 	"winx/evidence"
+	"winx/evidence/redact"
 	"winx/guardian"
 	"winx/mcp"
 	"winx/mcp/session"
@@ -40,6 +41,9 @@ const (
 	codeEditCommitIncomplete  = "execution_failed"
 	codeUndoNotFound          = "undo_not_found"
 	codeSearchBlockConflicted = "search_block_conflict"
+	// codeRedactedPlaceholder: new text would write a [REDACTED:...]
+	// placeholder that stands for no secret of the text it replaces.
+	codeRedactedPlaceholder = "redacted_placeholder"
 )
 
 type editTool struct {
@@ -48,6 +52,7 @@ type editTool struct {
 	protected  *auth.Protected
 	stateDir   string
 	locks      *edit.PathLocks // shared by every session's engine
+	redactor   *redact.Redactor
 }
 
 type editInput struct {
@@ -76,7 +81,7 @@ type patchInput struct {
 
 func addEditFiles(reg *mcp.Registry, opts Options) *editTool {
 	t := &editTool{sessions: opts.Sessions, allowPaths: opts.AllowPaths, protected: opts.Protected, stateDir: opts.StateDir,
-		locks: &edit.PathLocks{}}
+		locks: &edit.PathLocks{}, redactor: opts.redactor()}
 	reg.AddTool(mcp.Tool{
 		Name:         EditFilesTool,
 		Title:        "Edit files",
@@ -265,7 +270,7 @@ func (t *editTool) engine(caller mcp.Caller, sess *session.Session) (*edit.Engin
 		lockDir = filepath.Join(t.stateDir, "edit-locks")
 	}
 	return sess.EditEngine(session.EditConfig{AllowPaths: auth.ConfineRoots(t.allowPaths, caller.Roots), Protected: t.protected,
-		StateDir: wspace.PrincipalStateDir(t.stateDir, sess.Key.Principal), Locks: t.locks, LockDir: lockDir})
+		StateDir: wspace.PrincipalStateDir(t.stateDir, sess.Key.Principal), Locks: t.locks, LockDir: lockDir, Redactor: t.redactor})
 }
 
 type editFileData struct {
@@ -373,6 +378,7 @@ func (t *editTool) failure(in *editInput, err error) *mcp.CallToolResult {
 		bse *edit.BlockSyntaxError
 		cm  *edit.CommitError
 		wd  *policy.WriteDeniedError
+		sp  *edit.SecretPlaceholderError
 	)
 	env := mcp.Envelope{Tool: EditFilesTool, Retryable: true}
 	switch {
@@ -452,6 +458,9 @@ func (t *editTool) failure(in *editInput, err error) *mcp.CallToolResult {
 			msg += fmt.Sprintf("\nNearest candidate at lines %d-%d (~ marks lines that differ):\n%s", me.Nearest.StartLine, me.Nearest.EndLine, near)
 		}
 		env.Message = msg + "\nNothing was written."
+	case errors.As(err, &sp):
+		env.Status, env.ErrorCode = mcp.StatusInvalidInput, codeRedactedPlaceholder
+		env.Message = err.Error() + ". Nothing was written."
 	case errors.As(err, &bse):
 		env.Status, env.ErrorCode = mcp.StatusInvalidInput, codeInvalidToolInput
 		env.Message = err.Error() + ". Nothing was written."
