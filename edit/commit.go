@@ -18,6 +18,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -326,12 +327,21 @@ func (e *Engine) finish(pf *PlannedFile, undoID string) FileResult {
 	hs := lineHunks(a, b)
 	fr.Diff = e.diffText(pf, a, b, hs)
 
+	e.remember(pf, a.Count(), hs)
+
 	switch k := pf.known; {
 	case k.whole:
 		e.ledger.Record(pf.Path, pf.NewRev, evidence.All)
 	case k.carry:
 		covered := coveredRanges(e.ledger, pf.Path, pf.OldRev, a.Count())
 		ranges := append(carryRanges(covered, hs, a.Count()), k.seen...)
+		if k.wrote || (k.restored && !strings.HasSuffix(fr.Diff, diffTruncated)) {
+			for _, h := range hs {
+				if h.newCount > 0 {
+					ranges = append(ranges, evidence.Range{Start: h.newStart, End: h.newStart + h.newCount - 1})
+				}
+			}
+		}
 		e.ledger.Record(pf.Path, pf.NewRev, evidence.Range{}) // the new revision is known
 		for _, r := range ranges {
 			e.ledger.Record(pf.Path, pf.NewRev, r)

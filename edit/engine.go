@@ -122,6 +122,9 @@ type Engine struct {
 	conflicts map[string]int
 	// swept is when each directory was last swept of stale temp files.
 	swept map[string]time.Time
+	// history is this engine's own commits, oldest first, at most
+	// maxHistory (history.go).
+	history []ownEdit
 }
 
 // NewEngine returns an engine. It creates StateDir's subdirectories and
@@ -403,13 +406,26 @@ func (e *Engine) planFile(path string, ed FileEdit) (pf *PlannedFile, missing []
 	}
 	pf.Exists, pf.old, pf.OldRev, pf.OldMode = true, snap.Bytes, snap.Revision, snap.Mode
 
+	lines := evidence.IndexLines(snap.Bytes)
 	if ed.ExpectedRevision != "" && ed.ExpectedRevision != snap.Revision {
+		if changed, ok := e.ownChain(path, ed.ExpectedRevision, snap.Revision); ok {
+			// The session's own later edit made the revision stale:
+			// say where the file is and what that edit changed.
+			return nil, nil, &ConflictError{Path: path, Want: ed.ExpectedRevision, Got: snap.Revision, Reason: ReasonRevisionMismatch, OwnEdit: true, Changed: changed}
+		}
+		if !e.issued(path, ed.ExpectedRevision) {
+			// A revision the session was never given: not a change
+			// since a read, but a read that is missing.
+			if m := e.missing(path, snap.Revision, lines, evidence.All); m != nil {
+				return nil, m, nil
+			}
+			return nil, nil, &ConflictError{Path: path, Want: ed.ExpectedRevision, Got: snap.Revision, Reason: ReasonRevisionMismatch, NeverIssued: true}
+		}
 		return nil, nil, &ConflictError{Path: path, Want: ed.ExpectedRevision, Got: snap.Revision, Reason: ReasonRevisionMismatch}
 	}
 	if _, known, seen := e.ledger.Missing(path, snap.Revision, evidence.Range{}); known && seen != snap.Revision {
 		return nil, nil, &ConflictError{Path: path, Want: seen, Got: snap.Revision, Reason: ReasonChangedAfterRead}
 	}
-	lines := evidence.IndexLines(snap.Bytes)
 
 	switch ed.Mode {
 	case ModeLinePatch:
@@ -467,7 +483,9 @@ func (e *Engine) planFile(path string, ed FileEdit) (pf *PlannedFile, missing []
 			}
 		}
 		pf.new, pf.Tolerances = []byte(content), applied.Tolerances
-		pf.known = knowledge{carry: true}
+		// The replacement lines are the model's own text (as the
+		// tolerances adapted it, which the diff shows).
+		pf.known = knowledge{carry: true, wrote: true}
 	}
 	if int64(len(pf.new)) > e.maxBytes {
 		return nil, nil, &InvalidError{Path: path, Msg: fmt.Sprintf("new content is %d bytes, limit %d", len(pf.new), e.maxBytes)}

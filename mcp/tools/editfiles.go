@@ -279,6 +279,7 @@ type editFileData struct {
 	OldRevision string   `json:"old_revision,omitempty"`
 	UndoID      string   `json:"undo_id,omitempty"`
 	Created     bool     `json:"created,omitempty"`
+	Deleted     bool     `json:"deleted,omitempty"` // undo of a creation removed the file
 	Replayed    bool     `json:"replayed,omitempty"`
 	Tolerances  []string `json:"tolerances,omitempty"`
 }
@@ -289,6 +290,11 @@ type editData struct {
 	Committed    []string       `json:"committed,omitempty"`
 	Failed       string         `json:"failed,omitempty"`
 	Untouched    []string       `json:"untouched,omitempty"`
+	// Revision and ChangedRanges answer a revision_mismatch that the
+	// session's own edit caused: the file's revision now and the lines
+	// of it that edit changed.
+	Revision      string   `json:"revision,omitempty"`
+	ChangedRanges []string `json:"changed_ranges,omitempty"`
 	VerifyExit   *int           `json:"verify_exit_code,omitempty"`
 	VerifyOutput string         `json:"verify_output,omitempty"`
 }
@@ -298,10 +304,16 @@ func (t *editTool) success(ctx context.Context, in *editInput, sess *session.Ses
 	var b strings.Builder
 	for _, f := range res.Files {
 		data.Files = append(data.Files, editFileData{Path: f.Path, Revision: string(f.NewRevision), OldRevision: string(f.OldRevision),
-			UndoID: f.UndoID, Created: f.Created, Replayed: f.Replayed, Tolerances: f.Tolerances})
+			UndoID: f.UndoID, Created: f.Created, Deleted: f.Removed, Replayed: f.Replayed, Tolerances: f.Tolerances})
 		switch {
 		case f.Replayed:
 			fmt.Fprintf(&b, "%s: already applied (an identical earlier call); nothing written\n", f.Path)
+		case f.Removed:
+			fmt.Fprintf(&b, "%s: deleted (the undo removed the file the edit had created)", f.Path)
+			if f.UndoID != "" {
+				fmt.Fprintf(&b, " (undo_id %s)", f.UndoID)
+			}
+			b.WriteString("\n")
 		default:
 			fmt.Fprintf(&b, "%s: now %s", f.Path, f.NewRevision)
 			if f.UndoID != "" {
@@ -434,6 +446,20 @@ func (t *editTool) failure(in *editInput, err error) *mcp.CallToolResult {
 	case errors.As(err, &ce):
 		env.Status, env.ErrorCode = mcp.StatusConflict, ce.Reason
 		env.Message = fmt.Sprintf("%s changed since you read it (you saw %s, it is %s now); read it again. Nothing was written.", ce.Path, ce.Want, revOrGone(ce.Got))
+		switch {
+		case ce.OwnEdit:
+			changed := make([]string, len(ce.Changed))
+			for i, r := range ce.Changed {
+				changed[i] = rangeText(r)
+			}
+			env.Data = editData{Revision: string(ce.Got), ChangedRanges: changed}
+			env.Message = fmt.Sprintf("expected_revision %s is stale because of your own edit: %s is now %s, and your edits changed lines %s of it. The other lines you read are still known at %s: redo the patch with expected_revision %s and that revision's line numbers (no read needed). Nothing was written.",
+				ce.Want, ce.Path, ce.Got, listOrNone(changed), ce.Got, ce.Got)
+			env.NextAction = nil
+		case ce.NeverIssued:
+			env.Message = fmt.Sprintf("expected_revision %s was never given to this session for %s (no read or edit returned it); the file is at %s, which you have read: use that revision. Nothing was written.", ce.Want, ce.Path, ce.Got)
+			env.NextAction = nil
+		}
 		if ce.Reason == edit.ReasonBusy {
 			env.Message = ce.Path + " is being written by another writer that holds its lock; read it again and retry. Nothing was written."
 		}
