@@ -204,3 +204,60 @@ func TestEditsTwoAdaptersNoLostUpdate(t *testing.T) {
 		t.Errorf("%d lost updates, %d answers neither completed, conflict nor needs_read", lost, odd)
 	}
 }
+
+// TestEditsLedgerSurvivesAdapterRestart: a file read through one adapter
+// process can be line_patched at its unchanged revision through the next
+// adapter process of the same session, without a second read.
+func TestEditsLedgerSurvivesAdapterRestart(t *testing.T) {
+	ws := canonDir(t, t.TempDir())
+	target := filepath.Join(ws, "r.txt")
+	if err := os.WriteFile(target, []byte("one\ntwo\nthree\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	first := startMux(t)
+	if r := first.call("Initialize", map[string]any{"any_workspace_path": ws, "thread_id": "restart1"}); r.Status != "completed" {
+		t.Fatalf("Initialize = %s", r.raw)
+	}
+	r := first.call("ReadFiles", map[string]any{"file_paths": []string{target}, "thread_id": "restart1", "workspace_root": ws})
+	if r.Status != "completed" {
+		t.Fatalf("ReadFiles = %s", r.raw)
+	}
+	rev := ""
+	if files, _ := r.Data["files"].([]any); len(files) == 1 {
+		f, _ := files[0].(map[string]any)
+		rev, _ = f["revision"].(string)
+	}
+	if rev == "" {
+		t.Fatalf("no revision in %s", r.raw)
+	}
+	first.stop()
+	// The ledger is a private state file.
+	var found []string
+	filepath.WalkDir(os.Getenv("XDG_STATE_HOME"), func(p string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && filepath.Base(filepath.Dir(p)) == "ledgers" {
+			found = append(found, p)
+			fi, _ := os.Stat(p)
+			di, _ := os.Stat(filepath.Dir(p))
+			if fi.Mode().Perm() != 0o600 || di.Mode().Perm() != 0o700 {
+				t.Errorf("ledger %s is %v in a %v directory, want 0600 in 0700", p, fi.Mode().Perm(), di.Mode().Perm())
+			}
+		}
+		return nil
+	})
+	if len(found) == 0 {
+		t.Errorf("no ledger file under the state directory")
+	}
+
+	second := startMux(t)
+	if r := second.call("Initialize", map[string]any{"any_workspace_path": ws, "thread_id": "restart1"}); r.Status != "completed" {
+		t.Fatalf("Initialize = %s", r.raw)
+	}
+	r = second.call("EditFiles", map[string]any{"files": []map[string]any{{"file_path": target, "mode": "line_patch", "expected_revision": rev,
+		"patches": []map[string]any{{"start_line": 2, "delete_lines": 1, "replacement": "TWO\n"}}}}, "thread_id": "restart1", "workspace_root": ws})
+	if r.Status != "completed" {
+		t.Fatalf("line_patch after an adapter restart = %s/%s %q, want completed without a re-read", r.Status, r.ErrorCode, r.Message)
+	}
+	if b, _ := os.ReadFile(target); string(b) != "one\nTWO\nthree\n" {
+		t.Errorf("file = %q", b)
+	}
+}

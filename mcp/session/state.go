@@ -1,12 +1,18 @@
 package session
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
+	"io"
+	"os"
 	"path/filepath"
 	"slices"
 	"sync"
+	"syscall"
 
 	"winx/auth"
 	"winx/edit"
+	"winx/edit/atomicfile"
 	"winx/evidence"
 	"winx/evidence/redact"
 )
@@ -274,3 +280,65 @@ func (s *Session) Navigation() *Navigation { return &s.nav }
 
 // Images returns the session's memory of images shown to its threads.
 func (s *Session) Images() *ImageCache { return &s.images }
+
+// maxLedgerFile bounds a ledger file read back from the state directory.
+const maxLedgerFile = evidence.MaxLedgerBytes
+
+// ledgerStore is where a session's read ledger is kept on disk, so the
+// next adapter process that serves the session knows what the model was
+// shown. It is set, and the file loaded, on the first UseLedgerDir.
+type ledgerStore struct {
+	mu   sync.Mutex // guards path and serializes saves
+	path string     // "" until UseLedgerDir, or when persistence is off
+	set  bool
+}
+
+// UseLedgerDir keeps the session's read ledger in dir (a principal's
+// state directory): on the first call it loads the ledger a previous
+// adapter process saved for this session (principal, workspace and
+// affinity scope), later calls do nothing. An empty dir turns
+// persistence off. A missing, unreadable or malformed file is ignored:
+// the model then reads again, which is safe.
+func (s *Session) UseLedgerDir(dir string) {
+	st := &s.ledgerFile
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if st.set {
+		return
+	}
+	st.set = true
+	if dir == "" {
+		return
+	}
+	sum := sha256.Sum256([]byte(s.Key.Legacy()))
+	st.path = filepath.Join(dir, "ledgers", hex.EncodeToString(sum[:16])+".json")
+	f, err := os.OpenFile(st.path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_CLOEXEC, 0)
+	if err != nil {
+		return
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() || fi.Size() > maxLedgerFile {
+		return
+	}
+	b, err := io.ReadAll(io.LimitReader(f, maxLedgerFile+1))
+	if err != nil {
+		return
+	}
+	s.Ledger.Decode(b) // all or nothing; an error leaves the ledger as it is
+}
+
+// SaveLedger writes the session's read ledger where UseLedgerDir set
+// (0600 in a 0700 directory, replaced atomically). It is best effort: a
+// ledger that was not saved costs the next adapter process a re-read.
+func (s *Session) SaveLedger() {
+	st := &s.ledgerFile
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if st.path == "" {
+		return
+	}
+	if atomicfile.MkdirPrivate(filepath.Dir(st.path)) != nil {
+		return
+	}
+	atomicfile.WriteFile(st.path, s.Ledger.Encode(), 0o600, atomicfile.Durability{})
+}

@@ -196,6 +196,7 @@ func (t *editTool) apply(ctx context.Context, caller mcp.Caller, in *editInput) 
 	}
 	syntax := syntaxBaseline(plan) // before Commit: which targets parse cleanly now
 	res, err := eng.Commit(ctx, plan)
+	sess.SaveLedger() // a commit moves the ledger, even one that stopped part-way
 	if err != nil {
 		return t.failure(in, err)
 	}
@@ -264,6 +265,7 @@ func (t *editTool) engine(caller mcp.Caller, sess *session.Session) (*edit.Engin
 	if err := checkRoot(caller, sess.Root, ""); err != nil {
 		return nil, err
 	}
+	sess.UseLedgerDir(wspace.PrincipalStateDir(t.stateDir, sess.Key.Principal))
 	lockDir := ""
 	if t.stateDir != "" {
 		// Shared by every principal: two principals may edit one file.
