@@ -287,18 +287,18 @@ type editFileData struct {
 }
 
 type editData struct {
-	Files        []editFileData `json:"files,omitempty"`
-	EditApplied  bool           `json:"edit_applied"`
-	Committed    []string       `json:"committed,omitempty"`
-	Failed       string         `json:"failed,omitempty"`
-	Untouched    []string       `json:"untouched,omitempty"`
+	Files       []editFileData `json:"files,omitempty"`
+	EditApplied bool           `json:"edit_applied"`
+	Committed   []string       `json:"committed,omitempty"`
+	Failed      string         `json:"failed,omitempty"`
+	Untouched   []string       `json:"untouched,omitempty"`
 	// Revision and ChangedRanges answer a revision_mismatch that the
 	// session's own edit caused: the file's revision now and the lines
 	// of it that edit changed.
 	Revision      string   `json:"revision,omitempty"`
 	ChangedRanges []string `json:"changed_ranges,omitempty"`
-	VerifyExit   *int           `json:"verify_exit_code,omitempty"`
-	VerifyOutput string         `json:"verify_output,omitempty"`
+	VerifyExit    *int     `json:"verify_exit_code,omitempty"`
+	VerifyOutput  string   `json:"verify_output,omitempty"`
 }
 
 func (t *editTool) success(ctx context.Context, in *editInput, sess *session.Session, res *edit.Result, wait time.Duration) *mcp.CallToolResult {
