@@ -291,6 +291,10 @@ type ledgerStore struct {
 	mu   sync.Mutex // guards path and serializes saves
 	path string     // "" until UseLedgerDir, or when persistence is off
 	set  bool
+	// onDisk: a file was loaded or saved, so an empty ledger must be
+	// saved too (it may have been emptied); otherwise an empty one is not
+	// worth a file.
+	onDisk bool
 }
 
 // UseLedgerDir keeps the session's read ledger in dir (a principal's
@@ -324,6 +328,7 @@ func (s *Session) UseLedgerDir(dir string) {
 	if err != nil {
 		return
 	}
+	st.onDisk = true
 	s.Ledger.Decode(b) // all or nothing; an error leaves the ledger as it is
 }
 
@@ -334,9 +339,10 @@ func (s *Session) SaveLedger() {
 	st := &s.ledgerFile
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	if st.path == "" {
+	if st.path == "" || (!st.onDisk && s.Ledger.Len() == 0) {
 		return
 	}
+	st.onDisk = true
 	if atomicfile.MkdirPrivate(filepath.Dir(st.path)) != nil {
 		return
 	}

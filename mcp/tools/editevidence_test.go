@@ -105,3 +105,23 @@ func TestEditPartialCommitReturnsUndoIDs(t *testing.T) {
 		t.Errorf("partial commit answer = %+v, want the committed file's undo id in data and text", sc)
 	}
 }
+
+// Initial files are shown with line numbers and their revision and count
+// as reads: a line_patch of them needs no ReadFiles.
+func TestInitialFilesCountAsRead(t *testing.T) {
+	e := newBashEnv(t, "")
+	path := filepath.Join(e.root, "init.txt")
+	writeFile(t, path, "alpha\nbeta\ngamma\n")
+	r := e.call(InitializeTool, map[string]any{"any_workspace_path": e.root, "thread_id": e.thread, "initial_files_to_read": []string{"init.txt"}})
+	text := ""
+	for _, c := range r.Content {
+		text += c.Text
+	}
+	rev := revisionOf(t, path)
+	if !strings.Contains(text, "revision "+rev) || !strings.Contains(text, "     2\tbeta") {
+		t.Fatalf("Initialize did not show init.txt with its revision and line numbers:\n%s", text)
+	}
+	if r, _ := e.edit(linePatch(path, rev, 2, 1, "BETA\n")); r.Structured.Status != "completed" {
+		t.Errorf("line_patch of an initial file = %s/%s %q, want completed without a read", r.Structured.Status, r.Structured.ErrorCode, r.Structured.Message)
+	}
+}
