@@ -241,9 +241,9 @@ func (e *Engine) commitFile(pf *PlannedFile) (FileResult, error) {
 	return e.finish(pf, undoID), nil
 }
 
-// LockWait is how long a commit waits for another writer's lock on the
-// same target before it answers a conflict (ReasonBusy).
-const LockWait = 10 * time.Second
+// DefaultLockWait is how long a commit waits for another writer's lock on
+// the same target before it answers a conflict (ReasonBusy).
+const DefaultLockWait = 10 * time.Second
 
 // lockTarget takes the cross-process lock of path: its lock file in the
 // engine's lock directory, or without one the flock of its directory d.
@@ -253,9 +253,9 @@ func (e *Engine) lockTarget(d *atomicfile.Dir, path string) (*atomicfile.Lock, e
 		err error
 	)
 	if e.lockDir != "" {
-		lk, err = atomicfile.LockFile(e.lockDir, atomicfile.LockName(path), LockWait)
+		lk, err = atomicfile.LockFile(e.lockDir, atomicfile.LockName(path), e.lockWait)
 	} else {
-		lk, err = d.Lock(LockWait)
+		lk, err = d.Lock(e.lockWait)
 	}
 	if errors.Is(err, atomicfile.ErrLockTimeout) {
 		return nil, &ConflictError{Path: path, Reason: ReasonBusy}

@@ -93,6 +93,10 @@ type EngineOptions struct {
 	// edit the same files (any adapter of any principal) should name the
 	// same directory. Empty locks the target's directory instead.
 	LockDir string
+	// LockWait bounds the wait for another writer's lock on a target
+	// (0 means DefaultLockWait); past it the edit is a conflict
+	// (ReasonBusy) and nothing is written.
+	LockWait time.Duration
 	// Redactor is the one ReadFiles shows files through: SEARCH text
 	// is matched against the same redacted view, and placeholders in new
 	// text are mapped back to the secrets they stand for (secrets.go).
@@ -112,6 +116,7 @@ type Engine struct {
 	session  string
 	locks    *PathLocks
 	lockDir  string
+	lockWait time.Duration
 	redactor *redact.Redactor
 	now      func() time.Time
 	maxBytes int64
@@ -140,6 +145,7 @@ func NewEngine(opts EngineOptions) (*Engine, error) {
 		session:   opts.Session,
 		locks:     opts.Locks,
 		lockDir:   opts.LockDir,
+		lockWait:  opts.LockWait,
 		redactor:  opts.Redactor,
 		now:       opts.Now,
 		maxBytes:  opts.MaxFileBytes,
@@ -151,6 +157,9 @@ func NewEngine(opts EngineOptions) (*Engine, error) {
 	}
 	if e.now == nil {
 		e.now = time.Now
+	}
+	if e.lockWait <= 0 {
+		e.lockWait = DefaultLockWait
 	}
 	if e.maxBytes <= 0 {
 		e.maxBytes = DefaultMaxFileBytes

@@ -40,7 +40,7 @@ const (
 	// ReasonChangedSinceEdit: undo of a file that changed after the edit.
 	ReasonChangedSinceEdit = "file_changed_since_edit"
 	// ReasonBusy: another writer held the target's lock for longer than
-	// LockWait; nothing was written.
+	// the engine's lock wait; nothing was written.
 	ReasonBusy = "file_busy"
 )
 

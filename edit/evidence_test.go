@@ -1,9 +1,13 @@
 package edit
 
 import (
+	"context"
 	"errors"
+	"path/filepath"
 	"testing"
+	"time"
 
+	"winx/edit/atomicfile"
 	"winx/evidence"
 )
 
@@ -60,5 +64,53 @@ func TestExpectedRevisionOwnEditAndNeverIssued(t *testing.T) {
 	_, err = f.apply(FileEdit{Path: p, Mode: ModeLinePatch, ExpectedRevision: made, Patches: []Patch{{1, 1, "x"}}})
 	if !errors.As(err, &ce) || !ce.NeverIssued || ce.Got != rev1 {
 		t.Errorf("never-issued revision of a known file = %v, want NeverIssued", err)
+	}
+}
+
+// A target whose cross-process lock another writer holds past the wait is
+// a conflict (file_busy), and nothing is written; both lock schemes.
+func TestCommitWaitsForTheTargetLock(t *testing.T) {
+	for _, withDir := range []bool{true, false} {
+		f := newFixture(t)
+		lockDir := ""
+		if withDir {
+			lockDir = filepath.Join(f.state, "locks")
+		}
+		e, err := NewEngine(EngineOptions{Ledger: f.ledger, Paths: f.check, StateDir: f.state, LockDir: lockDir, LockWait: 200 * time.Millisecond})
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := f.write("a.txt", numbered(3))
+		rev := f.show(p, evidence.All)
+		var held *atomicfile.Lock
+		if withDir {
+			held, err = atomicfile.LockFile(lockDir, atomicfile.LockName(p), time.Second)
+		} else {
+			d, derr := atomicfile.OpenDir(f.root, atomicfile.DirOptions{})
+			if derr != nil {
+				t.Fatal(derr)
+			}
+			defer d.Close()
+			held, err = d.Lock(time.Second)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		plan, err := e.Plan([]FileEdit{{Path: p, Mode: ModeLinePatch, ExpectedRevision: rev, Patches: []Patch{{1, 1, "x"}}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = e.Commit(context.Background(), plan)
+		var ce *ConflictError
+		if !errors.As(err, &ce) || ce.Reason != ReasonBusy {
+			t.Errorf("lock dir %v: commit under a held lock = %v, want file_busy", withDir, err)
+		}
+		if f.read(p) != numbered(3) {
+			t.Errorf("lock dir %v: the file was written under another's lock", withDir)
+		}
+		held.Unlock()
+		if _, err := e.Commit(context.Background(), plan); err != nil {
+			t.Errorf("lock dir %v: commit after the lock was freed = %v", withDir, err)
+		}
 	}
 }
