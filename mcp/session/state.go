@@ -9,6 +9,7 @@ import (
 	"slices"
 	"sync"
 	"syscall"
+	"time"
 
 	"winx/auth"
 	"winx/edit"
@@ -284,6 +285,14 @@ func (s *Session) Images() *ImageCache { return &s.images }
 // maxLedgerFile bounds a ledger file read back from the state directory.
 const maxLedgerFile = evidence.MaxLedgerBytes
 
+// LedgerTTL is how long a session's saved read ledger is kept after its
+// last save; older ones are removed when a session of the principal first
+// uses its ledger directory.
+const LedgerTTL = 30 * 24 * time.Hour
+
+// maxLedgerSweep bounds the directory entries one sweep looks at.
+const maxLedgerSweep = 4096
+
 // ledgerStore is where a session's read ledger is kept on disk, so the
 // next adapter process that serves the session knows what the model was
 // shown. It is set, and the file loaded, on the first UseLedgerDir.
@@ -316,6 +325,7 @@ func (s *Session) UseLedgerDir(dir string) {
 	}
 	sum := sha256.Sum256([]byte(s.Key.Legacy()))
 	st.path = filepath.Join(dir, "ledgers", hex.EncodeToString(sum[:16])+".json")
+	sweepLedgers(filepath.Dir(st.path), st.path)
 	f, err := os.OpenFile(st.path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_CLOEXEC, 0)
 	if err != nil {
 		return
@@ -347,4 +357,25 @@ func (s *Session) SaveLedger() {
 		return
 	}
 	atomicfile.WriteFile(st.path, s.Ledger.Encode(), 0o600, atomicfile.Durability{})
+}
+
+// sweepLedgers removes saved ledgers older than LedgerTTL from dir, except
+// keep, so the files of sessions that never come back do not pile up.
+func sweepLedgers(dir, keep string) {
+	d, err := os.Open(dir)
+	if err != nil {
+		return
+	}
+	defer d.Close()
+	names, _ := d.Readdirnames(maxLedgerSweep)
+	cutoff := time.Now().Add(-LedgerTTL)
+	for _, n := range names {
+		p := filepath.Join(dir, n)
+		if p == keep || filepath.Ext(n) != ".json" {
+			continue
+		}
+		if fi, err := os.Lstat(p); err == nil && fi.Mode().IsRegular() && fi.ModTime().Before(cutoff) {
+			os.Remove(p)
+		}
+	}
 }
