@@ -181,11 +181,14 @@ func (sv *secretView) fill(path, text string, pool []viewRegion, literal string)
 		switch {
 		case len(cands) > 0 && allSame(cands):
 			secret = cands[0]
-		case k < len(cands):
-			secret = cands[k]
-		case len(cands) > 0:
+		case len(cands) > 0 && countPlaceholder(text, p) != len(cands):
+			// Different secrets share the placeholder and the new text
+			// keeps a different number of them: which is which cannot be
+			// told, and guessing could move a secret to another place.
 			return "", &SecretPlaceholderError{Path: path, Placeholder: p,
-				Msg: fmt.Sprintf("appears %d times but the text it replaces holds %d different secrets of that kind; keep each once, in order", used[p], len(cands))}
+				Msg: fmt.Sprintf("appears %d times but the text it replaces holds %d different secrets of that kind; keep each of them, in order, or edit a smaller region", countPlaceholder(text, p), len(cands))}
+		case len(cands) > 0:
+			secret = cands[k]
 		case strings.Contains(literal, p):
 			secret = p // the file holds this text literally
 		default:
@@ -199,6 +202,22 @@ func (sv *secretView) fill(path, text string, pool []viewRegion, literal string)
 	}
 	b.WriteString(text[at:])
 	return b.String(), nil
+}
+
+// countPlaceholder counts the placeholder-shaped occurrences of p in text.
+func countPlaceholder(text, p string) int {
+	n := 0
+	for i := 0; i < len(text); i++ {
+		if text[i] == '[' {
+			if m := placeholderAt(text, i); m > 0 {
+				if text[i:i+m] == p {
+					n++
+				}
+				i += m - 1
+			}
+		}
+	}
+	return n
 }
 
 func allSame(s []string) bool {
