@@ -352,19 +352,21 @@ func (e *Engine) finish(pf *PlannedFile, undoID string) FileResult {
 	return fr
 }
 
-// diffText is the diff of a file's edit as the model may see it: built
-// from the redacted views of both revisions, so a secret in a context or
-// changed line never reaches the answer.
+// diffText is the diff of a file's edit as the model may see it: redacted
+// with the rules ReadFiles shows files through, so a secret in a context or
+// changed line never reaches the answer. The rendered diff is redacted
+// rather than the two revisions: it is bounded (MaxDiffBytes) where files
+// are not, and its line numbers stay those of the files, which the next
+// line_patch uses. Its lines are whole lines of the files, so a secret
+// inside a line is found as in the file; a private key's lines each carry
+// a diff prefix, and its rule redacts to the end of the text when its END
+// line is not found, which errs towards hiding too much.
 func (e *Engine) diffText(pf *PlannedFile, a, b evidence.Lines, hs []hunk) string {
+	d := unifiedDiff(pf.Path, a, b, hs)
 	if !e.redactor.Disabled() {
-		ov, n := e.redactor.String(string(pf.old))
-		nv, m := e.redactor.String(string(pf.new))
-		if n+m > 0 {
-			va, vb := evidence.IndexLines([]byte(ov)), evidence.IndexLines([]byte(nv))
-			return unifiedDiff(pf.Path, va, vb, lineHunks(va, vb))
-		}
+		d, _ = e.redactor.String(d)
 	}
-	return unifiedDiff(pf.Path, a, b, hs)
+	return d
 }
 
 // maybeSweep sweeps d unless this engine did so within sweepEvery.

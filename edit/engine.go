@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"io/fs"
 	"path/filepath"
+	"slices"
 	"sync"
 	"time"
 
@@ -439,7 +440,7 @@ func (e *Engine) planFile(path string, ed FileEdit) (pf *PlannedFile, missing []
 	switch ed.Mode {
 	case ModeLinePatch:
 		patches := ed.Patches
-		if !e.redactor.Disabled() {
+		if !e.redactor.Disabled() && slices.ContainsFunc(patches, func(p Patch) bool { return hasPlaceholder(p.Replacement) }) {
 			if patches, err = newSecretView(e.redactor, string(snap.Bytes)).fillPatches(path, lines, patches); err != nil {
 				return nil, nil, err
 			}
