@@ -75,3 +75,24 @@ func TestSecretsLiteralPlaceholderKept(t *testing.T) {
 		t.Errorf("a placeholder of another kind = %v, want *SecretPlaceholderError", err)
 	}
 }
+
+// A secret spanning lines (a private key) is one placeholder line in the
+// view: coverage is still asked in the file's own line numbers, and the
+// key's lines survive an edit next to them.
+func TestSecretsMultiLineKey(t *testing.T) {
+	f := newFixture(t)
+	key := "-----BEGIN RSA PRIVATE KEY-----\nMIIBOgIBAAJBAKj34GkxFhD90vcNLYLInFEX6Ppy1tPf9Cnzj4p4WGeKLs1Pt8Qu\nKUpRKfFLfRYC9AIKjbJTWit+CqvjWYzvQwECAwEAAQ==\n-----END RSA PRIVATE KEY-----\n"
+	body := "before\n" + key + "after\n"
+	p := f.write("k.txt", body)
+	if sv := newSecretView(nil, body); len(sv.regs) != 1 || strings.Count(sv.view, "\n") != 3 {
+		t.Fatalf("the key is not one redacted region on one line: %q", sv.view)
+	}
+	f.show(p, evidence.Range{Start: 6, End: 6}) // "after" only
+	_, err := f.apply(FileEdit{Path: p, Mode: ModeSearchReplace, Content: "<<<<<<< SEARCH\nafter\n=======\nAFTER\n>>>>>>> REPLACE\n"})
+	if err != nil {
+		t.Fatalf("edit next to a key, its line read = %v", err)
+	}
+	if got := f.read(p); got != "before\n"+key+"AFTER\n" {
+		t.Errorf("file = %q", got)
+	}
+}
