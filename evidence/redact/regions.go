@@ -27,9 +27,6 @@ func (r *Redactor) Regions(s string) []Region {
 	return out
 }
 
-// IsPlaceholder reports whether s is exactly the placeholder of a rule.
-func IsPlaceholder(s string) bool { return isPlaceholder(s) }
-
 // PlaceholderPrefix starts every placeholder.
 const PlaceholderPrefix = placeholderPrefix
 
