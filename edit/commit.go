@@ -18,6 +18,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -193,11 +194,22 @@ func (e *Engine) commitFile(pf *PlannedFile) (FileResult, error) {
 		defer tmp.Discard() // nothing once renamed or linked
 	}
 
+	// From the last check through the replacement, hold the target's
+	// cross-process lock: another process's commit of the same file
+	// between our check and our rename would otherwise be overwritten
+	// unseen (a lost update). Its commit, taken under the same lock,
+	// shows up in our check instead, as a conflict.
+	lk, err := e.lockTarget(d, pf.Path)
+	if err != nil {
+		return FileResult{}, err
+	}
+	defer lk.Unlock()
+
 	// The last checks, as close to the replacement as the API allows.
 	if err := e.paths.Recheck(pf.Path); err != nil {
 		return FileResult{}, &DeniedError{Path: pf.Path, Err: err}
 	}
-	if err := verifyTarget(d, pf); err != nil {
+	if err := verifyTarget(d, pf, e.maxBytes); err != nil {
 		return FileResult{}, err
 	}
 	undoID, err := e.storeUndo(pf)
@@ -229,8 +241,31 @@ func (e *Engine) commitFile(pf *PlannedFile) (FileResult, error) {
 	return e.finish(pf, undoID), nil
 }
 
-// verifyTarget checks that the target, by name in d, is still what Plan saw.
-func verifyTarget(d *atomicfile.Dir, pf *PlannedFile) error {
+// DefaultLockWait is how long a commit waits for another writer's lock on
+// the same target before it answers a conflict (ReasonBusy).
+const DefaultLockWait = 10 * time.Second
+
+// lockTarget takes the cross-process lock of path: its lock file in the
+// engine's lock directory, or without one the flock of its directory d.
+func (e *Engine) lockTarget(d *atomicfile.Dir, path string) (*atomicfile.Lock, error) {
+	var (
+		lk  *atomicfile.Lock
+		err error
+	)
+	if e.lockDir != "" {
+		lk, err = atomicfile.LockFile(e.lockDir, atomicfile.LockName(path), e.lockWait)
+	} else {
+		lk, err = d.Lock(e.lockWait)
+	}
+	if errors.Is(err, atomicfile.ErrLockTimeout) {
+		return nil, &ConflictError{Path: path, Reason: ReasonBusy}
+	}
+	return lk, err
+}
+
+// verifyTarget checks that the target, by name in d, is still what Plan
+// saw. limit bounds the bytes read to name what it holds instead.
+func verifyTarget(d *atomicfile.Dir, pf *PlannedFile, limit int64) error {
 	base := filepath.Base(pf.Path)
 	mode, err := d.Lstat(base)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -261,13 +296,14 @@ func verifyTarget(d *atomicfile.Dir, pf *PlannedFile) error {
 	} else if !fi.Mode().IsRegular() {
 		return &InvalidError{Path: pf.Path, Msg: "target is not a regular file"}
 	}
-	// One byte more than the original tells a grown file from it.
-	b, err := io.ReadAll(io.LimitReader(f, int64(len(pf.old))+1))
+	// Read it whole (bounded) so a conflict names what the file holds
+	// now, a grown file included; "" only past the limit.
+	b, err := io.ReadAll(io.LimitReader(f, max(limit, int64(len(pf.old)))+1))
 	if err != nil {
 		return err
 	}
 	var got evidence.Revision
-	if len(b) <= len(pf.old) {
+	if int64(len(b)) <= max(limit, int64(len(pf.old))) {
 		got = evidence.RevisionOf(b)
 	}
 	if !pf.Exists || got != pf.OldRev {
@@ -289,7 +325,9 @@ func (e *Engine) finish(pf *PlannedFile, undoID string) FileResult {
 	}
 	a, b := evidence.IndexLines(pf.old), evidence.IndexLines(pf.new)
 	hs := lineHunks(a, b)
-	fr.Diff = unifiedDiff(pf.Path, a, b, hs)
+	fr.Diff = e.diffText(pf, a, b, hs)
+
+	e.remember(pf, a.Count(), hs)
 
 	switch k := pf.known; {
 	case k.whole:
@@ -297,6 +335,13 @@ func (e *Engine) finish(pf *PlannedFile, undoID string) FileResult {
 	case k.carry:
 		covered := coveredRanges(e.ledger, pf.Path, pf.OldRev, a.Count())
 		ranges := append(carryRanges(covered, hs, a.Count()), k.seen...)
+		if k.wrote || (k.restored && !strings.HasSuffix(fr.Diff, diffTruncated)) {
+			for _, h := range hs {
+				if h.newCount > 0 {
+					ranges = append(ranges, evidence.Range{Start: h.newStart, End: h.newStart + h.newCount - 1})
+				}
+			}
+		}
 		e.ledger.Record(pf.Path, pf.NewRev, evidence.Range{}) // the new revision is known
 		for _, r := range ranges {
 			e.ledger.Record(pf.Path, pf.NewRev, r)
@@ -305,6 +350,23 @@ func (e *Engine) finish(pf *PlannedFile, undoID string) FileResult {
 		e.ledger.Forget(pf.Path)
 	}
 	return fr
+}
+
+// diffText is the diff of a file's edit as the model may see it: redacted
+// with the rules ReadFiles shows files through, so a secret in a context or
+// changed line never reaches the answer. The rendered diff is redacted
+// rather than the two revisions: it is bounded (MaxDiffBytes) where files
+// are not, and its line numbers stay those of the files, which the next
+// line_patch uses. Its lines are whole lines of the files, so a secret
+// inside a line is found as in the file; a private key's lines each carry
+// a diff prefix, and its rule redacts to the end of the text when its END
+// line is not found, which errs towards hiding too much.
+func (e *Engine) diffText(pf *PlannedFile, a, b evidence.Lines, hs []hunk) string {
+	d := unifiedDiff(pf.Path, a, b, hs)
+	if !e.redactor.Disabled() {
+		d, _ = e.redactor.String(d)
+	}
+	return d
 }
 
 // maybeSweep sweeps d unless this engine did so within sweepEvery.

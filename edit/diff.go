@@ -144,6 +144,9 @@ func myers(x, y []int) []hunk {
 	return hs
 }
 
+// diffTruncated ends a diff cut at MaxDiffBytes.
+const diffTruncated = "... (diff truncated)\n"
+
 // unifiedDiff renders hunks as a compact unified diff of path with
 // diffContext lines of context, at most MaxDiffBytes.
 func unifiedDiff(path string, a, b evidence.Lines, hs []hunk) string {
@@ -196,7 +199,7 @@ func unifiedDiff(path string, a, b evidence.Lines, hs []hunk) string {
 	s := out.String()
 	if len(s) > MaxDiffBytes {
 		cut := strings.LastIndexByte(s[:MaxDiffBytes], '\n')
-		s = s[:cut+1] + "... (diff truncated)\n"
+		s = s[:cut+1] + diffTruncated
 	}
 	return s
 }

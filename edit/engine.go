@@ -14,11 +14,13 @@ import (
 	"fmt"
 	"io/fs"
 	"path/filepath"
+	"slices"
 	"sync"
 	"time"
 
 	"winx/edit/atomicfile"
 	"winx/evidence"
+	"winx/evidence/redact"
 )
 
 // Limits on one batch.
@@ -86,7 +88,22 @@ type EngineOptions struct {
 	Session string
 	// Locks serializes writers of one path. Engines of one process that
 	// may edit the same files should share one; nil gives a private set.
-	Locks        *PathLocks
+	Locks *PathLocks
+	// LockDir holds the cross-process lock files of targets (directory
+	// 0700, files 0600, removed by their holder): every process that may
+	// edit the same files (any adapter of any principal) should name the
+	// same directory. Empty locks the target's directory instead.
+	LockDir string
+	// LockWait bounds the wait for another writer's lock on a target
+	// (0 means DefaultLockWait); past it the edit is a conflict
+	// (ReasonBusy) and nothing is written.
+	LockWait time.Duration
+	// Redactor is the one ReadFiles shows files through: SEARCH text
+	// is matched against the same redacted view, and placeholders in new
+	// text are mapped back to the secrets they stand for (secrets.go).
+	// nil redacts with the default rules; redact.New(true) turns the
+	// mapping off (the model was shown the secrets themselves).
+	Redactor     *redact.Redactor
 	Now          func() time.Time // nil means time.Now
 	MaxFileBytes int64            // 0 means DefaultMaxFileBytes
 }
@@ -99,6 +116,9 @@ type Engine struct {
 	stateDir string
 	session  string
 	locks    *PathLocks
+	lockDir  string
+	lockWait time.Duration
+	redactor *redact.Redactor
 	now      func() time.Time
 	maxBytes int64
 
@@ -108,6 +128,9 @@ type Engine struct {
 	conflicts map[string]int
 	// swept is when each directory was last swept of stale temp files.
 	swept map[string]time.Time
+	// history is this engine's own commits, oldest first, at most
+	// maxHistory (history.go).
+	history []ownEdit
 }
 
 // NewEngine returns an engine. It creates StateDir's subdirectories and
@@ -122,6 +145,9 @@ func NewEngine(opts EngineOptions) (*Engine, error) {
 		stateDir:  opts.StateDir,
 		session:   opts.Session,
 		locks:     opts.Locks,
+		lockDir:   opts.LockDir,
+		lockWait:  opts.LockWait,
+		redactor:  opts.Redactor,
 		now:       opts.Now,
 		maxBytes:  opts.MaxFileBytes,
 		conflicts: make(map[string]int),
@@ -133,8 +159,16 @@ func NewEngine(opts EngineOptions) (*Engine, error) {
 	if e.now == nil {
 		e.now = time.Now
 	}
+	if e.lockWait <= 0 {
+		e.lockWait = DefaultLockWait
+	}
 	if e.maxBytes <= 0 {
 		e.maxBytes = DefaultMaxFileBytes
+	}
+	if e.lockDir != "" {
+		if err := atomicfile.MkdirPrivate(e.lockDir); err != nil {
+			return nil, fmt.Errorf("edit: lock directory: %w", err)
+		}
 	}
 	if e.stateDir != "" {
 		for _, sub := range []string{receiptDir, undoDir} {
@@ -358,7 +392,14 @@ func (e *Engine) planFile(path string, ed FileEdit) (pf *PlannedFile, missing []
 		if int64(len(ed.Content)) > e.maxBytes {
 			return nil, nil, &InvalidError{Path: path, Msg: fmt.Sprintf("content is %d bytes, limit %d", len(ed.Content), e.maxBytes)}
 		}
-		pf.new = []byte(ed.Content)
+		content := ed.Content
+		if !e.redactor.Disabled() && hasPlaceholder(content) {
+			sv := &secretView{}
+			if content, err = sv.fill(path, content, nil, ""); err != nil {
+				return nil, nil, err
+			}
+		}
+		pf.new = []byte(content)
 		pf.NewRev = evidence.RevisionOf(pf.new)
 		pf.known = knowledge{whole: true}
 		return pf, nil, nil
@@ -375,17 +416,36 @@ func (e *Engine) planFile(path string, ed FileEdit) (pf *PlannedFile, missing []
 	}
 	pf.Exists, pf.old, pf.OldRev, pf.OldMode = true, snap.Bytes, snap.Revision, snap.Mode
 
+	lines := evidence.IndexLines(snap.Bytes)
 	if ed.ExpectedRevision != "" && ed.ExpectedRevision != snap.Revision {
+		if changed, ok := e.ownChain(path, ed.ExpectedRevision, snap.Revision); ok {
+			// The session's own later edit made the revision stale:
+			// say where the file is and what that edit changed.
+			return nil, nil, &ConflictError{Path: path, Want: ed.ExpectedRevision, Got: snap.Revision, Reason: ReasonRevisionMismatch, OwnEdit: true, Changed: changed}
+		}
+		if !e.issued(path, ed.ExpectedRevision) {
+			// A revision the session was never given: not a change
+			// since a read, but a read that is missing.
+			if m := e.missing(path, snap.Revision, lines, evidence.All); m != nil {
+				return nil, m, nil
+			}
+			return nil, nil, &ConflictError{Path: path, Want: ed.ExpectedRevision, Got: snap.Revision, Reason: ReasonRevisionMismatch, NeverIssued: true}
+		}
 		return nil, nil, &ConflictError{Path: path, Want: ed.ExpectedRevision, Got: snap.Revision, Reason: ReasonRevisionMismatch}
 	}
 	if _, known, seen := e.ledger.Missing(path, snap.Revision, evidence.Range{}); known && seen != snap.Revision {
 		return nil, nil, &ConflictError{Path: path, Want: seen, Got: snap.Revision, Reason: ReasonChangedAfterRead}
 	}
-	lines := evidence.IndexLines(snap.Bytes)
 
 	switch ed.Mode {
 	case ModeLinePatch:
-		out, known, err := applyPatches(snap.Bytes, lines, ed.Patches)
+		patches := ed.Patches
+		if !e.redactor.Disabled() && slices.ContainsFunc(patches, func(p Patch) bool { return hasPlaceholder(p.Replacement) }) {
+			if patches, err = newSecretView(e.redactor, string(snap.Bytes)).fillPatches(path, lines, patches); err != nil {
+				return nil, nil, err
+			}
+		}
+		out, known, err := applyPatches(snap.Bytes, lines, patches)
 		if err != nil {
 			return nil, nil, &InvalidError{Path: path, Msg: err.Error()}
 		}
@@ -397,24 +457,45 @@ func (e *Engine) planFile(path string, ed FileEdit) (pf *PlannedFile, missing []
 		if missing = e.missing(path, snap.Revision, lines, evidence.All); missing != nil {
 			return nil, missing, nil
 		}
-		pf.new, pf.known = []byte(ed.Content), knowledge{whole: true}
+		content := ed.Content
+		if !e.redactor.Disabled() && hasPlaceholder(content) {
+			sv := newSecretView(e.redactor, string(snap.Bytes))
+			if content, err = sv.fill(path, content, sv.regs, sv.literalText(0, len(sv.orig))); err != nil {
+				return nil, nil, err
+			}
+		}
+		pf.new, pf.known = []byte(content), knowledge{whole: true}
 	case ModeSearchReplace:
 		blocks, err := ParseBlocks(ed.Content)
 		if err != nil {
 			return nil, nil, &FileError{Path: path, Err: err}
 		}
-		applied, err := Apply(string(snap.Bytes), blocks)
+		// Match on the text ReadFiles showed: the redacted view.
+		sv := &secretView{orig: string(snap.Bytes), view: string(snap.Bytes)}
+		if !e.redactor.Disabled() {
+			sv = newSecretView(e.redactor, sv.orig)
+		}
+		applied, err := Apply(sv.view, blocks)
 		if err != nil {
 			return nil, nil, e.searchConflict(path, err)
 		}
 		for _, m := range applied.Matches {
-			missing = append(missing, e.missing(path, snap.Revision, lines, evidence.Range{Start: m.StartLine, End: m.EndLine})...)
+			a, b := sv.origLines(lines, m.StartLine, m.EndLine)
+			missing = append(missing, e.missing(path, snap.Revision, lines, evidence.Range{Start: a, End: b})...)
 		}
 		if missing != nil {
 			return nil, mergeRanges(missing), nil
 		}
-		pf.new, pf.Tolerances = []byte(applied.Content), applied.Tolerances
-		pf.known = knowledge{carry: true}
+		content := applied.Content
+		if !e.redactor.Disabled() {
+			if content, err = sv.applySearch(path, applied); err != nil {
+				return nil, nil, err
+			}
+		}
+		pf.new, pf.Tolerances = []byte(content), applied.Tolerances
+		// The replacement lines are the model's own text (as the
+		// tolerances adapted it, which the diff shows).
+		pf.known = knowledge{carry: true, wrote: true}
 	}
 	if int64(len(pf.new)) > e.maxBytes {
 		return nil, nil, &InvalidError{Path: path, Msg: fmt.Sprintf("new content is %d bytes, limit %d", len(pf.new), e.maxBytes)}

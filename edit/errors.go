@@ -39,6 +39,9 @@ const (
 	ReasonChangedAfterRead = "file_changed_after_read"
 	// ReasonChangedSinceEdit: undo of a file that changed after the edit.
 	ReasonChangedSinceEdit = "file_changed_since_edit"
+	// ReasonBusy: another writer held the target's lock for longer than
+	// the engine's lock wait; nothing was written.
+	ReasonBusy = "file_busy"
 )
 
 // RequiredRead names the ranges of one file the model must read (at its
@@ -81,6 +84,14 @@ type ConflictError struct {
 	Path      string
 	Want, Got evidence.Revision
 	Reason    string // one of the Reason constants
+	// OwnEdit: the session's own later edits made Want into Got; Changed
+	// are the lines of Got they changed (every other line the model
+	// knew at Want it still knows at Got).
+	OwnEdit bool
+	Changed []evidence.Range
+	// NeverIssued: Want was never read or written in this session (the
+	// session has read Got, so it is no read that is missing).
+	NeverIssued bool
 }
 
 func (e *ConflictError) Error() string {

@@ -18,6 +18,12 @@ type knowledge struct {
 	// seen are lines of the new revision the model wrote verbatim
 	// (line_patch replacements), concrete ranges.
 	seen []evidence.Range
+	// wrote: every line the edit changed is the model's own text
+	// (search_replace): the new side of each hunk counts as shown.
+	wrote bool
+	// restored: undo; the new side of each hunk counts as shown when the
+	// answer's diff showed it whole.
+	restored bool
 }
 
 // applyPatches applies ordered, disjoint patches (validated by checkPayload)

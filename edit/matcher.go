@@ -64,6 +64,9 @@ type Match struct {
 	// ending of EndLine; for substring-in-line it covers the substring.
 	From, To   int
 	Tolerances []string // tolerances this block needed, in a fixed order
+	// Text is what replaced [From, To): the block's REPLACE as the
+	// tolerances adapted it.
+	Text string
 }
 
 // MatchKind says why a block was refused.
@@ -475,7 +478,7 @@ func Apply(original string, blocks []Block) (*Applied, error) {
 		texts = append(texts, text)
 		matches = append(matches, Match{
 			Block: i, StartLine: c.start + 1, EndLine: c.end + 1,
-			From: from, To: to, Tolerances: c.f.names(),
+			From: from, To: to, Tolerances: c.f.names(), Text: text,
 		})
 		used |= c.f
 	}

@@ -127,9 +127,10 @@ func (e *Engine) planUndo(ed FileEdit) (*PlannedFile, error) {
 		if !pf.Exists {
 			pf.OldMode = rec.OldMode
 		}
-		// The model saw these bytes before its edit, but not necessarily
-		// all of them: it must read again before the next edit.
-		pf.known = knowledge{}
+		// Lines the model knew and the undo leaves alone stay known;
+		// the restored lines count as shown when the answer's diff
+		// shows them whole.
+		pf.known = knowledge{carry: true, restored: true}
 	} else {
 		pf.remove = true
 	}

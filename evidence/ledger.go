@@ -34,7 +34,14 @@ type ledgerEntry struct {
 	// Invariant: sorted, 1 <= lo <= hi, and spans[i].hi+1 < spans[i+1].lo
 	// (disjoint and not adjacent). hi == openEnd: to the end of the file.
 	spans []span
+	// earlier are revisions of path recorded before rev, newest last, at
+	// most maxEarlierRevisions: a revision the session was given once
+	// stays "issued" (WasShown) after the file moved on.
+	earlier []Revision
 }
+
+// maxEarlierRevisions bounds ledgerEntry.earlier.
+const maxEarlierRevisions = 16
 
 type span struct{ lo, hi int }
 
@@ -62,6 +69,10 @@ func (l *Ledger) Record(path string, rev Revision, shown Range) {
 		l.order.MoveToFront(el)
 		e = el.Value.(*ledgerEntry)
 		if e.rev != rev {
+			e.earlier = append(e.earlier, e.rev)
+			if len(e.earlier) > maxEarlierRevisions {
+				e.earlier = e.earlier[1:]
+			}
 			e.rev, e.spans = rev, nil
 		}
 	} else {
@@ -121,6 +132,27 @@ func (l *Ledger) Missing(path string, rev Revision, want Range) (missing []Range
 func (l *Ledger) Covers(path string, rev Revision, want Range) bool {
 	missing, known, seen := l.Missing(path, rev, want)
 	return known && seen == rev && len(missing) == 0
+}
+
+// WasShown reports whether revision rev of path was recorded, now or
+// before the path moved to its current revision (within a bound).
+func (l *Ledger) WasShown(path string, rev Revision) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	el, ok := l.entries[path]
+	if !ok {
+		return false
+	}
+	e := el.Value.(*ledgerEntry)
+	if e.rev == rev {
+		return true
+	}
+	for _, r := range e.earlier {
+		if r == rev {
+			return true
+		}
+	}
+	return false
 }
 
 // Forget drops what was recorded for path (after the file was replaced by

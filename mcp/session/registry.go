@@ -46,6 +46,8 @@ type Session struct {
 	nav    Navigation
 	images ImageCache
 	resume resumeState
+	// ledgerFile is where Ledger is kept on disk (state.go).
+	ledgerFile ledgerStore
 
 	// ready is closed when the first shell start ended; err, written once
 	// before that, is its failure. A failed session is never handed out.

@@ -1,13 +1,21 @@
 package session
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
+	"io"
+	"os"
 	"path/filepath"
 	"slices"
 	"sync"
+	"syscall"
+	"time"
 
 	"winx/auth"
 	"winx/edit"
+	"winx/edit/atomicfile"
 	"winx/evidence"
+	"winx/evidence/redact"
 )
 
 // Per-session state the tools keep between calls. Each piece lives in its
@@ -40,6 +48,12 @@ type EditConfig struct {
 	Protected  *auth.Protected // the server's deny list (auth.PathPolicy.WithProtected)
 	StateDir   string          // receipts and undo records go under StateDir/edits; "" disables both
 	Locks      *edit.PathLocks
+	// LockDir holds the cross-process locks of edit targets; every
+	// adapter of every principal should name the same one
+	// (edit.EngineOptions.LockDir).
+	LockDir string
+	// Redactor is the one file reads are shown through (edit.EngineOptions.Redactor).
+	Redactor *redact.Redactor
 }
 
 // editState is a session's edit engine, built on its first edit: building
@@ -68,7 +82,7 @@ func (s *Session) EditEngine(cfg EditConfig) (*edit.Engine, error) {
 	if cfg.StateDir != "" {
 		state = cfg.StateDir + "/edits"
 	}
-	e, err := edit.NewEngine(edit.EngineOptions{Ledger: s.Ledger, Paths: policy, StateDir: state, Session: s.Key.Legacy(), Locks: cfg.Locks})
+	e, err := edit.NewEngine(edit.EngineOptions{Ledger: s.Ledger, Paths: policy, StateDir: state, Session: s.Key.Legacy(), Locks: cfg.Locks, LockDir: cfg.LockDir, Redactor: cfg.Redactor})
 	if err != nil {
 		return nil, err
 	}
@@ -267,3 +281,101 @@ func (s *Session) Navigation() *Navigation { return &s.nav }
 
 // Images returns the session's memory of images shown to its threads.
 func (s *Session) Images() *ImageCache { return &s.images }
+
+// maxLedgerFile bounds a ledger file read back from the state directory.
+const maxLedgerFile = evidence.MaxLedgerBytes
+
+// LedgerTTL is how long a session's saved read ledger is kept after its
+// last save; older ones are removed when a session of the principal first
+// uses its ledger directory.
+const LedgerTTL = 30 * 24 * time.Hour
+
+// maxLedgerSweep bounds the directory entries one sweep looks at.
+const maxLedgerSweep = 4096
+
+// ledgerStore is where a session's read ledger is kept on disk, so the
+// next adapter process that serves the session knows what the model was
+// shown. It is set, and the file loaded, on the first UseLedgerDir.
+type ledgerStore struct {
+	mu   sync.Mutex // guards path and serializes saves
+	path string     // "" until UseLedgerDir, or when persistence is off
+	set  bool
+	// onDisk: a file was loaded or saved, so an empty ledger must be
+	// saved too (it may have been emptied); otherwise an empty one is not
+	// worth a file.
+	onDisk bool
+}
+
+// UseLedgerDir keeps the session's read ledger in dir (a principal's
+// state directory): on the first call it loads the ledger a previous
+// adapter process saved for this session (principal, workspace and
+// affinity scope), later calls do nothing. An empty dir turns
+// persistence off. A missing, unreadable or malformed file is ignored:
+// the model then reads again, which is safe.
+func (s *Session) UseLedgerDir(dir string) {
+	st := &s.ledgerFile
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if st.set {
+		return
+	}
+	st.set = true
+	if dir == "" {
+		return
+	}
+	sum := sha256.Sum256([]byte(s.Key.Legacy()))
+	st.path = filepath.Join(dir, "ledgers", hex.EncodeToString(sum[:16])+".json")
+	sweepLedgers(filepath.Dir(st.path), st.path)
+	f, err := os.OpenFile(st.path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_CLOEXEC, 0)
+	if err != nil {
+		return
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() || fi.Size() > maxLedgerFile {
+		return
+	}
+	b, err := io.ReadAll(io.LimitReader(f, maxLedgerFile+1))
+	if err != nil {
+		return
+	}
+	st.onDisk = true
+	s.Ledger.Decode(b) // all or nothing; an error leaves the ledger as it is
+}
+
+// SaveLedger writes the session's read ledger where UseLedgerDir set
+// (0600 in a 0700 directory, replaced atomically). It is best effort: a
+// ledger that was not saved costs the next adapter process a re-read.
+func (s *Session) SaveLedger() {
+	st := &s.ledgerFile
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if st.path == "" || (!st.onDisk && s.Ledger.Len() == 0) {
+		return
+	}
+	st.onDisk = true
+	if atomicfile.MkdirPrivate(filepath.Dir(st.path)) != nil {
+		return
+	}
+	atomicfile.WriteFile(st.path, s.Ledger.Encode(), 0o600, atomicfile.Durability{})
+}
+
+// sweepLedgers removes saved ledgers older than LedgerTTL from dir, except
+// keep, so the files of sessions that never come back do not pile up.
+func sweepLedgers(dir, keep string) {
+	d, err := os.Open(dir)
+	if err != nil {
+		return
+	}
+	defer d.Close()
+	names, _ := d.Readdirnames(maxLedgerSweep)
+	cutoff := time.Now().Add(-LedgerTTL)
+	for _, n := range names {
+		p := filepath.Join(dir, n)
+		if p == keep || filepath.Ext(n) != ".json" {
+			continue
+		}
+		if fi, err := os.Lstat(p); err == nil && fi.Mode().IsRegular() && fi.ModTime().Before(cutoff) {
+			os.Remove(p)
+		}
+	}
+}

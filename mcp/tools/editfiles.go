@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -12,6 +13,7 @@ import (
 	"winx/auth/policy"
 	"winx/edit"
 	"winx/evidence"
+	"winx/evidence/redact"
 	"winx/guardian"
 	"winx/mcp"
 	"winx/mcp/session"
@@ -39,6 +41,9 @@ const (
 	codeEditCommitIncomplete  = "execution_failed"
 	codeUndoNotFound          = "undo_not_found"
 	codeSearchBlockConflicted = "search_block_conflict"
+	// codeRedactedPlaceholder: new text would write a [REDACTED:...]
+	// placeholder that stands for no secret of the text it replaces.
+	codeRedactedPlaceholder = "redacted_placeholder"
 )
 
 type editTool struct {
@@ -47,6 +52,7 @@ type editTool struct {
 	protected  *auth.Protected
 	stateDir   string
 	locks      *edit.PathLocks // shared by every session's engine
+	redactor   *redact.Redactor
 }
 
 type editInput struct {
@@ -75,7 +81,7 @@ type patchInput struct {
 
 func addEditFiles(reg *mcp.Registry, opts Options) *editTool {
 	t := &editTool{sessions: opts.Sessions, allowPaths: opts.AllowPaths, protected: opts.Protected, stateDir: opts.StateDir,
-		locks: &edit.PathLocks{}}
+		locks: &edit.PathLocks{}, redactor: opts.redactor()}
 	reg.AddTool(mcp.Tool{
 		Name:         EditFilesTool,
 		Title:        "Edit files",
@@ -189,6 +195,7 @@ func (t *editTool) apply(ctx context.Context, caller mcp.Caller, in *editInput) 
 	}
 	syntax := syntaxBaseline(plan) // before Commit: which targets parse cleanly now
 	res, err := eng.Commit(ctx, plan)
+	sess.SaveLedger() // a commit moves the ledger, even one that stopped part-way
 	if err != nil {
 		return t.failure(in, err)
 	}
@@ -257,8 +264,14 @@ func (t *editTool) engine(caller mcp.Caller, sess *session.Session) (*edit.Engin
 	if err := checkRoot(caller, sess.Root, ""); err != nil {
 		return nil, err
 	}
+	sess.UseLedgerDir(wspace.PrincipalStateDir(t.stateDir, sess.Key.Principal))
+	lockDir := ""
+	if t.stateDir != "" {
+		// Shared by every principal: two principals may edit one file.
+		lockDir = filepath.Join(t.stateDir, "edit-locks")
+	}
 	return sess.EditEngine(session.EditConfig{AllowPaths: auth.ConfineRoots(t.allowPaths, caller.Roots), Protected: t.protected,
-		StateDir: wspace.PrincipalStateDir(t.stateDir, sess.Key.Principal), Locks: t.locks})
+		StateDir: wspace.PrincipalStateDir(t.stateDir, sess.Key.Principal), Locks: t.locks, LockDir: lockDir, Redactor: t.redactor})
 }
 
 type editFileData struct {
@@ -267,6 +280,7 @@ type editFileData struct {
 	OldRevision string   `json:"old_revision,omitempty"`
 	UndoID      string   `json:"undo_id,omitempty"`
 	Created     bool     `json:"created,omitempty"`
+	Deleted     bool     `json:"deleted,omitempty"` // undo of a creation removed the file
 	Replayed    bool     `json:"replayed,omitempty"`
 	Tolerances  []string `json:"tolerances,omitempty"`
 }
@@ -277,7 +291,12 @@ type editData struct {
 	Committed   []string       `json:"committed,omitempty"`
 	Failed      string         `json:"failed,omitempty"`
 	Untouched   []string       `json:"untouched,omitempty"`
-	VerifyExit  *int           `json:"verify_exit_code,omitempty"`
+	// Revision and ChangedRanges answer a revision_mismatch that the
+	// session's own edit caused: the file's revision now and the lines
+	// of it that edit changed.
+	Revision      string   `json:"revision,omitempty"`
+	ChangedRanges []string `json:"changed_ranges,omitempty"`
+	VerifyExit    *int     `json:"verify_exit_code,omitempty"`
 }
 
 // trimDiffHeader drops the "--- path" / "+++ path" lines of a diff of
@@ -304,10 +323,16 @@ func (t *editTool) success(ctx context.Context, in *editInput, sess *session.Ses
 	var b strings.Builder
 	for _, f := range res.Files {
 		data.Files = append(data.Files, editFileData{Path: f.Path, Revision: string(f.NewRevision), OldRevision: string(f.OldRevision),
-			UndoID: f.UndoID, Created: f.Created, Replayed: f.Replayed, Tolerances: f.Tolerances})
+			UndoID: f.UndoID, Created: f.Created, Deleted: f.Removed, Replayed: f.Replayed, Tolerances: f.Tolerances})
 		switch {
 		case f.Replayed:
 			fmt.Fprintf(&b, "%s: already applied (an identical earlier call); nothing written\n", f.Path)
+		case f.Removed:
+			fmt.Fprintf(&b, "%s: deleted (the undo removed the file the edit had created)", f.Path)
+			if f.UndoID != "" {
+				fmt.Fprintf(&b, " (undo_id %s)", f.UndoID)
+			}
+			b.WriteString("\n")
 		default:
 			fmt.Fprintf(&b, "%s: now %s", f.Path, f.NewRevision)
 			if f.UndoID != "" {
@@ -391,20 +416,41 @@ func (t *editTool) failure(in *editInput, err error) *mcp.CallToolResult {
 		bse *edit.BlockSyntaxError
 		cm  *edit.CommitError
 		wd  *policy.WriteDeniedError
+		sp  *edit.SecretPlaceholderError
 	)
 	env := mcp.Envelope{Tool: EditFilesTool, Retryable: true}
 	switch {
 	// A commit that stopped part-way wraps its cause; it must be told
-	// apart first, because files before the failure were written.
-	case errors.As(err, &cm):
+	// apart first, because files before the failure were written. A
+	// commit that stopped at its first file wrote nothing: it is its
+	// cause (a conflict found at commit time is a conflict).
+	case errors.As(err, &cm) && len(cm.Committed) > 0:
 		env.Status, env.ErrorCode = mcp.StatusFailed, codeEditCommitIncomplete
-		data := editData{EditApplied: len(cm.Committed) > 0, Failed: cm.Failed, Untouched: cm.Untouched}
+		if errors.As(cm.Err, &ce) {
+			env.Status, env.ErrorCode = mcp.StatusConflict, ce.Reason
+			env.NextAction = readNext(in, ce.Path)
+		}
+		data := editData{EditApplied: true, Failed: cm.Failed, Untouched: cm.Untouched}
+		var undo []string
 		for _, f := range cm.Committed {
 			data.Committed = append(data.Committed, f.Path)
+			data.Files = append(data.Files, editFileData{Path: f.Path, Revision: string(f.NewRevision), OldRevision: string(f.OldRevision),
+				UndoID: f.UndoID, Created: f.Created, Tolerances: f.Tolerances})
+			if f.UndoID != "" {
+				undo = append(undo, f.Path+" (undo_id "+f.UndoID+")")
+			}
 		}
 		env.Data = data
 		env.Message = fmt.Sprintf("Writing %s failed (%v). Committed before it: %s. Untouched: %s. Nothing was rolled back.",
 			cm.Failed, cm.Err, listOrNone(data.Committed), listOrNone(cm.Untouched))
+		if len(undo) > 0 {
+			env.Message += " To revert the committed files: " + strings.Join(undo, ", ") + "."
+		}
+	case errors.As(err, &cm) && cm.Err != nil && !errors.As(cm.Err, &nr) && !errors.As(cm.Err, &ce) && !errors.Is(cm.Err, edit.ErrDenied) && !errors.Is(cm.Err, edit.ErrInvalid):
+		// Nothing was written, for a reason that is no edit error (I/O).
+		env.Status, env.ErrorCode = mcp.StatusFailed, codeEditCommitIncomplete
+		env.Data = editData{Failed: cm.Failed, Untouched: cm.Untouched}
+		env.Message = fmt.Sprintf("Writing %s failed (%v). Nothing was written.", cm.Failed, cm.Err)
 	case errors.As(err, &nr):
 		env.Status, env.ErrorCode = mcp.StatusNeedsRead, codeReadRequired
 		var specs []string
@@ -425,7 +471,24 @@ func (t *editTool) failure(in *editInput, err error) *mcp.CallToolResult {
 		env.NextAction = readNext(in, re.Path)
 	case errors.As(err, &ce):
 		env.Status, env.ErrorCode = mcp.StatusConflict, ce.Reason
-		env.Message = fmt.Sprintf("%s changed since you read it (you saw %s, it is %s now); read it again. Nothing was written.", ce.Path, ce.Want, ce.Got)
+		env.Message = fmt.Sprintf("%s changed since you read it (you saw %s, it is %s now); read it again. Nothing was written.", ce.Path, ce.Want, revOrGone(ce.Got))
+		switch {
+		case ce.OwnEdit:
+			changed := make([]string, len(ce.Changed))
+			for i, r := range ce.Changed {
+				changed[i] = rangeText(r)
+			}
+			env.Data = editData{Revision: string(ce.Got), ChangedRanges: changed}
+			env.Message = fmt.Sprintf("expected_revision %s is stale because of your own edit: %s is now %s, and your edits changed lines %s of it. The other lines you read are still known at %s: redo the patch with expected_revision %s and that revision's line numbers (no read needed). Nothing was written.",
+				ce.Want, ce.Path, ce.Got, listOrNone(changed), ce.Got, ce.Got)
+			env.NextAction = nil
+		case ce.NeverIssued:
+			env.Message = fmt.Sprintf("expected_revision %s was never given to this session for %s (no read or edit returned it); the file is at %s, which you have read: use that revision. Nothing was written.", ce.Want, ce.Path, ce.Got)
+			env.NextAction = nil
+		}
+		if ce.Reason == edit.ReasonBusy {
+			env.Message = ce.Path + " is being written by another writer that holds its lock; read it again and retry. Nothing was written."
+		}
 		if ce.Reason == edit.ReasonChangedSinceEdit {
 			env.Message = ce.Path + " changed after the edit; undo would overwrite that change, so it was refused."
 		}
@@ -447,6 +510,9 @@ func (t *editTool) failure(in *editInput, err error) *mcp.CallToolResult {
 			msg += fmt.Sprintf("\nNearest candidate at lines %d-%d (~ marks lines that differ):\n%s", me.Nearest.StartLine, me.Nearest.EndLine, near)
 		}
 		env.Message = msg + "\nNothing was written."
+	case errors.As(err, &sp):
+		env.Status, env.ErrorCode = mcp.StatusInvalidInput, codeRedactedPlaceholder
+		env.Message = err.Error() + ". Nothing was written."
 	case errors.As(err, &bse):
 		env.Status, env.ErrorCode = mcp.StatusInvalidInput, codeInvalidToolInput
 		env.Message = err.Error() + ". Nothing was written."
@@ -483,6 +549,14 @@ func rangeText(r evidence.Range) string {
 		return fmt.Sprintf("%d-", r.Start)
 	}
 	return fmt.Sprintf("%d-%d", r.Start, r.End)
+}
+
+// revOrGone names a revision a conflict found, "" meaning the file is gone.
+func revOrGone(r evidence.Revision) string {
+	if r == "" {
+		return "gone"
+	}
+	return string(r)
 }
 
 func listOrNone(l []string) string {

@@ -500,7 +500,14 @@ func (t *initializer) answer(ctx context.Context, in *initializeInput, sess *ses
 		}
 	}
 	code := ""
+	if len(in.InitialFilesToRead) > 0 {
+		sess.UseLedgerDir(wspace.PrincipalStateDir(t.stateDir, sess.Key.Principal))
+		defer sess.SaveLedger()
+	}
 	for _, f := range wspace.WriteInitialFiles(&b, sess.Root, in.InitialFilesToRead, t.protected) {
+		if f.Revision != "" { // shown with line numbers: it counts as a read
+			sess.Ledger.Record(f.Canonical, f.Revision, f.Shown)
+		}
 		note := initialFileNote{Path: f.Path, Status: f.Status, Bytes: f.Bytes, ErrorCode: initialFileCodes[f.Status]}
 		if code == "" {
 			code = note.ErrorCode

@@ -15,6 +15,7 @@ import (
 	"winx/evidence/redact"
 	"winx/mcp"
 	"winx/mcp/session"
+	wspace "winx/mcp/workspace"
 )
 
 // ReadFilesTool is the file reading tool's name.
@@ -57,6 +58,7 @@ type readTool struct {
 	protected  *auth.Protected
 	opts       ReadOptions
 	redactor   *redact.Redactor
+	stateDir   string // the server's; the session's ledger is kept under its principal's
 }
 
 type readInput struct {
@@ -86,7 +88,7 @@ type readData struct {
 }
 
 func addReadFiles(reg *mcp.Registry, opts Options) {
-	t := &readTool{sessions: opts.Sessions, allowPaths: opts.AllowPaths, protected: opts.Protected, opts: opts.Read.withDefaults(), redactor: opts.redactor()}
+	t := &readTool{sessions: opts.Sessions, allowPaths: opts.AllowPaths, protected: opts.Protected, opts: opts.Read.withDefaults(), redactor: opts.redactor(), stateDir: opts.StateDir}
 	reg.AddTool(mcp.Tool{
 		Name:         ReadFilesTool,
 		Title:        "Read files",
@@ -133,6 +135,8 @@ func (t *readTool) handle(ctx context.Context, req *mcp.ToolRequest) (*mcp.CallT
 	if err != nil {
 		return toolFailure(ReadFilesTool, err), nil
 	}
+	sess.UseLedgerDir(wspace.PrincipalStateDir(t.stateDir, sess.Key.Principal))
+	defer sess.SaveLedger()
 	files := make([]fileRead, len(in.FilePaths))
 	sem := make(chan struct{}, t.opts.Parallelism)
 	var wg sync.WaitGroup

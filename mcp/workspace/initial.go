@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"winx/auth"
+	"winx/evidence"
 )
 
 // Initial files: the files an Initialize call is asked to show right away,
@@ -38,6 +39,12 @@ type InitialFile struct {
 	Path   string // as the client gave it
 	Status string // one of the Initial* outcomes
 	Bytes  int64  // the file's size, when it was read
+	// Canonical, Revision and Shown say what was shown with line numbers,
+	// as ReadFiles shows it: the caller records them in the session's
+	// read ledger. Revision is "" when the file was shown otherwise.
+	Canonical string
+	Revision  evidence.Revision
+	Shown     evidence.Range
 }
 
 // WriteInitialFiles shows the files at paths (absolute, or relative to
@@ -78,6 +85,7 @@ func WriteInitialFiles(b *strings.Builder, root string, paths []string, protecte
 		case f.Binary:
 			note.Status, note.Bytes = InitialBinary, f.Size
 			fmt.Fprintf(b, "\n## %s: binary file (%d bytes), not shown\n", f.Rel, f.Size)
+		case showNumbered(b, f, &note, &budget):
 		default:
 			note.Status, note.Bytes = InitialShown, f.Size
 			budget -= len(f.Content)
@@ -109,4 +117,40 @@ func readInitial(root, p string, limit int, protected *auth.Protected) (*File, e
 		return nil, auth.ErrPathProtected
 	}
 	return f, err
+}
+
+// showNumbered shows f the way ReadFiles does (line numbers and the
+// revision), from a snapshot of the whole file taken at its canonical
+// path, so what is shown can count as read. It reports false, having
+// written nothing, when the file changed into something else since
+// ReadContained checked it or cannot be snapshotted; the caller then
+// shows it as plain content, which counts as no read.
+func showNumbered(b *strings.Builder, f *File, note *InitialFile, budget *int) bool {
+	snap, err := evidence.ReadSnapshot(f.Path, evidence.DefaultMaxBytes)
+	if err != nil || snap.Path != f.Path || evidence.IsBinary(snap.Bytes) {
+		return false
+	}
+	limit := min(MaxInitialFileBytes, *budget)
+	view := evidence.Render(snap, evidence.All, max(limit/evidence.BytesPerToken, 1))
+	note.Status, note.Bytes = InitialShown, int64(len(snap.Bytes))
+	note.Canonical, note.Revision, note.Shown = snap.Path, snap.Revision, view.Shown
+	*budget -= len(view.Text)
+	fmt.Fprintf(b, "\n## %s (%d bytes)\n", f.Rel, len(snap.Bytes))
+	switch {
+	case view.Shown.IsZero():
+		fmt.Fprintf(b, "revision %s; %d lines; no complete line shown\n", snap.Revision, view.TotalLines)
+	default:
+		fmt.Fprintf(b, "revision %s; lines %s of %d\n", snap.Revision, view.Shown, view.TotalLines)
+	}
+	if view.Text != "" {
+		b.WriteString(Fenced(view.Text))
+	}
+	if view.Shown.IsZero() && view.TotalLines > 0 {
+		note.Revision = "" // no complete line shown: nothing was read
+	}
+	if view.Truncated {
+		note.Status = InitialTruncated
+		fmt.Fprintf(b, "[%s truncated after %d bytes; read %s next with ReadFiles]\n", f.Rel, len(view.Text), view.Continuation)
+	}
+	return true
 }
