@@ -46,15 +46,40 @@ precmd() { __winx_hook $?; }
 typeset -r precmd_functions 2>/dev/null
 `
 
-// shellCommand prepares the shell process and its private rc directory.
-func shellCommand(shell, nonce, rcDir, dir string, env []string) (*exec.Cmd, error) {
+// ShellKind is ShellBash or ShellZsh for a shell given by name or by an
+// absolute path whose base name is one of them; ok is false otherwise.
+func ShellKind(shell string) (kind string, ok bool) {
+	if filepath.IsAbs(shell) {
+		shell = filepath.Base(shell)
+	}
 	switch shell {
 	case "", ShellBash:
+		return ShellBash, true
+	case ShellZsh:
+		return ShellZsh, true
+	}
+	return "", false
+}
+
+// shellPath is the program to run for shell: an absolute path as given,
+// a name looked up on PATH.
+func shellPath(shell, kind string) (string, error) {
+	if filepath.IsAbs(shell) {
+		return shell, nil
+	}
+	return exec.LookPath(kind)
+}
+
+// shellCommand prepares the shell process and its private rc directory.
+func shellCommand(shell, nonce, rcDir, dir string, env []string) (*exec.Cmd, error) {
+	kind, _ := ShellKind(shell)
+	switch kind {
+	case ShellBash:
 		rc := filepath.Join(rcDir, "bashrc")
 		if err := os.WriteFile(rc, []byte(strings.ReplaceAll(rcBash, "@NONCE@", nonce)), 0o600); err != nil {
 			return nil, fmt.Errorf("guardian: write rc file: %w", err)
 		}
-		path, err := exec.LookPath("bash")
+		path, err := shellPath(shell, kind)
 		if err != nil {
 			return nil, fmt.Errorf("guardian: %w", err)
 		}
@@ -67,7 +92,7 @@ func shellCommand(shell, nonce, rcDir, dir string, env []string) (*exec.Cmd, err
 		if err := os.WriteFile(rc, []byte(strings.ReplaceAll(rcZsh, "@NONCE@", nonce)), 0o600); err != nil {
 			return nil, fmt.Errorf("guardian: write rc file: %w", err)
 		}
-		path, err := exec.LookPath("zsh")
+		path, err := shellPath(shell, kind)
 		if err != nil {
 			return nil, fmt.Errorf("guardian: %w", err)
 		}

@@ -72,7 +72,8 @@ type Serve struct {
 	SessionAffinity string   // --session-affinity
 
 	Runtime            string   // RuntimeDaemon or RuntimeEmbedded (WINX_RUNTIME, WINX_EMBEDDED)
-	Shell              string   // WINX_SHELL
+	Shell              string   // WINX_SHELL, as given (ResolveShell resolves it)
+	Log                Log      // WINX_LOG, WINX_LOG_FORMAT
 	NoRedact           bool     // WINX_NO_REDACT
 	NoCompress         bool     // WINX_NO_COMPRESS
 	KeepTailPipe       bool     // WINX_KEEP_TAIL_PIPE
@@ -153,6 +154,7 @@ func usagef(stderr io.Writer, format string, args ...any) error {
 
 func loadServe(args, environ []string, getenv func(string) string, cat Catalog, stderr io.Writer) (Serve, error) {
 	var s Serve
+	var err error
 	var allowedHosts, allowTools stringList
 	fs := flag.NewFlagSet("winx", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -195,6 +197,9 @@ func loadServe(args, environ []string, getenv func(string) string, cat Catalog, 
 
 	e := &env{getenv: getenv}
 	s.Shell = getenv("WINX_SHELL")
+	if s.Log, err = LoadLog(getenv); err != nil {
+		e.errs = append(e.errs, err)
+	}
 	s.NoRedact = e.bool("WINX_NO_REDACT")
 	s.NoCompress = e.bool("WINX_NO_COMPRESS")
 	s.KeepTailPipe = e.bool("WINX_KEEP_TAIL_PIPE")
@@ -213,7 +218,6 @@ func loadServe(args, environ []string, getenv func(string) string, cat Catalog, 
 			return s, err
 		}
 	}
-	var err error
 	if s.Runtime, err = runtimeName(getenv("WINX_RUNTIME"), embedded); err != nil {
 		return s, err
 	}
