@@ -61,6 +61,50 @@ func ShellKind(shell string) (kind string, ok bool) {
 	return "", false
 }
 
+// ShellArgsVar is the variable of a session's environment that holds extra
+// shell arguments (WINX_SHELL_ARGS): whitespace-separated, no quoting, put
+// after winx's own start-up options and before -i. It travels in the
+// session environment the adapter hands every runtime, so the embedded
+// shell and a guardian's get the same arguments with no extra field on the
+// daemon wire. The adapter checks it with ParseShellArgs at start-up.
+const ShellArgsVar = "WINX_SHELL_ARGS"
+
+// Bounds of WINX_SHELL_ARGS.
+const (
+	MaxShellArgs     = 32
+	MaxShellArgBytes = 256
+)
+
+// ErrShellArgs is the cause of a WINX_SHELL_ARGS outside its bounds.
+var ErrShellArgs = fmt.Errorf("guardian: at most %d shell arguments of at most %d bytes each", MaxShellArgs, MaxShellArgBytes)
+
+// ParseShellArgs splits a WINX_SHELL_ARGS value.
+func ParseShellArgs(v string) ([]string, error) {
+	args := strings.Fields(v)
+	if len(args) > MaxShellArgs {
+		return nil, ErrShellArgs
+	}
+	for _, a := range args {
+		if len(a) > MaxShellArgBytes {
+			return nil, ErrShellArgs
+		}
+	}
+	return args, nil
+}
+
+// shellArgs are the extra arguments env carries (the last
+// WINX_SHELL_ARGS entry wins, as in exec.Cmd); a value out of bounds
+// fails the start.
+func shellArgs(env []string) ([]string, error) {
+	v := ""
+	for _, kv := range env {
+		if name, val, ok := strings.Cut(kv, "="); ok && name == ShellArgsVar {
+			v = val
+		}
+	}
+	return ParseShellArgs(v)
+}
+
 // shellPath is the program to run for shell: an absolute path as given,
 // a name looked up on PATH.
 func shellPath(shell, kind string) (string, error) {
@@ -73,6 +117,10 @@ func shellPath(shell, kind string) (string, error) {
 // shellCommand prepares the shell process and its private rc directory.
 func shellCommand(shell, nonce, rcDir, dir string, env []string) (*exec.Cmd, error) {
 	kind, _ := ShellKind(shell)
+	extra, err := shellArgs(env)
+	if err != nil {
+		return nil, err
+	}
 	switch kind {
 	case ShellBash:
 		rc := filepath.Join(rcDir, "bashrc")
@@ -83,7 +131,8 @@ func shellCommand(shell, nonce, rcDir, dir string, env []string) (*exec.Cmd, err
 		if err != nil {
 			return nil, fmt.Errorf("guardian: %w", err)
 		}
-		cmd := exec.Command(path, "--noprofile", "--rcfile", rc, "-i")
+		argv := append(append([]string{"--noprofile", "--rcfile", rc}, extra...), "-i")
+		cmd := exec.Command(path, argv...)
 		cmd.Dir = dir
 		cmd.Env = env
 		return cmd, nil
@@ -96,7 +145,7 @@ func shellCommand(shell, nonce, rcDir, dir string, env []string) (*exec.Cmd, err
 		if err != nil {
 			return nil, fmt.Errorf("guardian: %w", err)
 		}
-		cmd := exec.Command(path, "-i")
+		cmd := exec.Command(path, append(extra, "-i")...)
 		cmd.Dir = dir
 		cmd.Env = append(env, "ZDOTDIR="+rcDir)
 		return cmd, nil

@@ -62,6 +62,15 @@ func TestShellVariable(t *testing.T) {
 			t.Errorf("WINX_SHELL=%s: echo $BASH_VERSION = %q", bash, v)
 		}
 	})
+	t.Run("shell args", func(t *testing.T) {
+		d := newDaemonEnv(t, "WINX_RUNTIME=embedded", "WINX_SHELL_ARGS=-O globstar")
+		a := d.adapter()
+		s := a.mustInit(t.TempDir())
+		r := a.bash(s, command("shopt -q globstar && echo globstar-on"), 10)
+		if !strings.Contains(r.Output, "globstar-on") {
+			t.Errorf("WINX_SHELL_ARGS=-O globstar: shopt globstar = %+v", r)
+		}
+	})
 	// zsh asked for and not on PATH: PATH holds bash only, whether or not
 	// the machine has zsh. The same happens for an absolute path to a zsh
 	// that does not exist.

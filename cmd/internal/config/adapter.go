@@ -12,6 +12,7 @@ import (
 
 	"winx/auth"
 	"winx/cmd/internal/entry"
+	"winx/guardian"
 	"winx/guardian/daemon/operator"
 	"winx/guardian/wire"
 	"winx/mcp/usage"
@@ -73,6 +74,7 @@ type Serve struct {
 
 	Runtime            string   // RuntimeDaemon or RuntimeEmbedded (WINX_RUNTIME, WINX_EMBEDDED)
 	Shell              string   // WINX_SHELL, as given (ResolveShell resolves it)
+	ShellArgs          []string // WINX_SHELL_ARGS, checked here; shells read it from their environment
 	Log                Log      // WINX_LOG, WINX_LOG_FORMAT
 	NoRedact           bool     // WINX_NO_REDACT
 	NoCompress         bool     // WINX_NO_COMPRESS
@@ -199,6 +201,9 @@ func loadServe(args, environ []string, getenv func(string) string, cat Catalog, 
 	s.Shell = getenv("WINX_SHELL")
 	if s.Log, err = LoadLog(getenv); err != nil {
 		e.errs = append(e.errs, err)
+	}
+	if s.ShellArgs, err = guardian.ParseShellArgs(getenv(guardian.ShellArgsVar)); err != nil {
+		e.errs = append(e.errs, &VarError{Name: guardian.ShellArgsVar, Value: getenv(guardian.ShellArgsVar), Err: err})
 	}
 	s.NoRedact = e.bool("WINX_NO_REDACT")
 	s.NoCompress = e.bool("WINX_NO_COMPRESS")

@@ -127,3 +127,16 @@ func TestLoadLog(t *testing.T) {
 		t.Errorf("LoadAdapter with WINX_LOG_FORMAT=xml = %v, want a usage error naming it", err)
 	}
 }
+
+func TestLoadAdapterShellArgs(t *testing.T) {
+	cat := Catalog{Affinities: []string{"workspace"}, MaxBodyBytes: 1}
+	a, err := LoadAdapter(nil, []string{"WINX_SHELL_ARGS=-O globstar"}, cat, io.Discard)
+	if err != nil || strings.Join(a.Serve.ShellArgs, " ") != "-O globstar" {
+		t.Errorf("LoadAdapter(WINX_SHELL_ARGS=-O globstar) = %q, %v", a.Serve.ShellArgs, err)
+	}
+	for _, v := range []string{strings.Repeat("-x ", 33), "-" + strings.Repeat("a", 300)} {
+		if _, err := LoadAdapter(nil, []string{"WINX_SHELL_ARGS=" + v}, cat, io.Discard); !errors.Is(err, ErrUsage) || !strings.Contains(err.Error(), "WINX_SHELL_ARGS") {
+			t.Errorf("WINX_SHELL_ARGS=%.20q...: %v, want a usage error naming it", v, err)
+		}
+	}
+}
