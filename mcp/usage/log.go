@@ -18,7 +18,7 @@ const (
 )
 
 // DefaultRetentionDays is the retention when Options.RetentionDays is zero.
-const DefaultRetentionDays = 14
+const DefaultRetentionDays = 7
 
 // KeepForever as Options.RetentionDays disables deletion of rotated files.
 const KeepForever = -1
@@ -33,7 +33,7 @@ const fileMode = 0o600
 const openFlags = os.O_WRONLY | os.O_APPEND | os.O_CREATE |
 	syscall.O_NOFOLLOW | syscall.O_CLOEXEC | syscall.O_NONBLOCK
 
-// Options configures a Log. The zero value means daily rotation, 14 days of
+// Options configures a Log. The zero value means daily rotation, 7 days of
 // retention, time.Now and no build identity.
 type Options struct {
 	Rotation string // RotateDaily (default), RotateHourly or RotateNever

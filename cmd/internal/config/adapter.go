@@ -89,7 +89,7 @@ type Serve struct {
 	ReadParallelism      int // WINX_READ_PARALLELISM
 	StateDir             string
 	UsageLog             string        // WINX_USAGE_LOG; "" means none
-	Usage                usage.Options // WINX_USAGE_ROTATION, WINX_USAGE_RETENTION_DAYS
+	Usage                usage.Options // WINX_USAGE_LOG_ROTATION, WINX_USAGE_LOG_KEEP_DAYS
 	WinxdBin             string        // WINXD_BIN, else winxd next to winx
 	// Protect lists the paths no file tool may touch, for any principal:
 	// the token file, the principal config and its token files, the state
@@ -129,6 +129,19 @@ func LoadAdapter(args, environ []string, cat Catalog, stderr io.Writer) (*Adapte
 	}
 	s, err := loadServe(args, environ, getenv, cat, stderr)
 	return &Adapter{Command: CommandServe, Serve: s}, err
+}
+
+// commandHelp lists every command of winx for --help, in the order of
+// the README.
+var commandHelp = [][2]string{
+	{CommandServe, "serve MCP over stdio (the default) or Streamable HTTP (--http)"},
+	{CommandReport, "summarize the usage log (WINX_USAGE_LOG)"},
+	{operator.List, "JSON of the live sessions"},
+	{operator.Attach, "print a session's screen (--follow keeps printing)"},
+	{operator.Kill, "end a session or --all"},
+	{operator.Prune, "end idle sessions (--idle-seconds N)"},
+	{operator.RestartDaemon, "stop winxd and start a new one; guardians keep running"},
+	{operator.Doctor, "check the runtime: sockets, binaries, builds, configuration"},
 }
 
 type stringList []string
@@ -180,7 +193,13 @@ func loadServe(args, environ []string, getenv func(string) string, cat Catalog, 
 	fs.BoolVar(&s.AllowQueryToken, "allow-query-token", false, "also accept the token as ?access_token= (it may end up in proxy logs)")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: winx [serve] [--http --bind ADDR --token-file FILE] [--version]")
+		fmt.Fprintln(stderr, "       winx report [--log FILE] [--last N] [--since-minutes M]")
 		fmt.Fprintln(stderr, "       winx list | attach <thread> [--follow] | kill <thread>|--all | prune [--idle-seconds N] | restart-daemon | doctor")
+		fmt.Fprintln(stderr, "commands:")
+		for _, c := range commandHelp {
+			fmt.Fprintf(stderr, "  %-15s %s\n", c[0], c[1])
+		}
+		fmt.Fprintln(stderr, "flags of serve:")
 		fs.PrintDefaults()
 	}
 	if err := parseFlags(fs, args); err != nil {
@@ -235,10 +254,17 @@ func loadServe(args, environ []string, getenv func(string) string, cat Catalog, 
 	s.ReadParallelism = budget(getenv, "WINX_READ_PARALLELISM")
 	s.StateDir = wire.StateDir(getenv)
 	if s.UsageLog = getenv("WINX_USAGE_LOG"); s.UsageLog != "" {
-		s.Usage.Rotation = getenv("WINX_USAGE_ROTATION")
-		days, set, err := ParseInt("WINX_USAGE_RETENTION_DAYS", getenv("WINX_USAGE_RETENTION_DAYS"), 0)
+		// WINX_USAGE_LOG_ROTATION and WINX_USAGE_LOG_KEEP_DAYS are the
+		// documented names; the older WINX_USAGE_ROTATION and
+		// WINX_USAGE_RETENTION_DAYS still work when the new ones are unset.
+		s.Usage.Rotation = firstSet(getenv, "WINX_USAGE_LOG_ROTATION", "WINX_USAGE_ROTATION")
+		name := "WINX_USAGE_LOG_KEEP_DAYS"
+		if getenv(name) == "" && getenv("WINX_USAGE_RETENTION_DAYS") != "" {
+			name = "WINX_USAGE_RETENTION_DAYS"
+		}
+		days, set, err := ParseInt(name, getenv(name), 0)
 		if err != nil {
-			return s, fmt.Errorf("winx: WINX_USAGE_RETENTION_DAYS must be a number of days, not %q", getenv("WINX_USAGE_RETENTION_DAYS"))
+			return s, fmt.Errorf("winx: %s must be a number of days, not %q", name, getenv(name))
 		}
 		if s.Usage.RetentionDays = days; set && days == 0 {
 			s.Usage.RetentionDays = usage.KeepForever
@@ -257,6 +283,16 @@ func loadServe(args, environ []string, getenv func(string) string, cat Catalog, 
 	s.ShellEnv = shellEnv(environ, tokenEnvs, []string{s.Token})
 	s.Getenv = getenv
 	return s, nil
+}
+
+// firstSet is the value of the first of names that is set.
+func firstSet(getenv func(string) string, names ...string) string {
+	for _, n := range names {
+		if v := getenv(n); v != "" {
+			return v
+		}
+	}
+	return ""
 }
 
 // protectedPaths is Serve.Protect: every credential file the configuration
@@ -393,6 +429,7 @@ func loadOperator(name string, args, environ []string, getenv func(string) strin
 		Runtime:     rt,
 		RuntimeErr:  rtErr,
 		Getenv:      getenv,
+		Config:      Settings(getenv),
 	}
 	// No secret yet means no winxd ever ran here: the commands then find
 	// nothing to talk to, and doctor says so.
