@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"winx/guardian/daemon"
+	"winx/guardian/daemon/operator"
 )
 
 func TestLoadDaemonIdlePolicy(t *testing.T) {
@@ -138,5 +139,65 @@ func TestLoadAdapterShellArgs(t *testing.T) {
 		if _, err := LoadAdapter(nil, []string{"WINX_SHELL_ARGS=" + v}, cat, io.Discard); !errors.Is(err, ErrUsage) || !strings.Contains(err.Error(), "WINX_SHELL_ARGS") {
 			t.Errorf("WINX_SHELL_ARGS=%.20q...: %v, want a usage error naming it", v, err)
 		}
+	}
+}
+
+// TestREADMEDocumentsEveryVariable: each variable of Variables has a row
+// in the README's environment table showing its default.
+func TestREADMEDocumentsEveryVariable(t *testing.T) {
+	b, err := os.ReadFile("../../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := map[string]string{}
+	for _, line := range strings.Split(string(b), "\n") {
+		cells := strings.Split(line, " | ")
+		if !strings.HasPrefix(line, "| `") || len(cells) < 4 {
+			continue
+		}
+		for _, name := range strings.Split(strings.TrimPrefix(cells[0], "| "), ", ") {
+			rows[strings.Trim(name, "`")] = cells[1]
+		}
+	}
+	for _, v := range Variables {
+		def, ok := rows[v.Name]
+		if !ok {
+			t.Errorf("README's environment table has no row for %s", v.Name)
+			continue
+		}
+		want := "unset"
+		if v.Default != "" {
+			want = v.Default
+		}
+		if !strings.Contains(def, strings.Fields(want)[0]) && !(v.Name == "WINX_GUARDIAN_BIN" || v.Name == "WINXD_BIN") {
+			t.Errorf("README default of %s = %q, want %q", v.Name, def, want)
+		}
+	}
+}
+
+func TestSettingsRedact(t *testing.T) {
+	const token = "tok-0123456789abcdefghijklmnopqrstuvwxyz"
+	got := Settings(Lookup([]string{
+		"WINX_HTTP_TOKEN=" + token, "WINX_SHELL_ARGS=" + token,
+		"WINX_SERVER_INSTRUCTIONS=be brief", "WINX_LOG=debug",
+	}))
+	seen := map[string]operator.Setting{}
+	for _, s := range got {
+		if strings.Contains(s.Value, token) {
+			t.Errorf("%s shows the token: %q", s.Name, s.Value)
+		}
+		seen[s.Name] = s
+	}
+	if s := seen["WINX_LOG"]; s.Value != "debug" || s.Source != "environment" {
+		t.Errorf("WINX_LOG setting = %+v", s)
+	}
+	if s := seen["WINX_SERVER_INSTRUCTIONS"]; s.Value != "(8 bytes)" {
+		t.Errorf("WINX_SERVER_INSTRUCTIONS setting = %+v, want its length only", s)
+	}
+	if s := seen["WINX_MAX_GUARDIANS"]; s.Value != "32" || s.Source != "default" {
+		t.Errorf("WINX_MAX_GUARDIANS setting = %+v", s)
+	}
+	if len(got) != len(Variables) {
+		t.Errorf("%d settings for %d variables", len(got), len(Variables))
 	}
 }
