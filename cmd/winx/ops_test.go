@@ -220,4 +220,25 @@ func TestOpLogJSONHTTP(t *testing.T) {
 	if n := strings.Count(stderr.String(), `"msg":"`+oplog.MsgHTTPRequest+`"`); n < 3 {
 		t.Errorf("%d http_request records for 3 requests; stderr:\n%s", n, stderr.String())
 	}
+	// Each tool_call record carries the request id of the http_request
+	// record of the POST that carried it.
+	ids := map[string]string{}
+	sc := bufio.NewScanner(strings.NewReader(stderr.String()))
+	for sc.Scan() {
+		var m map[string]any
+		if json.Unmarshal(sc.Bytes(), &m) == nil {
+			if id, _ := m["request_id"].(string); id != "" {
+				ids[id] += m["msg"].(string) + ","
+			}
+		}
+	}
+	pairs := 0
+	for _, kinds := range ids {
+		if strings.Contains(kinds, oplog.MsgToolCall) && strings.Contains(kinds, oplog.MsgHTTPRequest) {
+			pairs++
+		}
+	}
+	if pairs != 2 {
+		t.Errorf("%d tool calls share a request id with their HTTP request, want 2; stderr:\n%s", pairs, stderr.String())
+	}
 }

@@ -82,6 +82,7 @@ func serve(ctx context.Context, c *config.Serve, id buildid.Identity, stdin io.R
 	}
 	serverOpts := &mcp.ServerOptions{Logger: logger, Instructions: tools.Instructions(catalog.ServerInstructions)}
 	observers := []func(mcp.ToolCallRecord){opLogObserver(logger)}
+	var observeHTTP func(oplog.HTTPRequest)
 	if c.UsageLog != "" {
 		ulog, err := openUsageLog(c, id.String())
 		if err != nil {
@@ -89,6 +90,7 @@ func serve(ctx context.Context, c *config.Serve, id buildid.Identity, stdin io.R
 		}
 		defer ulog.Close()
 		observers = append(observers, usageObserver(ulog, logger))
+		observeHTTP = usageHTTPObserver(ulog, logger)
 	}
 	serverOpts.ToolObserver = func(r mcp.ToolCallRecord) {
 		for _, o := range observers {
@@ -130,7 +132,7 @@ func serve(ctx context.Context, c *config.Serve, id buildid.Identity, stdin io.R
 			RequestTimeout:    c.RequestTimeout,
 		},
 		Logger: logger,
-		Wrap:   func(h http.Handler) http.Handler { return oplog.Handler(logger, h) },
+		Wrap:   func(h http.Handler) http.Handler { return oplog.Handler(logger, observeHTTP, h) },
 	})
 }
 
@@ -148,7 +150,7 @@ func opLogObserver(logger *slog.Logger) func(mcp.ToolCallRecord) {
 		}
 		oplog.LogToolCall(logger, oplog.ToolCall{
 			Tool: r.Tool, Principal: r.Principal, Status: status, ErrorCode: r.ErrorCode,
-			Duration: r.Duration, Bytes: r.ResponseBytes,
+			Duration: r.Duration, Bytes: r.ResponseBytes, RequestID: r.RequestID,
 		})
 	}
 }

@@ -69,7 +69,8 @@ type ToolCall struct {
 	Status    string // the result envelope's status, or "protocol_error"
 	ErrorCode string // the envelope's error code, if any
 	Duration  time.Duration
-	Bytes     int // size of the JSON result
+	Bytes     int    // size of the JSON result
+	RequestID string // correlates with the http_request record
 }
 
 // maxName bounds the tool name a record repeats: the name comes from the
@@ -91,16 +92,18 @@ func LogToolCall(l *slog.Logger, c ToolCall) {
 		slog.String("status", clip(c.Status)),
 		slog.String("error_code", clip(c.ErrorCode)),
 		slog.Float64("duration_ms", float64(c.Duration.Microseconds())/1000),
-		slog.Int("bytes", c.Bytes))
+		slog.Int("bytes", c.Bytes),
+		slog.String("request_id", clip(c.RequestID)))
 }
 
 // HTTPRequest is one finished HTTP request.
 type HTTPRequest struct {
-	Method   string
-	Path     string // the URL path only: a query may carry ?access_token=
-	Status   int
-	Duration time.Duration
-	Bytes    int64 // response body bytes written
+	Method    string
+	Path      string // the URL path only: a query may carry ?access_token=
+	Status    int
+	Duration  time.Duration
+	Bytes     int64 // response body bytes written
+	RequestID string
 }
 
 // LogHTTPRequest writes r as one info record.
@@ -110,5 +113,6 @@ func LogHTTPRequest(l *slog.Logger, r HTTPRequest) {
 		slog.String("path", clip(r.Path)),
 		slog.Int("status", r.Status),
 		slog.Float64("duration_ms", float64(r.Duration.Microseconds())/1000),
-		slog.Int64("bytes", r.Bytes))
+		slog.Int64("bytes", r.Bytes),
+		slog.String("request_id", r.RequestID))
 }

@@ -26,7 +26,7 @@ func TestLogToolCallJSON(t *testing.T) {
 		keys = append(keys, k)
 	}
 	slices.Sort(keys)
-	want := []string{"bytes", "duration_ms", "error_code", "level", "msg", "principal", "status", "time", "tool"}
+	want := []string{"bytes", "duration_ms", "error_code", "level", "msg", "principal", "request_id", "status", "time", "tool"}
 	if !slices.Equal(keys, want) {
 		t.Errorf("record keys = %v, want %v", keys, want)
 	}
@@ -80,7 +80,7 @@ func TestFileRotates(t *testing.T) {
 func TestHandlerKeepsFlusherAndRecords(t *testing.T) {
 	var b bytes.Buffer
 	l := New(&b, "info", FormatJSON)
-	h := Handler(l, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	h := Handler(l, nil, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if _, ok := w.(http.Flusher); !ok {
 			t.Error("the wrapped writer lost http.Flusher")
 		}
