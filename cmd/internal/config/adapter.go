@@ -133,15 +133,17 @@ func LoadAdapter(args, environ []string, cat Catalog, stderr io.Writer) (*Adapte
 
 // commandHelp lists every command of winx for --help, in the order of
 // the README.
-var commandHelp = [][2]string{
-	{CommandServe, "serve MCP over stdio (the default) or Streamable HTTP (--http)"},
-	{CommandReport, "summarize the usage log (WINX_USAGE_LOG)"},
-	{operator.List, "JSON of the live sessions"},
-	{operator.Attach, "print a session's screen (--follow keeps printing)"},
-	{operator.Kill, "end a session or --all"},
-	{operator.Prune, "end idle sessions (--idle-seconds N)"},
-	{operator.RestartDaemon, "stop winxd and start a new one; guardians keep running"},
-	{operator.Doctor, "check the runtime: sockets, binaries, builds, configuration"},
+func commandHelp() [][2]string {
+	return [][2]string{
+		{CommandServe, "serve MCP over stdio (the default) or Streamable HTTP (--http)"},
+		{CommandReport, "summarize the usage log (WINX_USAGE_LOG)"},
+		{operator.List, "JSON of the live sessions"},
+		{operator.Attach, "print a session's screen (--follow keeps printing)"},
+		{operator.Kill, "end a session or --all"},
+		{operator.Prune, "end idle sessions (--idle-seconds N)"},
+		{operator.RestartDaemon, "stop winxd and start a new one; guardians keep running"},
+		{operator.Doctor, "check the runtime: sockets, binaries, builds, configuration"},
+	}
 }
 
 type stringList []string
@@ -196,7 +198,7 @@ func loadServe(args, environ []string, getenv func(string) string, cat Catalog, 
 		fmt.Fprintln(stderr, "       winx report [--log FILE] [--last N] [--since-minutes M]")
 		fmt.Fprintln(stderr, "       winx list | attach <thread> [--follow] | kill <thread>|--all | prune [--idle-seconds N] | restart-daemon | doctor")
 		fmt.Fprintln(stderr, "commands:")
-		for _, c := range commandHelp {
+		for _, c := range commandHelp() {
 			fmt.Fprintf(stderr, "  %-15s %s\n", c[0], c[1])
 		}
 		fmt.Fprintln(stderr, "flags of serve:")

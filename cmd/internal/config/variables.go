@@ -20,38 +20,40 @@ type Variable struct {
 }
 
 // Variables lists every variable winx, winxd and winx-guardian read.
-var Variables = []Variable{
-	{Name: "WINX_SHELL", Default: "bash", Range: "bash, zsh, or an absolute path to one of them; a missing zsh falls back to bash with a warning"},
-	{Name: "WINX_SHELL_ARGS", Range: fmt.Sprintf("up to %d whitespace-separated shell options, %d bytes each", 32, 256)},
-	{Name: "WINX_RUNTIME", Default: RuntimeDaemon, Range: RuntimeDaemon + " or " + RuntimeEmbedded},
-	{Name: "WINX_EMBEDDED", Default: "false", Range: "boolean"},
-	{Name: "WINX_NO_REDACT", Default: "false", Range: "boolean"},
-	{Name: "WINX_NO_COMPRESS", Default: "false", Range: "boolean"},
-	{Name: "WINX_KEEP_TAIL_PIPE", Default: "false", Range: "boolean"},
-	{Name: "WINX_OPEN_CONTEXT", Default: "false", Range: "boolean"},
-	{Name: "WINX_ALLOW_PATHS", Range: "`:`-separated absolute directories; `/` means unconfined"},
-	{Name: "WINX_CODING_TOKEN_BUDGET", Default: "24000", Range: "positive integer"},
-	{Name: "WINX_NONCODING_TOKEN_BUDGET", Default: "8000", Range: "positive integer"},
-	{Name: "WINX_READ_PARALLELISM", Default: "4", Range: "1 to 32"},
-	{Name: "WINX_SANDBOX", Default: "false", Range: "boolean"},
-	{Name: "WINX_SANDBOX_RW_PATHS", Range: "`:`-separated absolute existing paths"},
-	{Name: "WINX_SANDBOX_RO_PATHS", Range: "`:`-separated absolute existing paths"},
-	{Name: "WINXD_BIN", Default: "winxd next to winx, else on PATH", Range: "path"},
-	{Name: "WINX_GUARDIAN_BIN", Default: "winx-guardian next to winxd, else on PATH", Range: "path"},
-	{Name: "WINX_SOCKET", Default: "$XDG_RUNTIME_DIR/winx/winxd.sock", Range: "absolute path"},
-	{Name: "WINX_MAX_GUARDIANS", Default: "32", Range: fmt.Sprintf("%d to %d", MinGuardians, MaxGuardians)},
-	{Name: "WINX_SESSION_IDLE_TTL_SECS", Default: "86400", Range: "0 (never) to 315360000"},
-	{Name: "WINX_UNUSED_SESSION_IDLE_TTL_SECS", Default: "1800", Range: "0 (never) to 315360000"},
-	{Name: "WINX_GUARDIAN_SWEEP_INTERVAL_SECS", Default: "60", Range: "0 (no sweep) to 315360000"},
-	{Name: "WINX_SERVER_INSTRUCTIONS", Range: "text", Opaque: true},
-	{Name: "WINX_LOG", Default: "info", Range: "debug, info, warn, error or off"},
-	{Name: "WINX_LOG_FORMAT", Default: LogFormatText, Range: "text or json"},
-	{Name: "WINX_HTTP_TOKEN", Range: "bearer token, at least 32 bytes", Secret: true},
-	{Name: "WINX_USAGE_LOG", Range: "path of the usage log (JSON lines); unset means none"},
-	{Name: "WINX_USAGE_LOG_ROTATION", Default: "daily", Range: "daily, hourly or never"},
-	{Name: "WINX_USAGE_LOG_KEEP_DAYS", Default: "7", Range: "0 (keep forever) or a number of days"},
-	{Name: "XDG_STATE_HOME", Default: "~/.local/state", Range: "absolute path; winx keeps its state in $XDG_STATE_HOME/winx"},
-	{Name: "XDG_RUNTIME_DIR", Default: "/run/user/<uid>", Range: "absolute path; sockets go in $XDG_RUNTIME_DIR/winx"},
+func Variables() []Variable {
+	return []Variable{
+		{Name: "WINX_SHELL", Default: "bash", Range: "bash, zsh, or an absolute path to one of them; a missing zsh falls back to bash with a warning"},
+		{Name: "WINX_SHELL_ARGS", Range: fmt.Sprintf("up to %d whitespace-separated shell options, %d bytes each", 32, 256)},
+		{Name: "WINX_RUNTIME", Default: RuntimeDaemon, Range: RuntimeDaemon + " or " + RuntimeEmbedded},
+		{Name: "WINX_EMBEDDED", Default: "false", Range: "boolean"},
+		{Name: "WINX_NO_REDACT", Default: "false", Range: "boolean"},
+		{Name: "WINX_NO_COMPRESS", Default: "false", Range: "boolean"},
+		{Name: "WINX_KEEP_TAIL_PIPE", Default: "false", Range: "boolean"},
+		{Name: "WINX_OPEN_CONTEXT", Default: "false", Range: "boolean"},
+		{Name: "WINX_ALLOW_PATHS", Range: "`:`-separated absolute directories; `/` means unconfined"},
+		{Name: "WINX_CODING_TOKEN_BUDGET", Default: "24000", Range: "positive integer"},
+		{Name: "WINX_NONCODING_TOKEN_BUDGET", Default: "8000", Range: "positive integer"},
+		{Name: "WINX_READ_PARALLELISM", Default: "4", Range: "1 to 32"},
+		{Name: "WINX_SANDBOX", Default: "false", Range: "boolean"},
+		{Name: "WINX_SANDBOX_RW_PATHS", Range: "`:`-separated absolute existing paths"},
+		{Name: "WINX_SANDBOX_RO_PATHS", Range: "`:`-separated absolute existing paths"},
+		{Name: "WINXD_BIN", Default: "winxd next to winx, else on PATH", Range: "path"},
+		{Name: "WINX_GUARDIAN_BIN", Default: "winx-guardian next to winxd, else on PATH", Range: "path"},
+		{Name: "WINX_SOCKET", Default: "$XDG_RUNTIME_DIR/winx/winxd.sock", Range: "absolute path"},
+		{Name: "WINX_MAX_GUARDIANS", Default: "32", Range: fmt.Sprintf("%d to %d", MinGuardians, MaxGuardians)},
+		{Name: "WINX_SESSION_IDLE_TTL_SECS", Default: "86400", Range: "0 (never) to 315360000"},
+		{Name: "WINX_UNUSED_SESSION_IDLE_TTL_SECS", Default: "1800", Range: "0 (never) to 315360000"},
+		{Name: "WINX_GUARDIAN_SWEEP_INTERVAL_SECS", Default: "60", Range: "0 (no sweep) to 315360000"},
+		{Name: "WINX_SERVER_INSTRUCTIONS", Range: "text", Opaque: true},
+		{Name: "WINX_LOG", Default: "info", Range: "debug, info, warn, error or off"},
+		{Name: "WINX_LOG_FORMAT", Default: LogFormatText, Range: "text or json"},
+		{Name: "WINX_HTTP_TOKEN", Range: "bearer token, at least 32 bytes", Secret: true},
+		{Name: "WINX_USAGE_LOG", Range: "path of the usage log (JSON lines); unset means none"},
+		{Name: "WINX_USAGE_LOG_ROTATION", Default: "daily", Range: "daily, hourly or never"},
+		{Name: "WINX_USAGE_LOG_KEEP_DAYS", Default: "7", Range: "0 (keep forever) or a number of days"},
+		{Name: "XDG_STATE_HOME", Default: "~/.local/state", Range: "absolute path; winx keeps its state in $XDG_STATE_HOME/winx"},
+		{Name: "XDG_RUNTIME_DIR", Default: "/run/user/<uid>", Range: "absolute path; sockets go in $XDG_RUNTIME_DIR/winx"},
+	}
 }
 
 // Settings is doctor's configuration section: every variable with the
@@ -61,13 +63,14 @@ var Variables = []Variable{
 // name, is redacted too.
 func Settings(getenv func(string) string) []operator.Setting {
 	secrets := map[string]bool{}
-	for _, v := range Variables {
+	for _, v := range Variables() {
 		if val := getenv(v.Name); v.Secret && len(val) >= minSecretValue {
 			secrets[val] = true
 		}
 	}
-	out := make([]operator.Setting, 0, len(Variables))
-	for _, v := range Variables {
+	vars := Variables()
+	out := make([]operator.Setting, 0, len(vars))
+	for _, v := range vars {
 		s := operator.Setting{Name: v.Name, Value: v.Default, Source: "default"}
 		if s.Value == "" {
 			s.Value = "(unset)"

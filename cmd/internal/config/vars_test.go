@@ -159,7 +159,7 @@ func TestREADMEDocumentsEveryVariable(t *testing.T) {
 			rows[strings.Trim(name, "`")] = cells[1]
 		}
 	}
-	for _, v := range Variables {
+	for _, v := range Variables() {
 		def, ok := rows[v.Name]
 		if !ok {
 			t.Errorf("README's environment table has no row for %s", v.Name)
@@ -197,7 +197,7 @@ func TestSettingsRedact(t *testing.T) {
 	if s := seen["WINX_MAX_GUARDIANS"]; s.Value != "32" || s.Source != "default" {
 		t.Errorf("WINX_MAX_GUARDIANS setting = %+v", s)
 	}
-	if len(got) != len(Variables) {
-		t.Errorf("%d settings for %d variables", len(got), len(Variables))
+	if len(got) != len(Variables()) {
+		t.Errorf("%d settings for %d variables", len(got), len(Variables()))
 	}
 }
