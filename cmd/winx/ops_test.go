@@ -242,3 +242,30 @@ func TestOpLogJSONHTTP(t *testing.T) {
 		t.Errorf("%d tool calls share a request id with their HTTP request, want 2; stderr:\n%s", pairs, stderr.String())
 	}
 }
+
+// TestDoctorConfigurationAndHelp: doctor shows the configuration in effect
+// with its sources and no secret; --help names every command.
+func TestDoctorConfigurationAndHelp(t *testing.T) {
+	const secret = "tok-9d8c7b6a5f4e3d2c1b0a99887766554433"
+	d := newDaemonEnv(t, "WINX_HTTP_TOKEN="+secret, "WINX_LOG=debug", "WINX_SHELL_ARGS="+secret)
+	out, err := d.winx("doctor")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"configuration (secrets redacted):", "WINX_LOG=debug (environment)", "WINX_MAX_GUARDIANS=32 (default)", "WINX_HTTP_TOKEN=(set, redacted) (environment)"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("doctor output lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, secret) {
+		t.Errorf("doctor printed the token:\n%s", out)
+	}
+	cmd := exec.Command(filepath.Join(d.bins, "winx"), "--help")
+	cmd.Env = d.env
+	help, _ := cmd.CombinedOutput()
+	for _, c := range []string{"serve", "report", "list", "attach", "kill", "prune", "restart-daemon", "doctor"} {
+		if !strings.Contains(string(help), "\n  "+c+" ") {
+			t.Errorf("winx --help does not list %q:\n%s", c, help)
+		}
+	}
+}
