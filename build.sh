@@ -7,6 +7,12 @@
 #                       $WINX_FUZZTIME (default 30s) each
 #   ./build.sh repro    only the reproducibility check: build twice, compare every byte
 #   ./build.sh bench    Go benchmarks (they report; they never fail on time)
+#   ./build.sh install PREFIX
+#                       build into PREFIX/lib/winx/<build id>/ (never changed afterwards),
+#                       smoke-test it there, then switch PREFIX/lib/winx/current to it with
+#                       one rename; PREFIX/bin/{winx,winxd,winx-guardian} point through it
+#   ./build.sh dist OUT reproducible release: OUT/winx-<rev>-<os>-<arch>.tar.gz for
+#                       linux/amd64 and darwin/arm64, an SPDX SBOM for each, SHA256SUMS
 set -euo pipefail
 
 cd "$(dirname "$0")"
@@ -109,16 +115,132 @@ bench() {
 	go test -run='^$' -bench=. -benchmem ./...
 }
 
+# smoke DIR runs the freshly built binaries in DIR: each prints its identity,
+# and winx answers an MCP handshake over stdio.
+smoke() {
+	local dir=$1 name out
+	for name in "${binaries[@]}"; do
+		"$dir/$name" -version >/dev/null
+	done
+	out=$(printf '%s\n' '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"build.sh","version":"1"}}}' |
+		WINX_RUNTIME=embedded timeout 30 "$dir/winx" 2>/dev/null | head -n 1)
+	if [[ $out != *'"serverInfo"'* ]]; then
+		echo "install: smoke test: $dir/winx did not answer the handshake: ${out@Q}" >&2
+		return 1
+	fi
+}
+
+# swap_link TARGET LINK points LINK at TARGET by renaming a new symlink over
+# it: a process that resolves LINK sees the old target or the new one, never
+# nothing.
+swap_link() {
+	local target=$1 link=$2 tmp
+	tmp="$(dirname "$link")/.$(basename "$link").tmp.$$"
+	ln -sfn "$target" "$tmp"
+	mv -Tf "$tmp" "$link"
+}
+
+install_prefix() {
+	begin "install into ${1:-}"
+	local prefix=${1:-} lib tmp id dest name
+	if [[ -z $prefix ]]; then
+		echo "usage: ./build.sh install PREFIX" >&2
+		stage=usage
+		return 2
+	fi
+	mkdir -p "$prefix/lib/winx" "$prefix/bin"
+	prefix=$(cd "$prefix" && pwd -P)
+	lib=$prefix/lib/winx
+	# Built next to its final place, so that moving it in is a rename.
+	tmp=$(mktemp -d "$lib/.build-XXXXXX")
+	tmpdirs+=("$tmp")
+	build_into "$tmp"
+	smoke "$tmp"
+	id=$( (cd "$tmp" && sha256sum "${binaries[@]}") | sha256sum | cut -c1-16)
+	dest=$lib/$id
+	if [[ -d $dest ]]; then
+		echo "install: build $id is installed already"
+	else
+		"$tmp/winx" --version >"$tmp/VERSION"
+		chmod 0555 "${binaries[@]/#/$tmp/}"
+		chmod 0444 "$tmp/VERSION"
+		chmod 0555 "$tmp"
+		mv -T "$tmp" "$dest"
+	fi
+	# One rename switches the three binaries together; the bin links point
+	# through "current" and are written once.
+	swap_link "$id" "$lib/current"
+	for name in "${binaries[@]}"; do
+		if [[ $(readlink "$prefix/bin/$name" 2>/dev/null) != "../lib/winx/current/$name" ]]; then
+			swap_link "../lib/winx/current/$name" "$prefix/bin/$name"
+		fi
+	done
+	echo "install: $prefix/bin/{${binaries[*]}} -> lib/winx/$id ($(cat "$dest/VERSION"))"
+	echo "install: earlier builds stay in $lib for a rollback: ./build.sh install or ln -sfn <id> $lib/current"
+}
+
+# dist_platform OS ARCH STAGE builds the release binaries of one platform into
+# STAGE. The host's winx links tree-sitter through cgo, as ./build.sh does;
+# other platforms are cross-compiled without cgo (winx then answers that code
+# navigation is unavailable).
+dist_platform() {
+	local os=$1 arch=$2 stage_dir=$3 name cgo
+	for name in "${binaries[@]}"; do
+		cgo=0
+		[[ $name == winx && $os == $(go env GOHOSTOS) && $arch == $(go env GOHOSTARCH) ]] && cgo=1
+		CGO_ENABLED=$cgo GOOS=$os GOARCH=$arch GOFLAGS=-mod=readonly \
+			go build -trimpath -buildvcs=true -ldflags='-s -w -buildid=' -o "$stage_dir/$name" "./cmd/$name"
+	done
+}
+
+dist() {
+	begin "dist into ${1:-}"
+	local out=${1:-} rev epoch tmp plat os arch base
+	if [[ -z $out ]]; then
+		echo "usage: ./build.sh dist OUT" >&2
+		stage=usage
+		return 2
+	fi
+	mkdir -p "$out"
+	out=$(cd "$out" && pwd -P)
+	rev=$(git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)
+	git diff --quiet HEAD 2>/dev/null || rev+=-dirty
+	epoch=$(git log -1 --format=%ct 2>/dev/null || echo 0)
+	tmp=$(mktemp -d "${TMPDIR:-/tmp}/winx-dist-XXXXXX")
+	tmpdirs+=("$tmp")
+	go build -o "$tmp/sbom" ./cmd/internal/sbom
+	for plat in ${WINX_DIST_PLATFORMS:-linux/amd64 darwin/arm64}; do
+		os=${plat%/*} arch=${plat#*/}
+		base=winx-$rev-$os-$arch
+		mkdir -p "$tmp/$base/docs"
+		dist_platform "$os" "$arch" "$tmp/$base"
+		cp README.md SECURITY.md "$tmp/$base/"
+		cp docs/* "$tmp/$base/docs/"
+		chmod 0755 "$tmp/$base" "$tmp/$base/docs" "${binaries[@]/#/$tmp/$base/}"
+		chmod 0644 "$tmp/$base"/*.md "$tmp/$base"/docs/*
+		# Fixed order, times, owners and modes, and gzip without a name or a
+		# time stamp: the same tree gives the same archive bytes.
+		tar --sort=name --mtime="@$epoch" --owner=0 --group=0 --numeric-owner --format=gnu \
+			-C "$tmp" -cf - "$base" | gzip -n -9 >"$out/$base.tar.gz"
+		"$tmp/sbom" -name "$base" -created "$epoch" -o "$out/$base.spdx.json" "${binaries[@]/#/$tmp/$base/}"
+		echo "dist: $out/$base.tar.gz"
+	done
+	(cd "$out" && sha256sum -- winx-"$rev"-*.tar.gz winx-"$rev"-*.spdx.json >SHA256SUMS)
+	cat "$out/SHA256SUMS"
+}
+
 case ${1:-build} in
 build) build ;;
 test) suite ;;
 repro) repro ;;
 bench) bench ;;
+install) install_prefix "${2:-}" ;;
+dist) dist "${2:-}" ;;
 -h | --help | help)
-	sed -n '2,9s/^# \{0,1\}//p' "$0"
+	sed -n '2,15s/^# \{0,1\}//p' "$0"
 	;;
 *)
-	echo "build.sh: unknown command ${1@Q}; want one of: build, test, repro, bench" >&2
+	echo "build.sh: unknown command ${1@Q}; want one of: build, test, repro, bench, install PREFIX, dist OUT" >&2
 	stage=usage
 	exit 2
 	;;

@@ -63,19 +63,93 @@ precmd() { __winx_hook $?; }
 typeset -r precmd_functions 2>/dev/null
 `
 
-// shellCommand prepares the shell process and its private rc directory.
-func shellCommand(shell, nonce, rcDir, dir string, env []string) (*exec.Cmd, error) {
+// ShellKind is ShellBash or ShellZsh for a shell given by name or by an
+// absolute path whose base name is one of them; ok is false otherwise.
+func ShellKind(shell string) (kind string, ok bool) {
+	if filepath.IsAbs(shell) {
+		shell = filepath.Base(shell)
+	}
 	switch shell {
 	case "", ShellBash:
+		return ShellBash, true
+	case ShellZsh:
+		return ShellZsh, true
+	}
+	return "", false
+}
+
+// ShellArgsVar is the variable of a session's environment that holds extra
+// shell arguments (WINX_SHELL_ARGS): whitespace-separated, no quoting, put
+// after winx's own start-up options and before -i. It travels in the
+// session environment the adapter hands every runtime, so the embedded
+// shell and a guardian's get the same arguments with no extra field on the
+// daemon wire. The adapter checks it with ParseShellArgs at start-up.
+const ShellArgsVar = "WINX_SHELL_ARGS"
+
+// Bounds of WINX_SHELL_ARGS.
+const (
+	MaxShellArgs     = 32
+	MaxShellArgBytes = 256
+)
+
+// ErrShellArgs is the cause of a WINX_SHELL_ARGS outside its bounds.
+var ErrShellArgs = fmt.Errorf("guardian: at most %d shell arguments of at most %d bytes each", MaxShellArgs, MaxShellArgBytes)
+
+// ParseShellArgs splits a WINX_SHELL_ARGS value.
+func ParseShellArgs(v string) ([]string, error) {
+	args := strings.Fields(v)
+	if len(args) > MaxShellArgs {
+		return nil, ErrShellArgs
+	}
+	for _, a := range args {
+		if len(a) > MaxShellArgBytes {
+			return nil, ErrShellArgs
+		}
+	}
+	return args, nil
+}
+
+// shellArgs are the extra arguments env carries (the last
+// WINX_SHELL_ARGS entry wins, as in exec.Cmd); a value out of bounds
+// fails the start.
+func shellArgs(env []string) ([]string, error) {
+	v := ""
+	for _, kv := range env {
+		if name, val, ok := strings.Cut(kv, "="); ok && name == ShellArgsVar {
+			v = val
+		}
+	}
+	return ParseShellArgs(v)
+}
+
+// shellPath is the program to run for shell: an absolute path as given,
+// a name looked up on PATH.
+func shellPath(shell, kind string) (string, error) {
+	if filepath.IsAbs(shell) {
+		return shell, nil
+	}
+	return exec.LookPath(kind)
+}
+
+// shellCommand prepares the shell process and its private rc directory.
+func shellCommand(shell, nonce, rcDir, dir string, env []string) (*exec.Cmd, error) {
+	kind, _ := ShellKind(shell)
+	extra, err := shellArgs(env)
+	if err != nil {
+		return nil, err
+	}
+	switch kind {
+	case ShellBash:
 		rc := filepath.Join(rcDir, "bashrc")
 		if err := os.WriteFile(rc, []byte(strings.ReplaceAll(rcBash, "@NONCE@", nonce)), 0o600); err != nil {
 			return nil, fmt.Errorf("guardian: write rc file: %w", err)
 		}
-		path, err := exec.LookPath("bash")
+		path, err := shellPath(shell, kind)
 		if err != nil {
 			return nil, fmt.Errorf("guardian: %w", err)
 		}
-		cmd := exec.Command(path, "--noprofile", "--rcfile", rc, "-i")
+		argv := append(append([]string{"--noprofile", "--rcfile", rc}, extra...), "-i")
+		cmd := exec.Command(path, argv...)
 		cmd.Dir = dir
 		cmd.Env = env
 		return cmd, nil
@@ -84,11 +158,11 @@ func shellCommand(shell, nonce, rcDir, dir string, env []string) (*exec.Cmd, err
 		if err := os.WriteFile(rc, []byte(strings.ReplaceAll(rcZsh, "@NONCE@", nonce)), 0o600); err != nil {
 			return nil, fmt.Errorf("guardian: write rc file: %w", err)
 		}
-		path, err := exec.LookPath("zsh")
+		path, err := shellPath(shell, kind)
 		if err != nil {
 			return nil, fmt.Errorf("guardian: %w", err)
 		}
-		cmd := exec.Command(path, "-i")
+		cmd := exec.Command(path, append(extra, "-i")...)
 		cmd.Dir = dir
 		cmd.Env = append(env, "ZDOTDIR="+rcDir)
 		return cmd, nil

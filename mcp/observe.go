@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"context"
+	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -15,10 +16,14 @@ import (
 // and how long it took. ArgsDigest and Correlation identify repeats and
 // conversations; an observer must not store them unhashed.
 type ToolCallRecord struct {
-	Tool          string
-	Principal     string
-	Correlation   string // the call's thread_id argument, if any
-	ArgsDigest    string // hex sha256 of the raw arguments
+	Tool        string
+	Principal   string
+	Correlation string // the call's thread_id argument, if any
+	ArgsDigest  string // hex sha256 of the raw arguments
+	// RequestID correlates the call with the transport's record of the
+	// request that carried it: the id WithRequestID put in the context, else
+	// a fresh one (stdio).
+	RequestID     string
 	Duration      time.Duration
 	ResponseBytes int
 	// ProtocolError is set when the call failed as a JSON-RPC error;
@@ -30,6 +35,29 @@ type ToolCallRecord struct {
 	ErrorCode string
 }
 
+type requestIDKey struct{}
+
+// WithRequestID returns ctx carrying id, the request id of the tool calls
+// served under ctx (see ToolCallRecord.RequestID). The HTTP layer of the
+// binary sets one per request, so its request log and the tool call
+// records correlate.
+func WithRequestID(ctx context.Context, id string) context.Context {
+	return context.WithValue(ctx, requestIDKey{}, id)
+}
+
+// RequestID is the id WithRequestID put in ctx, or "".
+func RequestID(ctx context.Context) string {
+	id, _ := ctx.Value(requestIDKey{}).(string)
+	return id
+}
+
+// NewRequestID returns a fresh request id: 16 random hex digits.
+func NewRequestID() string {
+	var b [8]byte
+	rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
 // observeToolCall runs one tools/call dispatch and reports it.
 func (s *Server) observeToolCall(ctx context.Context, ex *exchange, req *jsonrpc.Request) (json.RawMessage, error) {
 	start := time.Now()
@@ -39,7 +67,10 @@ func (s *Server) observeToolCall(ctx context.Context, ex *exchange, req *jsonrpc
 		Arguments json.RawMessage `json:"arguments"`
 	}
 	_ = json.Unmarshal(req.Params, &p)
-	rec := ToolCallRecord{Tool: p.Name, Principal: ex.caller.Principal, Duration: time.Since(start), ResponseBytes: len(b)}
+	rec := ToolCallRecord{Tool: p.Name, Principal: ex.caller.Principal, Duration: time.Since(start), ResponseBytes: len(b), RequestID: RequestID(ctx)}
+	if rec.RequestID == "" {
+		rec.RequestID = NewRequestID()
+	}
 	sum := sha256.Sum256(p.Arguments)
 	rec.ArgsDigest = hex.EncodeToString(sum[:])
 	var binding struct {

@@ -5,13 +5,16 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net/http"
 	"os"
+	"os/exec"
 	"time"
 
 	"winx/auth"
 	"winx/auth/admission"
 	"winx/cmd/internal/buildid"
 	"winx/cmd/internal/config"
+	"winx/cmd/internal/oplog"
 	"winx/evidence/redact"
 	"winx/guardian/runtime"
 	"winx/mcp"
@@ -24,7 +27,16 @@ import (
 // serve runs the MCP server over stdio, or over HTTP with c.HTTP, until ctx
 // ends or stdin does.
 func serve(ctx context.Context, c *config.Serve, id buildid.Identity, stdin io.Reader, stdout, stderr io.Writer) error {
-	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	logger := oplog.New(stderr, c.Log.Level, c.Log.Format)
+	shell, err := config.ResolveShell(c.Shell, exec.LookPath)
+	if err != nil {
+		return err
+	}
+	var warnings []string
+	if shell.Warning != "" {
+		logger.Warn("shell fallback", "asked", c.Shell, "using", shell.Name)
+		warnings = append(warnings, shell.Warning)
+	}
 	info := mcp.Implementation{Name: "winx", Title: "Winx for Go", Version: id.Version}
 	confine, err := sandboxArgv(c.Sandbox, c.Getenv, sandbox.Probe, os.Executable, logger)
 	if err != nil {
@@ -35,7 +47,7 @@ func serve(ctx context.Context, c *config.Serve, id buildid.Identity, stdin io.R
 	self, _ := os.Executable()
 	shells, err := shellRuntime(runtime.Options{
 		Launcher:   self,
-		Shell:      c.Shell,
+		Shell:      shell.Name,
 		NoRedact:   c.NoRedact,
 		NoCompress: c.NoCompress,
 		BaseEnv:    c.ShellEnv,
@@ -65,6 +77,7 @@ func serve(ctx context.Context, c *config.Serve, id buildid.Identity, stdin io.R
 		KeepTailPipe:       c.KeepTailPipe,
 		OpenContext:        c.OpenContext,
 		ServerInstructions: c.ServerInstructions,
+		Warnings:           warnings,
 		Read: tools.ReadOptions{
 			CodingTokenBudget:    c.CodingTokenBudget,
 			NonCodingTokenBudget: c.NonCodingTokenBudget,
@@ -72,13 +85,21 @@ func serve(ctx context.Context, c *config.Serve, id buildid.Identity, stdin io.R
 		},
 	}
 	serverOpts := &mcp.ServerOptions{Logger: logger, Instructions: tools.Instructions(catalog.ServerInstructions)}
+	observers := []func(mcp.ToolCallRecord){opLogObserver(logger)}
+	var observeHTTP func(oplog.HTTPRequest)
 	if c.UsageLog != "" {
 		ulog, err := openUsageLog(c, id.String())
 		if err != nil {
 			return err
 		}
 		defer ulog.Close()
-		serverOpts.ToolObserver = usageObserver(ulog, logger)
+		observers = append(observers, usageObserver(ulog, logger))
+		observeHTTP = usageHTTPObserver(ulog, logger)
+	}
+	serverOpts.ToolObserver = func(r mcp.ToolCallRecord) {
+		for _, o := range observers {
+			o(r)
+		}
 	}
 	if !c.HTTP {
 		reg := tools.NewRegistry(catalog)
@@ -115,7 +136,27 @@ func serve(ctx context.Context, c *config.Serve, id buildid.Identity, stdin io.R
 			RequestTimeout:    c.RequestTimeout,
 		},
 		Logger: logger,
+		Wrap:   func(h http.Handler) http.Handler { return oplog.Handler(logger, observeHTTP, h) },
 	})
+}
+
+// opLogObserver writes one operational log line per finished tool call:
+// its tool, principal hash, status, duration and size, never its
+// arguments or output.
+func opLogObserver(logger *slog.Logger) func(mcp.ToolCallRecord) {
+	return func(r mcp.ToolCallRecord) {
+		status := r.Status
+		switch {
+		case r.ProtocolError:
+			status = "protocol_error"
+		case status == "" && r.IsError:
+			status = "tool_error"
+		}
+		oplog.LogToolCall(logger, oplog.ToolCall{
+			Tool: r.Tool, Principal: r.Principal, Status: status, ErrorCode: r.ErrorCode,
+			Duration: r.Duration, Bytes: r.ResponseBytes, RequestID: r.RequestID,
+		})
+	}
 }
 
 // callerProfile is the profile of the local (stdio) or single-token caller:

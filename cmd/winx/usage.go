@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"winx/cmd/internal/config"
+	"winx/cmd/internal/oplog"
 	"winx/mcp"
 	"winx/mcp/usage"
 )
@@ -38,6 +39,22 @@ func usageObserver(l *usage.Log, logger *slog.Logger) func(mcp.ToolCallRecord) {
 			Time: time.Now(), Tool: r.Tool, Outcome: outcome, Status: r.Status, ErrorCode: r.ErrorCode,
 			DurationMs: float64(r.Duration.Microseconds()) / 1000, ResponseBytes: r.ResponseBytes,
 			Principal: r.Principal, Correlation: r.Correlation, ArgsDigest: r.ArgsDigest,
+			Type: usage.EventToolCall, RequestID: r.RequestID,
+		})
+		if err != nil {
+			logger.Warn("usage log write failed", "err", err)
+		}
+	}
+}
+
+// usageHTTPObserver records finished HTTP requests as http_request events
+// carrying the request id their tool calls carry.
+func usageHTTPObserver(l *usage.Log, logger *slog.Logger) func(oplog.HTTPRequest) {
+	return func(r oplog.HTTPRequest) {
+		err := l.Record(usage.Entry{
+			Time: time.Now(), Type: usage.EventHTTPRequest, RequestID: r.RequestID,
+			Method: r.Method, Path: r.Path, HTTPStatus: r.Status,
+			DurationMs: float64(r.Duration.Microseconds()) / 1000, ResponseBytes: int(r.Bytes),
 		})
 		if err != nil {
 			logger.Warn("usage log write failed", "err", err)

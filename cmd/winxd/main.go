@@ -19,6 +19,7 @@ import (
 	"winx/cmd/internal/buildid"
 	"winx/cmd/internal/config"
 	"winx/cmd/internal/entry"
+	"winx/cmd/internal/oplog"
 	"winx/guardian/daemon"
 	"winx/guardian/wire"
 )
@@ -60,12 +61,12 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	}
 	logger := slog.New(slog.DiscardHandler)
 	if o.LogFile != "" && o.LogFile != "-" {
-		f, err := daemon.OpenLog(o.LogFile)
+		f, err := oplog.OpenFile(o.LogFile, o.LogMaxBytes)
 		if err != nil {
 			return err
 		}
 		defer f.Close()
-		logger = slog.New(slog.NewTextHandler(f, nil))
+		logger = oplog.New(f, o.Log.Level, o.Log.Format)
 	}
 	build := entry.WireBuild(id)
 	// The socket first: a second winxd (two adapters starting one at once)
@@ -94,7 +95,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		}
 	}
 	writeRecord(daemon.StateRunning, "")
-	logger.Info("winxd serving", "socket", socket, "guardian_bin", o.GuardianBin, "max_guardians", o.MaxGuardians)
+	logger.Info("winxd serving", "socket", socket, "guardian_bin", o.GuardianBin, "max_guardians", o.MaxGuardians,
+		"used_ttl", o.UsedTTL, "never_used_ttl", o.NeverUsedTTL, "sweep_interval", o.SweepInterval)
 	reason, err := srv.Run(ctx, ln)
 	switch {
 	case err != nil:

@@ -67,7 +67,7 @@ func (p *EnsureParams) validate() error {
 		return fmt.Errorf("daemon: dir must be absolute")
 	case p.Workspace != "" && !filepath.IsAbs(p.Workspace):
 		return fmt.Errorf("daemon: workspace must be absolute")
-	case p.Shell != "" && p.Shell != guardian.ShellBash && p.Shell != guardian.ShellZsh:
+	case !validShell(p.Shell):
 		return fmt.Errorf("daemon: unknown shell %q", p.Shell)
 	case len(p.Env) > MaxEnvEntries:
 		return fmt.Errorf("daemon: more than %d environment entries", MaxEnvEntries)
@@ -140,4 +140,10 @@ func fromWireError(err error) error {
 		return fmt.Errorf("%w: %s", ErrSpawnFailed, strings.TrimPrefix(we.Message, ErrSpawnFailed.Error()+": "))
 	}
 	return err
+}
+
+// validShell accepts what guardian.ShellKind accepts.
+func validShell(s string) bool {
+	_, ok := guardian.ShellKind(s)
+	return ok
 }

@@ -42,6 +42,9 @@ type Options struct {
 	// max(MaxBodyBytes, mcp.DefaultMaxBodyBytes).
 	Admission admission.Options
 	Logger    *slog.Logger // nil discards
+	// Wrap, when set, wraps the whole handler (every path, before
+	// admission): the operational log's per-request record.
+	Wrap func(http.Handler) http.Handler
 }
 
 // Serve serves srv on o.Bind until ctx ends, then drains: new requests get
@@ -114,8 +117,12 @@ func Serve(ctx context.Context, srv *mcp.Server, authn mcp.Authenticator, o *Opt
 	// that Shutdown can drain the rest.
 	streamCtx, endStreams := context.WithCancel(context.WithoutCancel(ctx))
 	defer endStreams()
+	var root http.Handler = mux
+	if o.Wrap != nil {
+		root = o.Wrap(mux)
+	}
 	hs := &http.Server{
-		Handler:           mux,
+		Handler:           root,
 		BaseContext:       func(net.Listener) context.Context { return streamCtx },
 		ReadHeaderTimeout: readHeaderTimeout,
 		IdleTimeout:       idleTimeout,

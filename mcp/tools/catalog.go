@@ -70,6 +70,10 @@ type Options struct {
 	// (WINX_SERVER_INSTRUCTIONS); Initialize repeats them when a session
 	// starts. The handshake gets them through Instructions.
 	ServerInstructions string
+	// Warnings are start-up facts the model must know, such as a shell
+	// replaced by bash (WINX_SHELL=zsh without zsh); every Initialize
+	// answer carries them.
+	Warnings []string
 }
 
 func (o Options) redactor() *redact.Redactor {

@@ -129,6 +129,7 @@ type initializeData struct {
 	ShellReset           *bool             `json:"shell_reset,omitempty"`
 	InitialFiles         []initialFileNote `json:"initial_files,omitempty"`
 	ResumedTask          string            `json:"resumed_task,omitempty"`
+	Warnings             []string          `json:"warnings,omitempty"`
 }
 
 // initialFileNote is the outcome of one initial file.
@@ -160,6 +161,8 @@ type initializer struct {
 	// serverInstructions are the operator's (WINX_SERVER_INSTRUCTIONS),
 	// repeated when a session starts.
 	serverInstructions string
+	// warnings are Options.Warnings.
+	warnings []string
 	// stateDir holds the contexts task_id_to_resume loads; "" means
 	// nothing was ever saved.
 	stateDir string
@@ -174,7 +177,7 @@ const (
 
 func addInitialize(reg *mcp.Registry, opts Options) {
 	t := &initializer{sessions: opts.Sessions, scratchRoot: opts.ScratchRoot, overview: opts.protectedOverview(), redactor: opts.redactor(),
-		affinity: opts.Affinity, transport: opts.Transport, serverInstructions: opts.ServerInstructions, stateDir: opts.StateDir, protected: opts.Protected}
+		affinity: opts.Affinity, transport: opts.Transport, serverInstructions: opts.ServerInstructions, warnings: opts.Warnings, stateDir: opts.StateDir, protected: opts.Protected}
 	reg.AddTool(mcp.Tool{
 		Name:         InitializeTool,
 		Title:        "Initialize a Winx session",
@@ -450,11 +453,14 @@ func (t *initializer) answer(ctx context.Context, in *initializeInput, sess *ses
 	data := initializeData{
 		ThreadID: tid, WorkspaceRoot: sess.Root, SessionID: sess.ExternalID,
 		ShellPID: sh.PID(ctx), Cwd: sh.Cwd(ctx), Mode: mode.Name, TemporaryArtifactDir: sess.TempDir,
-		Reattached: o.reattached, Scratch: sess.Scratch, ShellReset: o.shellReset,
+		Reattached: o.reattached, Scratch: sess.Scratch, ShellReset: o.shellReset, Warnings: t.warnings,
 		CommandPolicy: commandLayers(mode.Name, sess.ShellState().Confinement),
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "Use thread_id=%s for all winx tool calls.\n", tid)
+	for _, w := range t.warnings {
+		fmt.Fprintf(&b, "Warning: %s\n", w)
+	}
 	fmt.Fprintf(&b, "Pass workspace_root=%s with it.\n", sess.Root)
 	fmt.Fprintf(&b, "Session %s: shell PID %d, cwd %s, mode %s.\n", sess.ExternalID, data.ShellPID, data.Cwd, mode.Name)
 	fmt.Fprintf(&b, "Command policy: %s.\n", data.CommandPolicy)

@@ -18,7 +18,7 @@ const (
 )
 
 // DefaultRetentionDays is the retention when Options.RetentionDays is zero.
-const DefaultRetentionDays = 14
+const DefaultRetentionDays = 7
 
 // KeepForever as Options.RetentionDays disables deletion of rotated files.
 const KeepForever = -1
@@ -33,7 +33,7 @@ const fileMode = 0o600
 const openFlags = os.O_WRONLY | os.O_APPEND | os.O_CREATE |
 	syscall.O_NOFOLLOW | syscall.O_CLOEXEC | syscall.O_NONBLOCK
 
-// Options configures a Log. The zero value means daily rotation, 14 days of
+// Options configures a Log. The zero value means daily rotation, 7 days of
 // retention, time.Now and no build identity.
 type Options struct {
 	Rotation string // RotateDaily (default), RotateHourly or RotateNever
@@ -131,8 +131,15 @@ func openPrivate(path string) (*os.File, os.FileInfo, error) {
 // rotation period has changed. A rotation failure is returned and the entry is
 // not written; the next Record tries again.
 func (l *Log) Record(e Entry) error {
-	if !validOutcome(e.Outcome) {
-		return fmt.Errorf("%w: %q", ErrBadOutcome, e.Outcome)
+	switch e.Type {
+	case "", EventToolCall:
+		e.Type = EventToolCall
+		if !validOutcome(e.Outcome) {
+			return fmt.Errorf("%w: %q", ErrBadOutcome, e.Outcome)
+		}
+	case EventHTTPRequest:
+	default:
+		return fmt.Errorf("%w: %q", ErrBadEvent, e.Type)
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -153,6 +160,12 @@ func (l *Log) Record(e Entry) error {
 	}
 	line, err := json.Marshal(Record{
 		Time:          t.UTC(),
+		Type:          e.Type,
+		Schema:        SchemaVersion,
+		RequestID:     label(e.RequestID),
+		Method:        label(e.Method),
+		Path:          pathLabel(e.Path),
+		HTTPStatus:    e.HTTPStatus,
 		Build:         l.build,
 		Tool:          label(e.Tool),
 		Outcome:       e.Outcome,

@@ -163,8 +163,8 @@ func TestOpenOptions(t *testing.T) {
 		t.Errorf("Open(rotation weekly) = %v, want ErrBadRotation", err)
 	}
 	l := mustOpen(t, path, Options{})
-	if l.rotation != RotateDaily || l.retention != 14*24*time.Hour {
-		t.Errorf("defaults = %q, %v; want daily, 336h", l.rotation, l.retention)
+	if l.rotation != RotateDaily || l.retention != 7*24*time.Hour {
+		t.Errorf("defaults = %q, %v; want daily, 168h", l.rotation, l.retention)
 	}
 	if err := l.Record(Entry{Tool: "x", Outcome: "maybe"}); !errors.Is(err, ErrBadOutcome) {
 		t.Errorf("Record(outcome maybe) = %v, want ErrBadOutcome", err)
@@ -314,7 +314,8 @@ func TestRetention(t *testing.T) {
 		}
 	}
 	clk := &clock{time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)}
-	l := mustOpen(t, path, Options{Now: clk.Now})
+	// 14 days, given explicitly: the default is 7 (TestRetentionDefault).
+	l := mustOpen(t, path, Options{Now: clk.Now, RetentionDays: 14})
 	want := []string{
 		"other.jsonl.20200101", "usage.jsonl", "usage.jsonl.2026",
 		"usage.jsonl.20260215", "usage.jsonl.20260220", "usage.jsonl.bak",
@@ -497,4 +498,22 @@ func dirNames(t *testing.T, dir string) []string {
 		out = append(out, e.Name())
 	}
 	return out
+}
+
+// TestRetentionDefault: without RetentionDays, rotated files older than
+// seven days go (WINX_USAGE_LOG_KEEP_DAYS defaults to 7).
+func TestRetentionDefault(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "usage.jsonl")
+	for _, name := range []string{"usage.jsonl.20260220", "usage.jsonl.20260225"} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte("{}\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	clk := &clock{time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)}
+	mustOpen(t, path, Options{Now: clk.Now})
+	want := []string{"usage.jsonl", "usage.jsonl.20260225"}
+	if got := dirNames(t, dir); !slices.Equal(got, want) {
+		t.Errorf("after Open with the default retention: files = %v, want %v", got, want)
+	}
 }

@@ -119,7 +119,14 @@ func parseLine(line []byte) (Record, bool) {
 	if err := json.Unmarshal(line, &r); err != nil {
 		return Record{}, false
 	}
-	if r.Time.IsZero() || r.Tool == "" || !validOutcome(r.Outcome) {
+	switch {
+	case r.Time.IsZero():
+		return Record{}, false
+	case r.Type == EventHTTPRequest:
+		if r.Method == "" {
+			return Record{}, false
+		}
+	case r.Type != "" && r.Type != EventToolCall, r.Tool == "", !validOutcome(r.Outcome):
 		return Record{}, false
 	}
 	return r, true
@@ -153,11 +160,25 @@ type Summary struct {
 	// one principal do not hide or fake a retry. Calls without an argument
 	// digest are never counted.
 	RetriedUnchanged int
+	// Unverifiable counts tool calls of an older schema (Record.Version
+	// below SchemaVersion): the retry check skips them rather than judge
+	// them by rules they were not written for.
+	Unverifiable int
+	// HTTPRequests counts the http_request records; they are not calls.
+	HTTPRequests int
 }
 
 // Summarize aggregates es. Percentiles use the nearest-rank method.
 func Summarize(es Entries) Summary {
 	s := Summary{Records: len(es.Records), Malformed: es.Malformed}
+	for i := range es.Records {
+		r := &es.Records[i]
+		if r.Type == EventHTTPRequest {
+			s.HTTPRequests++
+		} else if r.Version() < SchemaVersion {
+			s.Unverifiable++
+		}
+	}
 	type stream struct{ principal, correlation string }
 	lastOf := make(map[stream]*Record)
 	byTool := make(map[string]*ToolSummary)
@@ -165,6 +186,9 @@ func Summarize(es Entries) Summary {
 	sizes := make(map[string][]int)
 	for i := range es.Records {
 		r := &es.Records[i]
+		if r.Type == EventHTTPRequest {
+			continue
+		}
 		if s.From.IsZero() || r.Time.Before(s.From) {
 			s.From = r.Time
 		}
@@ -193,6 +217,13 @@ func Summarize(es Entries) Summary {
 		sizes[r.Tool] = append(sizes[r.Tool], r.ResponseBytes)
 
 		k := stream{r.Principal, r.Correlation}
+		if r.Version() < SchemaVersion {
+			// An older record's digest and statuses may not mean what this
+			// check assumes: it can be neither a retry nor the call one
+			// repeats. It is counted as unverifiable, never as a violation.
+			delete(lastOf, k)
+			continue
+		}
 		if prev := lastOf[k]; prev != nil && prev.Rejected() && r.ArgsDigest != "" &&
 			prev.Tool == r.Tool && prev.ArgsDigest == r.ArgsDigest {
 			s.RetriedUnchanged++
@@ -240,6 +271,9 @@ func (s Summary) Text() string {
 				t.P50Ms, t.P95Ms, t.Bytes, t.P95Bytes, t.RetriedUnchanged)
 		}
 		tw.Flush()
+	}
+	if s.Unverifiable > 0 {
+		fmt.Fprintf(&b, "retry check: %d calls of an older log schema (before %d) are unverifiable and not checked\n", s.Unverifiable, SchemaVersion)
 	}
 	if s.RetriedUnchanged == 0 {
 		b.WriteString("retry check: no rejected call was retried unchanged\n")

@@ -1,6 +1,7 @@
 package usage
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -180,4 +181,50 @@ func FuzzParseLine(f *testing.F) {
 			t.Fatalf("parseLine(%q) accepted %+v", line, r)
 		}
 	})
+}
+
+// TestSchemaVersions: records of the current schema carry their type, version
+// and request id; a rejected call of an older schema followed by the same
+// call is unverifiable, not a retry, and HTTP request events are not calls.
+func TestSchemaVersions(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "usage.jsonl")
+	old := `{"time":"2026-03-01T10:00:00Z","tool":"BashCommand","outcome":"tool_error","principal":"p","correlation":"c","argsDigest":"d"}` + "\n" +
+		`{"time":"2026-03-01T10:00:01Z","tool":"BashCommand","outcome":"tool_error","principal":"p","correlation":"c","argsDigest":"d"}` + "\n"
+	if err := os.WriteFile(path, []byte(old), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	clk := &clock{time.Date(2026, 3, 1, 10, 0, 2, 0, time.UTC)}
+	l := mustOpen(t, path, Options{Now: clk.Now})
+	if err := l.Record(Entry{Type: EventHTTPRequest, RequestID: "0123abcd", Method: "POST", Path: "/mcp?access_token=x", HTTPStatus: 200}); err != nil {
+		t.Fatal(err)
+	}
+	if err := l.Record(Entry{Tool: "ReadFiles", Outcome: OutcomeOK, RequestID: "0123abcd"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := l.Record(Entry{Type: "other"}); !errors.Is(err, ErrBadEvent) {
+		t.Errorf("Record(type other) = %v, want ErrBadEvent", err)
+	}
+	l.Close()
+	es, err := ReadEntries(path, time.Time{}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(es.Records) != 4 || es.Malformed != 0 {
+		t.Fatalf("read %d records, %d malformed; want 4, 0", len(es.Records), es.Malformed)
+	}
+	h, c := es.Records[2], es.Records[3]
+	if h.Type != EventHTTPRequest || h.Schema != SchemaVersion || h.Path == "/mcp?access_token=x" || h.RequestID != "0123abcd" {
+		t.Errorf("http_request record = %+v", h)
+	}
+	if c.Type != EventToolCall || c.Schema != SchemaVersion || c.RequestID != h.RequestID {
+		t.Errorf("tool_call record = %+v, want type, schema and the request's id", c)
+	}
+	s := Summarize(es)
+	if s.RetriedUnchanged != 0 || s.Unverifiable != 2 || s.HTTPRequests != 1 || len(s.Tools) != 2 {
+		t.Errorf("Summarize = %+v, want 2 unverifiable, no retry, 1 HTTP request, 2 tools", s)
+	}
+	if !strings.Contains(s.Text(), "unverifiable") {
+		t.Errorf("report text does not mention the unverifiable calls:\n%s", s.Text())
+	}
 }

@@ -15,6 +15,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"strings"
 	"time"
 )
 
@@ -23,6 +24,17 @@ const (
 	OutcomeOK            = "ok"
 	OutcomeToolError     = "tool_error"
 	OutcomeProtocolError = "protocol_error"
+)
+
+// SchemaVersion is the version of the records Record writes. Version 2
+// added the event type, the schema field and the request id; records
+// without a schema field are version 1.
+const SchemaVersion = 2
+
+// Event types of a record.
+const (
+	EventToolCall    = "tool_call"
+	EventHTTPRequest = "http_request"
 )
 
 // StatusCompleted is the envelope status of a plain success; any other
@@ -45,6 +57,8 @@ var (
 	// ErrBadRotation reports an Options.Rotation other than daily, hourly or
 	// never.
 	ErrBadRotation = errors.New("usage: rotation is not daily, hourly or never")
+	// ErrBadEvent reports an Entry whose Type is not an event type.
+	ErrBadEvent = errors.New("usage: event type is not tool_call or http_request")
 )
 
 // FileError is the error Open returns for a file it refuses to write to. It
@@ -64,7 +78,17 @@ func (e *FileError) Unwrap() error { return ErrInsecureFile }
 // Entry is what the caller knows about one finished tool call. It has no field
 // for arguments, command text, file contents or tokens, by design.
 type Entry struct {
-	Time          time.Time // when the call finished; zero means Options.Now()
+	Time time.Time // when the call finished; zero means Options.Now()
+	// Type is EventToolCall (the default when empty) or EventHTTPRequest.
+	Type string
+	// RequestID correlates a tool call with the HTTP request that carried
+	// it; written as is (a random id, not derived from anything).
+	RequestID string
+	// Method, Path and HTTPStatus describe an EventHTTPRequest; the path
+	// is the URL path alone (no query, which may carry a token).
+	Method        string
+	Path          string
+	HTTPStatus    int
 	Tool          string
 	Outcome       string // OutcomeOK, OutcomeToolError or OutcomeProtocolError
 	Status        string // envelope status, empty when there was no envelope
@@ -86,9 +110,15 @@ type Entry struct {
 // an operator finds a principal's calls by computing HashID of its name.
 type Record struct {
 	Time          time.Time `json:"time"`
+	Type          string    `json:"type,omitempty"`   // EventToolCall or EventHTTPRequest; "" in version 1
+	Schema        int       `json:"schema,omitempty"` // SchemaVersion; 0 means version 1
+	RequestID     string    `json:"requestId,omitempty"`
+	Method        string    `json:"method,omitempty"`
+	Path          string    `json:"path,omitempty"`
+	HTTPStatus    int       `json:"httpStatus,omitempty"`
 	Build         string    `json:"build,omitempty"`
-	Tool          string    `json:"tool"`
-	Outcome       string    `json:"outcome"`
+	Tool          string    `json:"tool,omitempty"`
+	Outcome       string    `json:"outcome,omitempty"`
 	Status        string    `json:"status,omitempty"`
 	ErrorCode     string    `json:"errorCode,omitempty"`
 	DurationMs    float64   `json:"durationMs"`
@@ -96,6 +126,15 @@ type Record struct {
 	Principal     string    `json:"principal,omitempty"`
 	Correlation   string    `json:"correlation,omitempty"`
 	ArgsDigest    string    `json:"argsDigest,omitempty"`
+}
+
+// Version is the record's schema version: 1 for records written before
+// the schema field existed.
+func (r *Record) Version() int {
+	if r.Schema == 0 {
+		return 1
+	}
+	return r.Schema
 }
 
 // Rejected reports whether the call did not plainly succeed: a tool or
@@ -141,4 +180,18 @@ func label(s string) string {
 
 func validOutcome(s string) bool {
 	return s == OutcomeOK || s == OutcomeToolError || s == OutcomeProtocolError
+}
+
+// pathLabel is label for a URL path: '/' is allowed besides the name
+// characters; anything else is hashed.
+func pathLabel(p string) string {
+	if len(p) > MaxLabelLen {
+		return "#" + HashID(p)
+	}
+	for _, part := range strings.Split(p, "/") {
+		if label(part) != part {
+			return "#" + HashID(p)
+		}
+	}
+	return p
 }

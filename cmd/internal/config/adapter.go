@@ -12,6 +12,7 @@ import (
 
 	"winx/auth"
 	"winx/cmd/internal/entry"
+	"winx/guardian"
 	"winx/guardian/daemon/operator"
 	"winx/guardian/wire"
 	"winx/mcp/usage"
@@ -72,7 +73,9 @@ type Serve struct {
 	SessionAffinity string   // --session-affinity
 
 	Runtime            string   // RuntimeDaemon or RuntimeEmbedded (WINX_RUNTIME, WINX_EMBEDDED)
-	Shell              string   // WINX_SHELL
+	Shell              string   // WINX_SHELL, as given (ResolveShell resolves it)
+	ShellArgs          []string // WINX_SHELL_ARGS, checked here; shells read it from their environment
+	Log                Log      // WINX_LOG, WINX_LOG_FORMAT
 	NoRedact           bool     // WINX_NO_REDACT
 	NoCompress         bool     // WINX_NO_COMPRESS
 	KeepTailPipe       bool     // WINX_KEEP_TAIL_PIPE
@@ -86,7 +89,7 @@ type Serve struct {
 	ReadParallelism      int // WINX_READ_PARALLELISM
 	StateDir             string
 	UsageLog             string        // WINX_USAGE_LOG; "" means none
-	Usage                usage.Options // WINX_USAGE_ROTATION, WINX_USAGE_RETENTION_DAYS
+	Usage                usage.Options // WINX_USAGE_LOG_ROTATION, WINX_USAGE_LOG_KEEP_DAYS
 	WinxdBin             string        // WINXD_BIN, else winxd next to winx
 	// Protect lists the paths no file tool may touch, for any principal:
 	// the token file, the principal config and its token files, the state
@@ -128,6 +131,21 @@ func LoadAdapter(args, environ []string, cat Catalog, stderr io.Writer) (*Adapte
 	return &Adapter{Command: CommandServe, Serve: s}, err
 }
 
+// commandHelp lists every command of winx for --help, in the order of
+// the README.
+func commandHelp() [][2]string {
+	return [][2]string{
+		{CommandServe, "serve MCP over stdio (the default) or Streamable HTTP (--http)"},
+		{CommandReport, "summarize the usage log (WINX_USAGE_LOG)"},
+		{operator.List, "JSON of the live sessions"},
+		{operator.Attach, "print a session's screen (--follow keeps printing)"},
+		{operator.Kill, "end a session or --all"},
+		{operator.Prune, "end idle sessions (--idle-seconds N)"},
+		{operator.RestartDaemon, "stop winxd and start a new one; guardians keep running"},
+		{operator.Doctor, "check the runtime: sockets, binaries, builds, configuration"},
+	}
+}
+
 type stringList []string
 
 func (l *stringList) String() string     { return strings.Join(*l, ",") }
@@ -153,6 +171,7 @@ func usagef(stderr io.Writer, format string, args ...any) error {
 
 func loadServe(args, environ []string, getenv func(string) string, cat Catalog, stderr io.Writer) (Serve, error) {
 	var s Serve
+	var err error
 	var allowedHosts, allowTools stringList
 	fs := flag.NewFlagSet("winx", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -176,7 +195,13 @@ func loadServe(args, environ []string, getenv func(string) string, cat Catalog, 
 	fs.BoolVar(&s.AllowQueryToken, "allow-query-token", false, "also accept the token as ?access_token= (it may end up in proxy logs)")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: winx [serve] [--http --bind ADDR --token-file FILE] [--version]")
+		fmt.Fprintln(stderr, "       winx report [--log FILE] [--last N] [--since-minutes M]")
 		fmt.Fprintln(stderr, "       winx list | attach <thread> [--follow] | kill <thread>|--all | prune [--idle-seconds N] | restart-daemon | doctor")
+		fmt.Fprintln(stderr, "commands:")
+		for _, c := range commandHelp() {
+			fmt.Fprintf(stderr, "  %-15s %s\n", c[0], c[1])
+		}
+		fmt.Fprintln(stderr, "flags of serve:")
 		fs.PrintDefaults()
 	}
 	if err := parseFlags(fs, args); err != nil {
@@ -195,6 +220,12 @@ func loadServe(args, environ []string, getenv func(string) string, cat Catalog, 
 
 	e := &env{getenv: getenv}
 	s.Shell = getenv("WINX_SHELL")
+	if s.Log, err = LoadLog(getenv); err != nil {
+		e.errs = append(e.errs, err)
+	}
+	if s.ShellArgs, err = guardian.ParseShellArgs(getenv(guardian.ShellArgsVar)); err != nil {
+		e.errs = append(e.errs, &VarError{Name: guardian.ShellArgsVar, Value: getenv(guardian.ShellArgsVar), Err: err})
+	}
 	s.NoRedact = e.bool("WINX_NO_REDACT")
 	s.NoCompress = e.bool("WINX_NO_COMPRESS")
 	s.KeepTailPipe = e.bool("WINX_KEEP_TAIL_PIPE")
@@ -213,7 +244,6 @@ func loadServe(args, environ []string, getenv func(string) string, cat Catalog, 
 			return s, err
 		}
 	}
-	var err error
 	if s.Runtime, err = runtimeName(getenv("WINX_RUNTIME"), embedded); err != nil {
 		return s, err
 	}
@@ -226,10 +256,17 @@ func loadServe(args, environ []string, getenv func(string) string, cat Catalog, 
 	s.ReadParallelism = budget(getenv, "WINX_READ_PARALLELISM")
 	s.StateDir = wire.StateDir(getenv)
 	if s.UsageLog = getenv("WINX_USAGE_LOG"); s.UsageLog != "" {
-		s.Usage.Rotation = getenv("WINX_USAGE_ROTATION")
-		days, set, err := ParseInt("WINX_USAGE_RETENTION_DAYS", getenv("WINX_USAGE_RETENTION_DAYS"), 0)
+		// WINX_USAGE_LOG_ROTATION and WINX_USAGE_LOG_KEEP_DAYS are the
+		// documented names; the older WINX_USAGE_ROTATION and
+		// WINX_USAGE_RETENTION_DAYS still work when the new ones are unset.
+		s.Usage.Rotation = firstSet(getenv, "WINX_USAGE_LOG_ROTATION", "WINX_USAGE_ROTATION")
+		name := "WINX_USAGE_LOG_KEEP_DAYS"
+		if getenv(name) == "" && getenv("WINX_USAGE_RETENTION_DAYS") != "" {
+			name = "WINX_USAGE_RETENTION_DAYS"
+		}
+		days, set, err := ParseInt(name, getenv(name), 0)
 		if err != nil {
-			return s, fmt.Errorf("winx: WINX_USAGE_RETENTION_DAYS must be a number of days, not %q", getenv("WINX_USAGE_RETENTION_DAYS"))
+			return s, fmt.Errorf("winx: %s must be a number of days, not %q", name, getenv(name))
 		}
 		if s.Usage.RetentionDays = days; set && days == 0 {
 			s.Usage.RetentionDays = usage.KeepForever
@@ -248,6 +285,16 @@ func loadServe(args, environ []string, getenv func(string) string, cat Catalog, 
 	s.ShellEnv = shellEnv(environ, tokenEnvs, []string{s.Token})
 	s.Getenv = getenv
 	return s, nil
+}
+
+// firstSet is the value of the first of names that is set.
+func firstSet(getenv func(string) string, names ...string) string {
+	for _, n := range names {
+		if v := getenv(n); v != "" {
+			return v
+		}
+	}
+	return ""
 }
 
 // protectedPaths is Serve.Protect: every credential file the configuration
@@ -387,6 +434,7 @@ func loadOperator(name string, args, environ []string, getenv func(string) strin
 		Getenv:      getenv,
 		// An unparsable WINX_NO_REDACT leaves redaction on.
 		NoRedact: noRedact,
+		Config:   Settings(getenv),
 	}
 	// No secret yet means no winxd ever ran here: the commands then find
 	// nothing to talk to, and doctor says so.

@@ -80,6 +80,9 @@ type Options struct {
 	// Getenv reads the variables that decide the socket directory
 	// candidates and the state directory (doctor).
 	Getenv func(string) string
+	// Config is doctor's configuration section, already redacted by the
+	// caller: the effective settings and their sources.
+	Config []Setting
 	Stdout io.Writer
 	// NoRedact (WINX_NO_REDACT=1) prints screens and commands raw; by
 	// default what attach prints and list's last command are redacted: a
@@ -91,6 +94,13 @@ type Options struct {
 func (op *operator) redact(s string) string {
 	out, _ := redact.New(op.NoRedact).String(s)
 	return out
+}
+
+// Setting is one configuration variable as doctor shows it.
+type Setting struct {
+	Name   string
+	Value  string // redacted by whoever builds it
+	Source string // "environment" or "default"
 }
 
 // operator is what every operator command needs.
@@ -395,6 +405,12 @@ func (op *operator) doctor(ctx context.Context) error {
 		fmt.Fprintf(w, "runtime: invalid WINX_RUNTIME (%v)\n", op.RuntimeErr)
 	} else {
 		fmt.Fprintf(w, "runtime: %s\n", op.Runtime)
+	}
+	if len(op.Config) > 0 {
+		fmt.Fprintln(w, "configuration (secrets redacted):")
+		for _, s := range op.Config {
+			fmt.Fprintf(w, "  %s=%s (%s)\n", s.Name, s.Value, s.Source)
+		}
 	}
 	for _, b := range []struct{ env, name, path string }{{"WINXD_BIN", "winxd", op.WinxdBin}, {"WINX_GUARDIAN_BIN", "winx-guardian", op.GuardianBin}} {
 		p := b.path
