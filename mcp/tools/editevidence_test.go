@@ -92,8 +92,8 @@ func TestEditPartialCommitReturnsUndoIDs(t *testing.T) {
 	b, _ := json.Marshal(res)
 	var out struct {
 		StructuredContent struct {
-			Status, ErrorCode, Message string
-			Data                       editData
+			Status, ErrorCode, Output string
+			Data                      editData
 		} `json:"structuredContent"`
 	}
 	json.Unmarshal(b, &out)
@@ -101,7 +101,7 @@ func TestEditPartialCommitReturnsUndoIDs(t *testing.T) {
 	if sc.Status != "conflict" || sc.ErrorCode != edit.ReasonChangedAfterRead {
 		t.Errorf("status = %s/%s, want conflict/%s", sc.Status, sc.ErrorCode, edit.ReasonChangedAfterRead)
 	}
-	if len(sc.Data.Files) != 1 || sc.Data.Files[0].UndoID != "0123456789abcdef0123456789abcdef" || !strings.Contains(sc.Message, "0123456789abcdef0123456789abcdef") {
+	if len(sc.Data.Files) != 1 || sc.Data.Files[0].UndoID != "0123456789abcdef0123456789abcdef" || !strings.Contains(sc.Output, "0123456789abcdef0123456789abcdef") {
 		t.Errorf("partial commit answer = %+v, want the committed file's undo id in data and text", sc)
 	}
 }

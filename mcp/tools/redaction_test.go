@@ -57,11 +57,11 @@ func TestRedactionEveryAnswer(t *testing.T) {
 	read := e.rawCall(ReadFilesTool, map[string]any{"file_paths": []any{path}})
 	wantNoSecret(t, "ReadFiles", read)
 
-	// A SEARCH with the placeholder the model saw misses; the nearest
-	// candidate shown must not be the raw line.
+	// A SEARCH next to the secrets that misses (its first line is not in
+	// the file); the nearest candidate shown must not be the raw line.
 	miss := e.rawCall(EditFilesTool, map[string]any{"files": []any{map[string]any{
 		"file_path": path, "mode": "search_replace",
-		"content": "<<<<<<< SEARCH\nline number e\ntoken = \"[REDACTED:github-token]\"\nremote = https://alice:[REDACTED:url-credentials]@git.example.com/repo.git\n=======\ntoken = \"\"\n>>>>>>> REPLACE\n",
+		"content": "<<<<<<< SEARCH\nline number E\ntoken = \"[REDACTED:github-token]\"\nremote = https://alice:[REDACTED:url-credentials]@git.example.com/repo.git\n=======\ntoken = \"\"\n>>>>>>> REPLACE\n",
 	}}})
 	if !strings.Contains(miss, "Nearest candidate") {
 		t.Errorf("the miss shows no nearest candidate: %s", miss)
