@@ -14,6 +14,7 @@ import (
 
 	"winx/auth"
 	"winx/evidence"
+	"winx/guardian"
 	"winx/mcp"
 	"winx/mcp/session"
 	wspace "winx/mcp/workspace" // "workspace" names a test helper of this package
@@ -91,6 +92,7 @@ const (
 	codeWorkspaceChangeNewSess   = "workspace_change_requires_new_session"
 	codeFileTooLarge             = "file_too_large"
 	codeToolNotAllowed           = "tool_not_allowed"
+	codeGuardianUnresponsive     = "guardian_unresponsive"
 )
 
 // errorEnvelope maps a typed error to the envelope a tool answers with. It
@@ -145,6 +147,9 @@ func errorEnvelope(tool string, err error) mcp.Envelope {
 		env.Status, env.ErrorCode, env.Retryable = mcp.StatusConflict, codeWorkspaceThreadMismatch, true
 		env.Message = fmt.Sprintf("Thread %s is bound to workspace_root %s, not %s; pass the workspace_root that Initialize returned.",
 			be.ThreadID, be.Bound, be.Given)
+	case errors.Is(err, guardian.ErrUnresponsive):
+		env.Status, env.ErrorCode, env.Retryable = mcp.StatusFailed, codeGuardianUnresponsive, true
+		env.Message = "The session's guardian process did not answer in time (it may be stopped or overloaded); nothing is known of this call's effect. Check the session with a status_check later, or reset it with Initialize type reset_shell."
 	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
 		env.Status, env.ErrorCode, env.Retryable = mcp.StatusFailed, codeExecutionFailed, true
 		env.Message = "The call was cancelled or timed out before it finished."
