@@ -1,0 +1,151 @@
+package daemon
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"winx/guardian/remote"
+	"winx/guardian/wire"
+)
+
+// procsWith lists the live processes whose command line contains marker.
+func procsWith(marker string) []string {
+	var found []string
+	ents, _ := os.ReadDir("/proc")
+	for _, e := range ents {
+		if e.Name()[0] < '0' || e.Name()[0] > '9' {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+		if err == nil && strings.Contains(string(b), marker) {
+			found = append(found, e.Name()+": "+strings.ReplaceAll(string(b), "\x00", " "))
+		}
+	}
+	return found
+}
+
+func waitFor(d time.Duration, cond func() bool) bool {
+	deadline := time.Now().Add(d)
+	for !cond() {
+		if time.Now().After(deadline) {
+			return false
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	return true
+}
+
+// lifetimeSession starts a guardian through a real winxd whose shell runs
+// a foreground pipeline and a setsid'd sleep, each marked, and returns the
+// server, the guardian, the markers and the guardian's temporary directory.
+func lifetimeSession(t *testing.T) (*Server, Guardian, []string, string) {
+	t.Helper()
+	if _, err := os.Stat("/proc/self/environ"); err != nil {
+		t.Skip("needs /proc")
+	}
+	dir := socketDir(t)
+	srv, _ := serve(t, dir, Policy{})
+	c := &Client{Socket: filepath.Join(dir, wire.DaemonSocketName), Hello: wire.NewHello(wire.RoleAdapter, wire.Build{}, nil).WithSecret(testSecret)}
+	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
+	defer cancel()
+	work, tmp := t.TempDir(), t.TempDir()
+	key := SessionKey{ExternalID: "ws_life", Principal: "p", Workspace: work}.String()
+	res, err := c.Ensure(ctx, &EnsureParams{Key: key, Dir: work, Workspace: work, Env: append(testEnv(t), "TMPDIR="+tmp)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := res.Guardian
+	t.Cleanup(func() { syscall.Kill(g.PID, syscall.SIGKILL) })
+	rs, err := remote.Attach(ctx, g.Socket, &remote.ClientOptions{Secret: testSecret})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := time.Now().UnixNano() % 100000
+	markers := []string{fmt.Sprintf("61.%05d1", n), fmt.Sprintf("61.%05d2", n)}
+	t.Cleanup(func() {
+		for _, m := range markers {
+			for _, p := range procsWith(m) {
+				var pid int
+				fmt.Sscanf(p, "%d:", &pid)
+				syscall.Kill(pid, syscall.SIGKILL)
+			}
+		}
+	})
+	if o, err := rs.Run(ctx, "setsid sleep "+markers[0]+" >/dev/null 2>&1 < /dev/null &", 10*time.Second); err != nil || o.Running {
+		t.Fatalf("setsid sleep: %+v, %v", o, err)
+	}
+	if o, err := rs.Run(ctx, "sleep "+markers[1]+" | cat", time.Second); err != nil || !o.Running {
+		t.Fatalf("sleep | cat: %+v, %v", o, err)
+	}
+	for _, m := range markers {
+		if !waitFor(10*time.Second, func() bool { return len(procsWith(m)) > 0 }) {
+			t.Fatalf("marker %s never ran", m)
+		}
+	}
+	if entries, _ := filepath.Glob(filepath.Join(tmp, "winx-shell-*")); len(entries) != 1 {
+		t.Fatalf("shell dirs in the guardian's TMPDIR = %v, want one", entries)
+	}
+	return srv, g, markers, tmp
+}
+
+// A guardian killed with SIGKILL leaves nothing running once the next
+// sweep has run: not its pipeline, not a setsid'd child; its socket and
+// its shell directory are gone.
+func TestKilledGuardianLeavesNothing(t *testing.T) {
+	srv, g, markers, tmp := lifetimeSession(t)
+	if err := syscall.Kill(g.PID, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	if !waitFor(20*time.Second, func() bool { return syscall.Kill(g.PID, 0) != nil || isZombie(g.PID) }) {
+		t.Fatal("the guardian did not die")
+	}
+	if _, err := srv.Sweep(t.Context()); err != nil {
+		t.Fatalf("Sweep: %v", err)
+	}
+	for _, m := range markers {
+		if !waitFor(20*time.Second, func() bool { return len(procsWith(m)) == 0 }) {
+			t.Errorf("after the sweep, still running: %v", procsWith(m))
+		}
+	}
+	if _, err := os.Lstat(g.Socket); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("socket after the sweep: %v, want gone", err)
+	}
+	if _, err := os.Lstat(remote.RecordPath(g.Socket)); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("record after the sweep: %v, want gone", err)
+	}
+	if entries, _ := filepath.Glob(filepath.Join(tmp, "winx-shell-*")); len(entries) != 0 {
+		t.Errorf("shell dirs after the sweep: %v, want none", entries)
+	}
+}
+
+// Closing a session (`winx kill`) leaves no descendant, setsid'd ones
+// included.
+func TestClosedGuardianLeavesNothing(t *testing.T) {
+	_, g, markers, _ := lifetimeSession(t)
+	f := &Fleet{Dir: filepath.Dir(g.Socket), Hello: wire.NewHello(wire.RoleAdapter, wire.Build{}, nil).WithSecret(testSecret)}
+	if err := f.Close(t.Context(), g); err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range markers {
+		if !waitFor(20*time.Second, func() bool { return len(procsWith(m)) == 0 }) {
+			t.Errorf("after winx kill, still running: %v", procsWith(m))
+		}
+	}
+}
+
+func isZombie(pid int) bool {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return true
+	}
+	i := strings.LastIndexByte(string(b), ')')
+	return i > 0 && len(b) > i+2 && b[i+2] == 'Z'
+}
