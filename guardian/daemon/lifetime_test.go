@@ -149,3 +149,40 @@ func isZombie(pid int) bool {
 	i := strings.LastIndexByte(string(b), ')')
 	return i > 0 && len(b) > i+2 && b[i+2] == 'Z'
 }
+
+// A stopped guardian slows nobody: a new key's guardian spawns, discovery
+// reports the stopped one as unresponsive with its key, and an ensure of
+// its own key answers with the typed unresponsive error.
+func TestStoppedGuardianDoesNotBlockEnsure(t *testing.T) {
+	dir := socketDir(t)
+	serve(t, dir, Policy{})
+	hello := wire.NewHello(wire.RoleAdapter, wire.Build{}, nil).WithSecret(testSecret)
+	c := &Client{Socket: filepath.Join(dir, wire.DaemonSocketName), Hello: hello}
+	ctx, cancel := context.WithTimeout(t.Context(), 90*time.Second)
+	defer cancel()
+	ensure := func(name string) (*EnsureResult, error) {
+		work := filepath.Join(t.TempDir(), name)
+		os.Mkdir(work, 0o700)
+		key := SessionKey{ExternalID: "ws_" + name, Principal: "p", Workspace: work}.String()
+		return c.Ensure(ctx, &EnsureParams{Key: key, Dir: work, Workspace: work, Env: testEnv(t)})
+	}
+	a, err := ensure("a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	syscall.Kill(a.Guardian.PID, syscall.SIGSTOP)
+	t.Cleanup(func() { syscall.Kill(a.Guardian.PID, syscall.SIGCONT) })
+	if b, err := ensure("b"); err != nil || !b.Spawned {
+		t.Fatalf("Ensure of another key while a guardian is stopped = %+v, %v", b, err)
+	}
+	f := &Fleet{Dir: dir, Hello: hello}
+	live, bad, err := f.Discover(ctx)
+	if err != nil || len(live) != 1 || len(bad) != 1 || bad[0].Stale || bad[0].Key != a.Guardian.Status.Key || bad[0].PID != a.Guardian.PID {
+		t.Fatalf("Discover = %+v, %+v, %v; want b live and a unresponsive with its key and pid", live, bad, err)
+	}
+	var ue *remote.UnresponsiveError
+	res, err := c.Ensure(ctx, &EnsureParams{Key: a.Guardian.Status.Key, Dir: a.Guardian.Status.Cwd, Env: testEnv(t)})
+	if !errors.As(err, &ue) {
+		t.Fatalf("Ensure of the stopped guardian's key = %+v, %v; want an *remote.UnresponsiveError", res, err)
+	}
+}
