@@ -20,8 +20,11 @@ import (
 var bins string
 
 func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "winx-daemon-test-")
+	dir, err := os.MkdirTemp("/tmp", "wxdt") // short and outside any TMPDIR: socket paths must fit a sockaddr_un
 	if err != nil {
+		panic(err)
+	}
+	if err := hermetic(dir); err != nil {
 		panic(err)
 	}
 	if out, err := exec.Command("go", "build", "-o", dir+"/", "winx/cmd/winxd", "winx/cmd/winx-guardian").CombinedOutput(); err != nil {

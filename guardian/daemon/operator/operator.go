@@ -561,10 +561,15 @@ func socketCandidates(getenv func(string) string) []socketCandidate {
 	if s := getenv("WINX_SOCKET"); filepath.IsAbs(s) {
 		add("WINX_SOCKET", filepath.Dir(filepath.Clean(s)))
 	}
+	// /run/user/<uid> is the one candidate no variable moves; it is looked
+	// at only when XDG_RUNTIME_DIR does not name the runtime directory (as
+	// wire.Resolve does), so an environment that names its own (a test's,
+	// a container's) never reports the login session's winxd.
 	if x := getenv("XDG_RUNTIME_DIR"); filepath.IsAbs(x) {
 		add("$XDG_RUNTIME_DIR/winx", filepath.Join(x, "winx"))
+	} else {
+		add("/run/user/<uid>/winx", filepath.Join("/run/user", uid, "winx"))
 	}
-	add("/run/user/<uid>/winx", filepath.Join("/run/user", uid, "winx"))
 	tmp := getenv("TMPDIR")
 	if !filepath.IsAbs(tmp) {
 		tmp = "/tmp"
