@@ -19,7 +19,7 @@ import (
 // (the shell, its commands, their children, setsid'd ones included, unless
 // they clear their environment). Its value is the guardian's Record.Tag, by
 // which the processes a dead guardian left are found.
-const EnvTag = "WINX_GUARDIAN_TAG"
+const EnvTag = "WINX_SESSION_TAG"
 
 // shellDirPrefix is how the session's shell directories are named in the
 // temporary directory (guardian.NewSession).
