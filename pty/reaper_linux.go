@@ -54,10 +54,6 @@ func withDeathSignal(a *syscall.SysProcAttr) *syscall.SysProcAttr {
 	return a
 }
 
-// orphanScanInterval bounds how long an adopted orphan that exited stays a
-// zombie when no SIGCHLD wakes the reaper.
-const orphanScanInterval = 5 * time.Second
-
 // BecomeSubreaper makes this process the child subreaper of its
 // descendants (PR_SET_CHILD_SUBREAPER): an orphan among them, a setsid'd
 // daemon included, is reparented here instead of to init, so it can be
@@ -68,19 +64,19 @@ func BecomeSubreaper(ctx context.Context) error {
 	if err := unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); err != nil {
 		return os.NewSyscallError("prctl(PR_SET_CHILD_SUBREAPER)", err)
 	}
+	// SIGCHLD wakes the reaper: an adopted orphan that exits sends it to
+	// this process. Signals coalesce, so each wake-up reaps every exited
+	// orphan; nothing scans /proc while nothing exits.
 	sig := make(chan os.Signal, 1)
 	signal.Notify(sig, syscall.SIGCHLD)
 	go func() {
 		defer signal.Stop(sig)
-		t := time.NewTicker(orphanScanInterval)
-		defer t.Stop()
 		for {
-			reapOrphans()
 			select {
 			case <-ctx.Done():
 				return
 			case <-sig:
-			case <-t.C:
+				reapOrphans()
 			}
 		}
 	}()
