@@ -186,3 +186,74 @@ func TestStoppedGuardianDoesNotBlockEnsure(t *testing.T) {
 		t.Fatalf("Ensure of the stopped guardian's key = %+v, %v; want an *remote.UnresponsiveError", res, err)
 	}
 }
+
+// The guardian is the subreaper of its session: a setsid'd orphan is
+// reparented to it (not to init), and one that exits is reaped, not left a
+// zombie.
+func TestGuardianAdoptsAndReapsOrphans(t *testing.T) {
+	dir := socketDir(t)
+	serve(t, dir, Policy{})
+	c := &Client{Socket: filepath.Join(dir, wire.DaemonSocketName), Hello: wire.NewHello(wire.RoleAdapter, wire.Build{}, nil).WithSecret(testSecret)}
+	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
+	defer cancel()
+	work := t.TempDir()
+	res, err := c.Ensure(ctx, &EnsureParams{Key: SessionKey{ExternalID: "ws_reap", Workspace: work}.String(), Dir: work, Env: testEnv(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := res.Guardian
+	rs, err := remote.Attach(ctx, g.Socket, &remote.ClientOptions{Secret: testSecret})
+	if err != nil {
+		t.Fatal(err)
+	}
+	marker := fmt.Sprintf("30.%d", time.Now().UnixNano()%100000)
+	cmd := "for i in 1 2 3; do setsid sh -c 'sleep 0.2' >/dev/null 2>&1 </dev/null & done; setsid sleep " + marker + " >/dev/null 2>&1 </dev/null &"
+	if o, err := rs.Run(ctx, cmd, 10*time.Second); err != nil || o.Running {
+		t.Fatalf("Run = %+v, %v", o, err)
+	}
+	var adopted []string
+	if !waitFor(10*time.Second, func() bool {
+		adopted = procsWith(marker)
+		return len(adopted) == 1
+	}) {
+		t.Fatalf("orphan never seen: %v", adopted)
+	}
+	var pid int
+	fmt.Sscanf(adopted[0], "%d:", &pid)
+	t.Cleanup(func() { syscall.Kill(pid, syscall.SIGKILL) })
+	// Its parent (setsid, which forked it) exits at once.
+	if !waitFor(10*time.Second, func() bool { return parentOf(pid) == g.PID }) {
+		t.Errorf("the setsid'd orphan's parent is %d, want the guardian %d", parentOf(pid), g.PID)
+	}
+	if !waitFor(10*time.Second, func() bool { return len(zombiesOf(g.PID)) == 0 }) {
+		t.Errorf("zombie children of the guardian: %v", zombiesOf(g.PID))
+	}
+}
+
+// parentOf reads pid's parent from /proc, or -1.
+func parentOf(pid int) int {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return -1
+	}
+	f := strings.Fields(string(b[strings.LastIndexByte(string(b), ')')+1:]))
+	var pp int
+	fmt.Sscanf(f[1], "%d", &pp)
+	return pp
+}
+
+// zombiesOf lists the zombie children of parent.
+func zombiesOf(parent int) []int {
+	var out []int
+	ents, _ := os.ReadDir("/proc")
+	for _, e := range ents {
+		var pid int
+		if _, err := fmt.Sscanf(e.Name(), "%d", &pid); err != nil {
+			continue
+		}
+		if parentOf(pid) == parent && isZombie(pid) {
+			out = append(out, pid)
+		}
+	}
+	return out
+}
