@@ -16,7 +16,7 @@
 // guardian holds up only requests for its own key; the quota decision alone
 // is serialized, and while the sockets present plus the spawns in flight
 // are under the limit it probes no guardian. Probes have a short deadline
-// (DefaultProbeTimeout) and run in parallel; a guardian that does not
+// (DefaultDiscoverTimeout) and run in parallel; a guardian that does not
 // answer is reported unresponsive, with the key and pid of its record.
 // The sweep also cleans up after dead guardians (stale sockets; see
 // remote.CleanupDead).

@@ -14,11 +14,15 @@ import (
 	"winx/guardian/wire"
 )
 
-// DefaultProbeTimeout bounds the hello and status of one guardian during
-// discovery; a guardian that takes longer (stopped, hung, starting) is
-// reported unresponsive, not counted live. Probes run in parallel, so one
-// such guardian costs a discovery this much once, not per guardian.
-const DefaultProbeTimeout = time.Second
+// DefaultProbeTimeout bounds the hello and status of one guardian probed
+// alone (an ensure of its key, the sweep deciding about it).
+const DefaultProbeTimeout = 2 * time.Second
+
+// DefaultDiscoverTimeout bounds each probe of a discovery: a guardian that
+// takes longer (stopped, hung, starting) is reported unresponsive, not
+// counted live. Probes run in parallel, so such guardians cost a discovery
+// this much once, not each.
+const DefaultDiscoverTimeout = time.Second
 
 // maxProbes bounds the guardians dialed at once during discovery.
 const maxProbes = 8
@@ -66,15 +70,26 @@ func (f *Fleet) timeout() time.Duration {
 	return DefaultProbeTimeout
 }
 
+func (f *Fleet) discoverTimeout() time.Duration {
+	if f.Timeout > 0 {
+		return f.Timeout
+	}
+	return DefaultDiscoverTimeout
+}
+
 // Probe says hello to the guardian on socket and asks its status, which
 // does not count as activity. A socket nobody listens on gives an error
 // wrapping wire.ErrNoServer.
 func (f *Fleet) Probe(ctx context.Context, socket string) (Guardian, error) {
-	ctx, cancel := context.WithTimeout(ctx, f.timeout())
+	return f.probe(ctx, socket, f.timeout())
+}
+
+func (f *Fleet) probe(ctx context.Context, socket string, timeout time.Duration) (Guardian, error) {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	c, err := wire.Dial(ctx, socket, f.Hello)
 	if err != nil {
-		return Guardian{}, unresponsive(ctx, socket, err)
+		return Guardian{}, unresponsive(ctx, socket, timeout, err)
 	}
 	defer c.Close()
 	peer := c.Peer()
@@ -83,16 +98,16 @@ func (f *Fleet) Probe(ctx context.Context, socket string) (Guardian, error) {
 	}
 	var st remote.Status
 	if err := c.Call(ctx, remote.MethodStatus, struct{}{}, &st); err != nil {
-		return Guardian{}, unresponsive(ctx, socket, err)
+		return Guardian{}, unresponsive(ctx, socket, timeout, err)
 	}
 	return Guardian{Socket: socket, PID: peer.PID, Epoch: peer.Epoch, Build: peer.Build, Status: st}, nil
 }
 
 // unresponsive types a probe that ran out of time as an
 // *remote.UnresponsiveError.
-func unresponsive(ctx context.Context, socket string, err error) error {
+func unresponsive(ctx context.Context, socket string, timeout time.Duration, err error) error {
 	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-		return &remote.UnresponsiveError{Socket: socket, Method: remote.MethodStatus, After: DefaultProbeTimeout}
+		return &remote.UnresponsiveError{Socket: socket, Method: remote.MethodStatus, After: timeout}
 	}
 	return err
 }
@@ -120,7 +135,7 @@ func (f *Fleet) ProbeAll(ctx context.Context, socks []string) (live []Guardian, 
 		wg.Go(func() {
 			sem <- struct{}{}
 			defer func() { <-sem }()
-			g, err := f.Probe(ctx, s)
+			g, err := f.probe(ctx, s, f.discoverTimeout())
 			mu.Lock()
 			defer mu.Unlock()
 			switch {
