@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -213,7 +214,8 @@ func TestGuardianAdoptsAndReapsOrphans(t *testing.T) {
 	}
 	var adopted []string
 	if !waitFor(10*time.Second, func() bool {
-		adopted = procsWith(marker)
+		// The sleep itself, not the setsid that starts it and exits.
+		adopted = slices.DeleteFunc(procsWith(marker), func(p string) bool { return !strings.Contains(p, ": sleep ") })
 		return len(adopted) == 1
 	}) {
 		t.Fatalf("orphan never seen: %v", adopted)
