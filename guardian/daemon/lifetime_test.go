@@ -108,6 +108,13 @@ func TestKilledGuardianLeavesNothing(t *testing.T) {
 	if !waitFor(20*time.Second, func() bool { return syscall.Kill(g.PID, 0) != nil || isZombie(g.PID) }) {
 		t.Fatal("the guardian did not die")
 	}
+	// Nothing listens once the process is gone.
+	if !waitFor(20*time.Second, func() bool { alive, err := wire.Probe(t.Context(), g.Socket); return err == nil && !alive }) {
+		t.Fatal("the dead guardian's socket still accepts connections")
+	}
+	f := &Fleet{Dir: filepath.Dir(g.Socket), Hello: wire.NewHello(wire.RoleAdapter, wire.Build{}, nil).WithSecret(testSecret)}
+	live, bad, _ := f.Discover(t.Context())
+	t.Logf("before the sweep: %d live, unreachable %+v", len(live), bad)
 	if _, err := srv.Sweep(t.Context()); err != nil {
 		t.Fatalf("Sweep: %v", err)
 	}
