@@ -64,7 +64,11 @@ func lifetimeSession(t *testing.T) (*Server, Guardian, []string, string) {
 		t.Fatal(err)
 	}
 	g := res.Guardian
-	t.Cleanup(func() { syscall.Kill(g.PID, syscall.SIGKILL) })
+	t.Cleanup(func() {
+		if g.PID > 0 {
+			syscall.Kill(g.PID, syscall.SIGKILL)
+		}
+	})
 	rs, err := remote.Attach(ctx, g.Socket, &remote.ClientOptions{Secret: testSecret})
 	if err != nil {
 		t.Fatal(err)
@@ -75,8 +79,9 @@ func lifetimeSession(t *testing.T) (*Server, Guardian, []string, string) {
 		for _, m := range markers {
 			for _, p := range procsWith(m) {
 				var pid int
-				fmt.Sscanf(p, "%d:", &pid)
-				syscall.Kill(pid, syscall.SIGKILL)
+				if _, err := fmt.Sscanf(p, "%d:", &pid); err == nil && pid > 0 {
+					syscall.Kill(pid, syscall.SIGKILL)
+				}
 			}
 		}
 	})
@@ -229,7 +234,11 @@ func TestGuardianAdoptsAndReapsOrphans(t *testing.T) {
 	}
 	var pid int
 	fmt.Sscanf(adopted[0], "%d:", &pid)
-	t.Cleanup(func() { syscall.Kill(pid, syscall.SIGKILL) })
+	t.Cleanup(func() {
+		if pid > 0 {
+			syscall.Kill(pid, syscall.SIGKILL)
+		}
+	})
 	// Its parent (setsid, which forked it) exits at once.
 	if !waitFor(10*time.Second, func() bool { return parentOf(pid) == g.PID }) {
 		t.Errorf("the setsid'd orphan's parent is %d, want the guardian %d", parentOf(pid), g.PID)

@@ -54,8 +54,13 @@ func socketDir(t *testing.T) string {
 		live, _, _ := f.Discover(ctx)
 		for _, g := range live {
 			f.Close(ctx, g)
-			syscall.Kill(g.PID, syscall.SIGKILL)
-			syscall.Kill(-g.Status.ShellPID, syscall.SIGKILL)
+			// A pid of 0 would signal this test's own process group.
+			if g.PID > 0 {
+				syscall.Kill(g.PID, syscall.SIGKILL)
+			}
+			if g.Status.ShellPID > 0 {
+				syscall.Kill(-g.Status.ShellPID, syscall.SIGKILL)
+			}
 		}
 		c := &Client{Socket: filepath.Join(dir, wire.DaemonSocketName), Hello: hello}
 		if peer, err := c.Ping(ctx); err == nil && peer.PID > 0 {
