@@ -26,6 +26,10 @@ var (
 	ErrClosed         = errors.New("guardian: session closed")
 	ErrShellStart     = errors.New("guardian: shell did not start")
 	ErrUnknownBg      = errors.New("guardian: unknown background command")
+	// ErrUnresponsive: the process serving the session accepted the call
+	// but did not answer within its deadline (stopped, hung or starved);
+	// the session may answer again later.
+	ErrUnresponsive = errors.New("guardian: the session's guardian does not answer")
 )
 
 // Limits of a session.

@@ -70,8 +70,19 @@ func StartWithSize(cmd *exec.Cmd, size Size) (*Process, error) {
 	if a := cmd.SysProcAttr; a != nil && (a.Setpgid || a.Foreground || a.Noctty) {
 		return nil, fmt.Errorf("%w: cmd.SysProcAttr sets Setpgid, Foreground or Noctty", ErrInvalidCmd)
 	}
+	// The child dies with this process (PR_SET_PDEATHSIG on Linux): a
+	// guardian killed with SIGKILL leaves no shell behind.
+	cmd.SysProcAttr = withDeathSignal(cmd.SysProcAttr)
 	ws := &creackpty.Winsize{Rows: size.Rows, Cols: size.Cols}
-	started, err := creackpty.StartWithSize(cmd, ws)
+	var started *os.File
+	err := startLocked(func() (int, error) {
+		f, err := creackpty.StartWithSize(cmd, ws)
+		if err != nil {
+			return 0, err
+		}
+		started = f
+		return cmd.Process.Pid, nil
+	})
 	if err != nil {
 		return nil, fmt.Errorf("pty: start %s: %w", cmd.Path, err)
 	}
@@ -81,6 +92,7 @@ func StartWithSize(cmd *exec.Cmd, size Size) (*Process, error) {
 		// The child is running without anyone to read its terminal: end it.
 		_ = syscall.Kill(-p.pid, syscall.SIGKILL)
 		_ = cmd.Wait()
+		reaped(p.pid)
 		_ = started.Close()
 		return nil, fmt.Errorf("pty: start %s: %w", cmd.Path, err)
 	}
@@ -127,6 +139,7 @@ func pollable(f *os.File) (*os.File, error) {
 // reap waits for the command once and publishes the result.
 func (p *Process) reap() {
 	err := p.cmd.Wait()
+	reaped(p.pid)
 	p.status, p.waitErr = exitStatus(p.cmd.ProcessState, err)
 	close(p.done)
 }

@@ -3,6 +3,7 @@
 package pty
 
 import (
+	"context"
 	"os"
 	"os/exec"
 	"syscall"
@@ -36,3 +37,9 @@ func (p *Process) Done() <-chan struct{} {
 	close(c)
 	return c
 }
+
+// BecomeSubreaper returns ErrUnsupported on this platform.
+func BecomeSubreaper(context.Context) error { return ErrUnsupported }
+
+// KillDescendants is a no-op on this platform.
+func KillDescendants() {}

@@ -18,6 +18,7 @@ import (
 	"winx/cmd/internal/config"
 	"winx/cmd/internal/entry"
 	"winx/guardian/remote"
+	"winx/pty"
 	"winx/pty/sandbox"
 )
 
@@ -68,6 +69,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		}
 		defer f.Close()
 		logger = slog.New(slog.NewTextHandler(f, nil))
+	}
+	// The guardian is the subreaper of its session: an orphan of it (a
+	// setsid'd daemon whose parent exited) is reparented here, not to
+	// init, and dies with the session.
+	if err := pty.BecomeSubreaper(ctx); err != nil {
+		logger.Warn("not a subreaper: orphans of the session escape to init", "err", err)
 	}
 	return remote.RunGuardian(ctx, g.Remote, entry.WireBuild(id), logger)
 }

@@ -20,7 +20,7 @@ var (
 )
 
 func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "winx-cmd-test-")
+	dir, err := os.MkdirTemp("/tmp", "wxc") // short and outside any TMPDIR: socket paths must fit a sockaddr_un
 	if err != nil {
 		panic(err)
 	}
@@ -43,6 +43,7 @@ func TestMain(m *testing.M) {
 		{"XDG_STATE_HOME", "state"},
 		{"XDG_CONFIG_HOME", "config"},
 		{"XDG_RUNTIME_DIR", "run"},
+		{"TMPDIR", "tmp"}, // $TMPDIR/winx-<uid> is a socket directory too
 	} {
 		d := filepath.Join(dir, v.sub)
 		if err := os.Mkdir(d, 0o700); err != nil {

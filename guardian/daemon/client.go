@@ -9,6 +9,7 @@ import (
 	"syscall"
 	"time"
 
+	"winx/guardian/remote"
 	"winx/guardian/wire"
 )
 
@@ -38,14 +39,37 @@ type Client struct {
 	Hello  wire.Hello // this process's hello
 }
 
+// Deadlines of the calls to winxd: a stopped or hung winxd gives an
+// *remote.UnresponsiveError within them instead of holding its caller.
+const (
+	// controlTimeout bounds a hello, a list or a shutdown.
+	controlTimeout = 10 * time.Second
+	// ensureTimeout bounds an ensure: a spawn, plus the probes and the
+	// reclaims of a quota decision.
+	ensureTimeout = DefaultSpawnTimeout + 15*time.Second
+)
+
 func (c *Client) call(ctx context.Context, method string, params, result any) (wire.Hello, error) {
+	budget := controlTimeout
+	if method == MethodEnsure {
+		budget = ensureTimeout
+	}
+	outer := ctx
+	ctx, cancel := context.WithTimeout(ctx, budget)
+	defer cancel()
+	fail := func(err error) error {
+		if outer.Err() == nil && ctx.Err() != nil {
+			return &remote.UnresponsiveError{Socket: c.Socket, Method: method, After: budget}
+		}
+		return err
+	}
 	wc, err := wire.Dial(ctx, c.Socket, c.Hello)
 	if err != nil {
-		return wire.Hello{}, err
+		return wire.Hello{}, fail(err)
 	}
 	defer wc.Close()
 	if err := wc.Call(ctx, method, params, result); err != nil {
-		return wc.Peer(), fromWireError(err)
+		return wc.Peer(), fail(fromWireError(err))
 	}
 	return wc.Peer(), nil
 }
@@ -77,8 +101,14 @@ func (c *Client) Shutdown(ctx context.Context, reason string) (wire.Hello, error
 
 // Ping says hello and returns winxd's.
 func (c *Client) Ping(ctx context.Context) (wire.Hello, error) {
+	outer := ctx
+	ctx, cancel := context.WithTimeout(ctx, controlTimeout)
+	defer cancel()
 	wc, err := wire.Dial(ctx, c.Socket, c.Hello)
 	if err != nil {
+		if outer.Err() == nil && ctx.Err() != nil {
+			return wire.Hello{}, &remote.UnresponsiveError{Socket: c.Socket, Method: wire.MethodHello, After: controlTimeout}
+		}
 		return wire.Hello{}, err
 	}
 	defer wc.Close()

@@ -11,6 +11,16 @@
 // the same Fleet) sees exactly the guardians that run. A planned shutdown
 // of winxd leaves every guardian running.
 //
+// Concurrency: ensures and the sweep take a lock per guardian socket, so
+// sessions of different keys spawn in parallel and one stopped or slow
+// guardian holds up only requests for its own key; the quota decision alone
+// is serialized, and while the sockets present plus the spawns in flight
+// are under the limit it probes no guardian. Probes have a short deadline
+// (DefaultDiscoverTimeout) and run in parallel; a guardian that does not
+// answer is reported unresponsive, with the key and pid of its record.
+// The sweep also cleans up after dead guardians (stale sockets; see
+// remote.CleanupDead).
+//
 // Lifetimes (Policy):
 //   - a guardian that never ran a command is removed after NeverUsedTTL
 //     (30 min) without activity, one that did after UsedTTL (24 h);

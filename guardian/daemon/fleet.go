@@ -14,9 +14,15 @@ import (
 	"winx/guardian/wire"
 )
 
-// DefaultProbeTimeout bounds the hello and status of one guardian during
-// discovery; a guardian that takes longer is reported, not counted live.
+// DefaultProbeTimeout bounds the hello and status of one guardian probed
+// alone (an ensure of its key, the sweep deciding about it).
 const DefaultProbeTimeout = 2 * time.Second
+
+// DefaultDiscoverTimeout bounds each probe of a discovery: a guardian that
+// takes longer (stopped, hung, starting) is reported unresponsive, not
+// counted live. Probes run in parallel, so such guardians cost a discovery
+// this much once, not each.
+const DefaultDiscoverTimeout = time.Second
 
 // maxProbes bounds the guardians dialed at once during discovery.
 const maxProbes = 8
@@ -35,11 +41,16 @@ type Fleet struct {
 }
 
 // Unreachable is a guardian socket that did not answer. Stale is set when
-// nothing listens on it (the guardian died without removing it).
+// nothing listens on it (the guardian died without removing it);
+// otherwise the guardian is unresponsive (stopped, hung or still
+// starting). Key and PID come from the record the guardian left beside
+// its socket, when there is one.
 type Unreachable struct {
 	Socket string `json:"socket"`
 	Stale  bool   `json:"stale"`
 	Err    string `json:"error"`
+	Key    string `json:"key,omitempty"`
+	PID    int    `json:"pid,omitempty"`
 }
 
 // Sockets lists the guardian sockets in the directory, sorted.
@@ -59,15 +70,26 @@ func (f *Fleet) timeout() time.Duration {
 	return DefaultProbeTimeout
 }
 
+func (f *Fleet) discoverTimeout() time.Duration {
+	if f.Timeout > 0 {
+		return f.Timeout
+	}
+	return DefaultDiscoverTimeout
+}
+
 // Probe says hello to the guardian on socket and asks its status, which
 // does not count as activity. A socket nobody listens on gives an error
 // wrapping wire.ErrNoServer.
 func (f *Fleet) Probe(ctx context.Context, socket string) (Guardian, error) {
-	ctx, cancel := context.WithTimeout(ctx, f.timeout())
+	return f.probe(ctx, socket, f.timeout())
+}
+
+func (f *Fleet) probe(ctx context.Context, socket string, timeout time.Duration) (Guardian, error) {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	c, err := wire.Dial(ctx, socket, f.Hello)
 	if err != nil {
-		return Guardian{}, err
+		return Guardian{}, unresponsive(ctx, socket, timeout, err)
 	}
 	defer c.Close()
 	peer := c.Peer()
@@ -76,9 +98,18 @@ func (f *Fleet) Probe(ctx context.Context, socket string) (Guardian, error) {
 	}
 	var st remote.Status
 	if err := c.Call(ctx, remote.MethodStatus, struct{}{}, &st); err != nil {
-		return Guardian{}, err
+		return Guardian{}, unresponsive(ctx, socket, timeout, err)
 	}
 	return Guardian{Socket: socket, PID: peer.PID, Epoch: peer.Epoch, Build: peer.Build, Status: st}, nil
+}
+
+// unresponsive types a probe that ran out of time as an
+// *remote.UnresponsiveError.
+func unresponsive(ctx context.Context, socket string, timeout time.Duration, err error) error {
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		return &remote.UnresponsiveError{Socket: socket, Method: remote.MethodStatus, After: timeout}
+	}
+	return err
 }
 
 // Discover probes every guardian socket of the directory. A guardian whose
@@ -88,6 +119,13 @@ func (f *Fleet) Discover(ctx context.Context) (live []Guardian, bad []Unreachabl
 	if err != nil {
 		return nil, nil, err
 	}
+	live, bad = f.ProbeAll(ctx, socks)
+	return live, bad, nil
+}
+
+// ProbeAll probes sockets in parallel (at most maxProbes at once), each
+// within the probe timeout.
+func (f *Fleet) ProbeAll(ctx context.Context, socks []string) (live []Guardian, bad []Unreachable) {
 	var (
 		mu  sync.Mutex
 		wg  sync.WaitGroup
@@ -97,7 +135,7 @@ func (f *Fleet) Discover(ctx context.Context) (live []Guardian, bad []Unreachabl
 		wg.Go(func() {
 			sem <- struct{}{}
 			defer func() { <-sem }()
-			g, err := f.Probe(ctx, s)
+			g, err := f.probe(ctx, s, f.discoverTimeout())
 			mu.Lock()
 			defer mu.Unlock()
 			switch {
@@ -105,14 +143,46 @@ func (f *Fleet) Discover(ctx context.Context) (live []Guardian, bad []Unreachabl
 			case err == nil:
 				live = append(live, g)
 			default:
-				bad = append(bad, Unreachable{Socket: s, Stale: errors.Is(err, wire.ErrNoServer), Err: err.Error()})
+				u := Unreachable{Socket: s, Stale: errors.Is(err, wire.ErrNoServer), Err: err.Error()}
+				if r, err := remote.ReadRecord(s); err == nil {
+					u.Key, u.PID = r.Key, r.PID
+				}
+				bad = append(bad, u)
 			}
 		})
 	}
 	wg.Wait()
 	slices.SortFunc(live, func(a, b Guardian) int { return a.Status.Created.Compare(b.Status.Created) })
 	slices.SortFunc(bad, func(a, b Unreachable) int { return strings.Compare(a.Socket, b.Socket) })
-	return live, bad, nil
+	return live, bad
+}
+
+// Cleanup removes what the dead guardian of socket left (see
+// remote.CleanupDead); the caller has found nothing listening there.
+func (f *Fleet) Cleanup(socket string) error { return remote.CleanupDead(socket) }
+
+// CleanupStale cleans up after every guardian in bad found dead (nothing
+// listens on its socket) and returns the sockets it removed.
+func (f *Fleet) CleanupStale(ctx context.Context, bad []Unreachable) ([]string, error) {
+	var (
+		done []string
+		errs []error
+	)
+	for _, u := range bad {
+		if !u.Stale {
+			continue
+		}
+		// Look again: a guardian may have taken the socket since.
+		if alive, err := wire.Probe(ctx, u.Socket); err != nil || alive {
+			continue
+		}
+		if err := f.Cleanup(u.Socket); err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		done = append(done, u.Socket)
+	}
+	return done, errors.Join(errs...)
 }
 
 // Close ends the session of g: the guardian kills its shell and background

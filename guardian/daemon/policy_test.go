@@ -140,6 +140,28 @@ func (f *fakeFleet) Discover(context.Context) ([]Guardian, []Unreachable, error)
 	return out, nil, nil
 }
 
+func (f *fakeFleet) Sockets() ([]string, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	var out []string
+	for s := range f.live {
+		out = append(out, s)
+	}
+	slices.Sort(out)
+	return out, nil
+}
+
+func (f *fakeFleet) ProbeAll(ctx context.Context, socks []string) (live []Guardian, bad []Unreachable) {
+	for _, s := range socks {
+		if g, err := f.Probe(ctx, s); err == nil {
+			live = append(live, g)
+		}
+	}
+	return live, nil
+}
+
+func (f *fakeFleet) Cleanup(string) error { return nil }
+
 func (f *fakeFleet) Close(_ context.Context, g Guardian) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()

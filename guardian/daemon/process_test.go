@@ -20,8 +20,11 @@ import (
 var bins string
 
 func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "winx-daemon-test-")
+	dir, err := os.MkdirTemp("/tmp", "wxdt") // short and outside any TMPDIR: socket paths must fit a sockaddr_un
 	if err != nil {
+		panic(err)
+	}
+	if err := hermetic(dir); err != nil {
 		panic(err)
 	}
 	if out, err := exec.Command("go", "build", "-o", dir+"/", "winx/cmd/winxd", "winx/cmd/winx-guardian").CombinedOutput(); err != nil {
@@ -51,8 +54,13 @@ func socketDir(t *testing.T) string {
 		live, _, _ := f.Discover(ctx)
 		for _, g := range live {
 			f.Close(ctx, g)
-			syscall.Kill(g.PID, syscall.SIGKILL)
-			syscall.Kill(-g.Status.ShellPID, syscall.SIGKILL)
+			// A pid of 0 would signal this test's own process group.
+			if g.PID > 0 {
+				syscall.Kill(g.PID, syscall.SIGKILL)
+			}
+			if g.Status.ShellPID > 0 {
+				syscall.Kill(-g.Status.ShellPID, syscall.SIGKILL)
+			}
 		}
 		c := &Client{Socket: filepath.Join(dir, wire.DaemonSocketName), Hello: hello}
 		if peer, err := c.Ping(ctx); err == nil && peer.PID > 0 {

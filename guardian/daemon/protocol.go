@@ -6,8 +6,10 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"winx/guardian"
+	"winx/guardian/remote"
 	"winx/jsonrpc"
 )
 
@@ -23,7 +25,16 @@ const (
 	CodeQuota   = -32020 // data: quotaData
 	CodeSpawn   = -32021 // the guardian did not start
 	CodeRequest = -32022 // the request is malformed
+	// CodeUnresponsive: the key's guardian accepts connections but does
+	// not answer (stopped, hung); data: unresponsiveData.
+	CodeUnresponsive = -32023
 )
+
+type unresponsiveData struct {
+	Socket  string `json:"socket"`
+	Method  string `json:"method"`
+	AfterMS int64  `json:"after_ms"`
+}
 
 // Limits of a request.
 const (
@@ -115,8 +126,13 @@ type quotaData struct {
 
 // toWireError gives a typed error its wire form.
 func toWireError(err error) error {
-	var qe *QuotaError
+	var (
+		qe *QuotaError
+		ue *remote.UnresponsiveError
+	)
 	switch {
+	case errors.As(err, &ue):
+		return jsonrpc.NewErrorWithData(CodeUnresponsive, ue.Error(), unresponsiveData{Socket: ue.Socket, Method: ue.Method, AfterMS: ue.After.Milliseconds()})
 	case errors.As(err, &qe):
 		return jsonrpc.NewErrorWithData(CodeQuota, qe.Error(), quotaData{Max: qe.Max, Live: qe.Live, Share: qe.Share, Held: qe.Held})
 	case errors.Is(err, ErrSpawnFailed):
@@ -136,6 +152,10 @@ func fromWireError(err error) error {
 		var d quotaData
 		_ = json.Unmarshal(we.Data, &d)
 		return &QuotaError{Max: d.Max, Live: d.Live, Share: d.Share, Held: d.Held}
+	case CodeUnresponsive:
+		var d unresponsiveData
+		_ = json.Unmarshal(we.Data, &d)
+		return &remote.UnresponsiveError{Socket: d.Socket, Method: d.Method, After: time.Duration(d.AfterMS) * time.Millisecond}
 	case CodeSpawn:
 		return fmt.Errorf("%w: %s", ErrSpawnFailed, strings.TrimPrefix(we.Message, ErrSpawnFailed.Error()+": "))
 	}

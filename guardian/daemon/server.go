@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net"
 	"os"
+	"slices"
 	"sync"
 	"time"
 
@@ -27,11 +28,17 @@ type Guardians interface {
 	Close(ctx context.Context, g Guardian) error
 }
 
-// fleetOps adds what only winxd does: probing one socket and spawning.
+// fleetOps adds what only winxd does: listing and probing sockets, and
+// spawning.
 type fleetOps interface {
 	Guardians
+	Sockets() ([]string, error)
+	ProbeAll(ctx context.Context, sockets []string) ([]Guardian, []Unreachable)
 	Probe(ctx context.Context, socket string) (Guardian, error)
 	Spawn(ctx context.Context, p *EnsureParams, socket string) (Guardian, error)
+	// Cleanup removes what a dead guardian left at socket: its descendants,
+	// its shell directory, its record and the socket.
+	Cleanup(socket string) error
 }
 
 // Options configure a Server; zero fields mean defaults.
@@ -58,9 +65,18 @@ type Server struct {
 	hello wire.Hello
 	log   *slog.Logger
 
-	// mu serializes ensure and the sweep: a quota decision is made on a
-	// fleet nobody else changes through this daemon meanwhile.
-	mu sync.Mutex
+	// sockets serializes ensure, the sweep and clean-up per guardian
+	// socket: two requests for one key never spawn twice, and a sweep
+	// never ends a guardian an ensure is handing out. Different keys spawn
+	// in parallel.
+	sockets socketLocks
+
+	// quotaMu serializes quota decisions: one is made on the fleet plus
+	// the spawns admitted before it, which nobody changes meanwhile.
+	quotaMu sync.Mutex
+	// spawning holds the socket and key of every admitted spawn not yet
+	// finished (guarded by quotaMu); each counts as a busy guardian.
+	spawning map[string]string
 	// shutdown receives the reason of a requested shutdown (buffered: the
 	// first request wins).
 	shutdown chan string
@@ -88,7 +104,7 @@ func newServer(opts Options, ops fleetOps, hello wire.Hello) *Server {
 		opts.SweepInterval = DefaultSweepInterval
 	}
 	opts.Policy = opts.Policy.withDefaults()
-	return &Server{opts: opts, ops: ops, hello: hello, log: opts.Logger, shutdown: make(chan string, 1)}
+	return &Server{opts: opts, ops: ops, hello: hello, log: opts.Logger, shutdown: make(chan string, 1), spawning: map[string]string{}}
 }
 
 // Hello is what the server says in the wire hello.
@@ -152,11 +168,16 @@ func decode(raw json.RawMessage, v any) error {
 
 // Ensure returns the guardian of p.Key, spawning it when none answers. At
 // the quota it first reclaims the oldest never-used idle guardians, or
-// fails with a *QuotaError.
+// fails with a *QuotaError. Requests for different keys run in parallel;
+// the quota decision alone is serialized, and it probes no guardian while
+// the fleet is clearly under the quota.
 func (s *Server) Ensure(ctx context.Context, p *EnsureParams) (*EnsureResult, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
 	socket := wire.GuardianSocket(s.opts.Dir, p.Key)
+	unlock, err := s.sockets.lock(ctx, socket)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
 	g, err := s.ops.Probe(ctx, socket)
 	switch {
 	case err == nil && g.Status.Key != p.Key:
@@ -164,20 +185,21 @@ func (s *Server) Ensure(ctx context.Context, p *EnsureParams) (*EnsureResult, er
 	case err == nil && !g.Status.Closed:
 		return &EnsureResult{Guardian: g}, nil
 	case err != nil && !errors.Is(err, wire.ErrNoServer):
-		// Something answers but not well (busy, another uid): starting a
-		// second guardian there would fail anyway.
+		// Something answers but not well (busy, stopped, another uid):
+		// starting a second guardian there would fail anyway.
 		return nil, err
+	case err != nil:
+		// A socket nobody listens on: a guardian died there. What it left
+		// goes before a new one takes the socket.
+		if cerr := s.ops.Cleanup(socket); cerr != nil {
+			s.log.Warn("clean up after a dead guardian", "socket", socket, "err", cerr)
+		}
 	}
-	live, _, err := s.ops.Discover(ctx)
+	victims, err := s.admit(ctx, socket, p.Key)
 	if err != nil {
 		return nil, err
 	}
-	key, _ := ParseSessionKey(p.Key)
-	victims, err := s.opts.Policy.Reclaim(live, key.Principal)
-	if err != nil {
-		s.log.Warn("quota reached", "live", len(live), "max", s.opts.Policy.Max)
-		return nil, err
-	}
+	defer s.admitted(socket)
 	for _, v := range victims {
 		if err := s.ops.Close(ctx, v); err != nil {
 			return nil, fmt.Errorf("daemon: reclaim %s: %w", v.Socket, err)
@@ -192,15 +214,116 @@ func (s *Server) Ensure(ctx context.Context, p *EnsureParams) (*EnsureResult, er
 	return &EnsureResult{Guardian: g, Spawned: true, Reclaimed: victims}, nil
 }
 
-// Sweep ends the guardians past their TTL tier and returns them.
-func (s *Server) Sweep(ctx context.Context) ([]Guardian, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	ended, err := Prune(ctx, s.ops, s.opts.Policy, s.opts.Now(), nil)
-	for _, g := range ended {
-		s.log.Info("swept idle guardian", "pid", g.PID, "socket", g.Socket, "ever_ran_command", g.Status.EverRanCommand)
+// admit decides whether one more guardian, for key at socket, fits under
+// the quota, and returns the guardians to reclaim first; the spawn counts
+// until admitted is called. When the sockets present plus the spawns in
+// flight are fewer than the limit no reclaim can be needed, and no
+// guardian is probed: a stopped or starting guardian slows nobody then.
+func (s *Server) admit(ctx context.Context, socket, key string) ([]Guardian, error) {
+	s.quotaMu.Lock()
+	defer s.quotaMu.Unlock()
+	sk, _ := ParseSessionKey(key)
+	limit := s.opts.Policy.Max
+	if sk.Principal != "" {
+		limit = min(limit, s.opts.Policy.Share())
 	}
-	return ended, err
+	socks, err := s.ops.Sockets()
+	if err != nil {
+		return nil, err
+	}
+	if len(socks)+len(s.spawning) < limit {
+		s.spawning[socket] = key
+		return nil, nil
+	}
+	// Near the quota: look at the guardians, except those being spawned
+	// (they would not answer yet), which count as busy ones.
+	socks = slices.DeleteFunc(socks, func(so string) bool { _, ok := s.spawning[so]; return ok })
+	live, _ := s.ops.ProbeAll(ctx, socks)
+	for so, k := range s.spawning {
+		live = append(live, Guardian{Socket: so, Status: remote.Status{Key: k, Running: true}})
+	}
+	victims, err := s.opts.Policy.Reclaim(live, sk.Principal)
+	if err != nil {
+		s.log.Warn("quota reached", "live", len(live), "max", s.opts.Policy.Max)
+		return nil, err
+	}
+	s.spawning[socket] = key
+	return victims, nil
+}
+
+// admitted ends the count of an admitted spawn: its guardian now answers
+// on its socket, or it failed.
+func (s *Server) admitted(socket string) {
+	s.quotaMu.Lock()
+	delete(s.spawning, socket)
+	s.quotaMu.Unlock()
+}
+
+// Sweep ends the guardians past their TTL tier and returns them, and
+// cleans up after the guardians that died (stale sockets). Each guardian
+// is decided under its socket's lock and probed again there, so an ensure
+// handing it out meanwhile keeps it.
+func (s *Server) Sweep(ctx context.Context) ([]Guardian, error) {
+	socks, err := s.ops.Sockets()
+	if err != nil {
+		return nil, err
+	}
+	live, bad := s.ops.ProbeAll(ctx, socks)
+	var (
+		ended []Guardian
+		errs  []error
+	)
+	for _, g := range live {
+		if !s.opts.Policy.Expired(g.Status, s.opts.Now()) {
+			continue
+		}
+		closed, err := s.sweepOne(ctx, g)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("%s: %w", g.Socket, err))
+		}
+		if closed {
+			ended = append(ended, g)
+			s.log.Info("swept idle guardian", "pid", g.PID, "socket", g.Socket, "ever_ran_command", g.Status.EverRanCommand)
+		}
+	}
+	for _, u := range bad {
+		if !u.Stale {
+			continue
+		}
+		if err := s.sweepStale(ctx, u.Socket); err != nil {
+			errs = append(errs, fmt.Errorf("%s: %w", u.Socket, err))
+		}
+	}
+	return ended, errors.Join(errs...)
+}
+
+// sweepOne ends g if it is the same incarnation and still expired.
+func (s *Server) sweepOne(ctx context.Context, g Guardian) (bool, error) {
+	unlock, err := s.sockets.lock(ctx, g.Socket)
+	if err != nil {
+		return false, err
+	}
+	defer unlock()
+	now, err := s.ops.Probe(ctx, g.Socket)
+	if err != nil || now.Epoch != g.Epoch || !s.opts.Policy.Expired(now.Status, s.opts.Now()) {
+		return false, nil
+	}
+	return true, s.ops.Close(ctx, now)
+}
+
+// sweepStale cleans up after the dead guardian of socket, if nothing
+// listens there still.
+func (s *Server) sweepStale(ctx context.Context, socket string) error {
+	unlock, err := s.sockets.lock(ctx, socket)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	if _, err := s.ops.Probe(ctx, socket); !errors.Is(err, wire.ErrNoServer) {
+		return nil
+	}
+	s.log.Info("cleaning up after a dead guardian", "socket", socket)
+	return s.ops.Cleanup(socket)
 }
 
 // sweepLoop runs Sweep every SweepInterval until ctx ends.
@@ -304,4 +427,48 @@ func (pf *processFleet) Spawn(ctx context.Context, p *EnsureParams, socket strin
 		return Guardian{}, fmt.Errorf("%w: %v", ErrSpawnFailed, err)
 	}
 	return pf.Probe(sctx, socket)
+}
+
+// socketLocks is one mutex per guardian socket, held while an ensure or
+// the sweep decides about that socket's guardian.
+type socketLocks struct {
+	mu   sync.Mutex // guards held
+	held map[string]*socketLock
+}
+
+// socketLock is one socket's lock: a one-slot channel (so a waiter can
+// give up with its context) and the number of its holders and waiters.
+type socketLock struct {
+	ch   chan struct{}
+	refs int
+}
+
+// lock takes the lock of socket, waiting until ctx ends, and returns its
+// release.
+func (l *socketLocks) lock(ctx context.Context, socket string) (func(), error) {
+	l.mu.Lock()
+	if l.held == nil {
+		l.held = map[string]*socketLock{}
+	}
+	sl := l.held[socket]
+	if sl == nil {
+		sl = &socketLock{ch: make(chan struct{}, 1)}
+		l.held[socket] = sl
+	}
+	sl.refs++
+	l.mu.Unlock()
+	drop := func() {
+		l.mu.Lock()
+		if sl.refs--; sl.refs == 0 {
+			delete(l.held, socket)
+		}
+		l.mu.Unlock()
+	}
+	select {
+	case sl.ch <- struct{}{}:
+		return func() { <-sl.ch; drop() }, nil
+	case <-ctx.Done():
+		drop()
+		return nil, ctx.Err()
+	}
 }

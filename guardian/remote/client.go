@@ -15,8 +15,13 @@ import (
 
 // DefaultCallTimeout bounds the calls that cannot report a failure (Cwd,
 // Screen, Healthy) within their caller's context, and Close, when
-// ClientOptions gives none.
+// ClientOptions gives none. It is also the grace every call gets on top of
+// the wait it asks for (see callBudget).
 const DefaultCallTimeout = 5 * time.Second
+
+// resetBudget bounds a reset, which starts a new shell; a loaded machine
+// may take seconds for that.
+const resetBudget = 30 * time.Second
 
 // cwdFresh bounds how long Cwd reuses an answer when no action intervenes:
 // a tool call that reads the cwd twice before acting asks the guardian once.
@@ -51,10 +56,14 @@ type ClientOptions struct {
 // as "caller went away" (a foreground command keeps running and stays
 // pollable by generation).
 //
-// Input, cancel and the poll of Poll(ctx, 0, ...) name the newest
-// generation this client learned (from attach, runs and polls), never
-// "whatever runs now": an action meant for generation N fails with
-// ErrStaleGeneration instead of reaching N+1 started by another client.
+// Input and cancel name the newest generation this client learned (from
+// attach, runs and polls), never "whatever runs now": an action meant for
+// generation N fails with ErrStaleGeneration instead of reaching N+1
+// started by another client. Poll(ctx, 0, ...) only reads and follows the
+// guardian's newest command.
+//
+// Every call has a deadline (callBudget): a guardian that does not answer
+// within its wait plus a grace gives an *UnresponsiveError.
 //
 // Once the guardian is found gone (nothing listens, or another incarnation
 // answers at the socket) every call fails with a *GuardianGoneError and
@@ -197,7 +206,41 @@ type setAcker interface{ setAck(uint64) }
 
 func (b *reqBase) setAck(seq uint64) { b.Ack = seq }
 
-// call runs one action on its own connection.
+// waiter is a params struct that asks the guardian to wait.
+type waiter interface{ waitFor() time.Duration }
+
+func (p *runParams) waitFor() time.Duration       { return millis(p.WaitMS) }
+func (p *pollParams) waitFor() time.Duration      { return millis(p.WaitMS) }
+func (p *sendTextParams) waitFor() time.Duration  { return millis(p.WaitMS) }
+func (p *sendKeysParams) waitFor() time.Duration  { return millis(p.WaitMS) }
+func (p *sendBytesParams) waitFor() time.Duration { return millis(p.WaitMS) }
+func (p *cancelParams) waitFor() time.Duration    { return millis(p.WaitMS) }
+func (p *waitTurnParams) waitFor() time.Duration  { return millis(p.TimeoutMS) }
+func (p *bgPollParams) waitFor() time.Duration    { return millis(p.WaitMS) }
+func (p *bgSendTextParams) waitFor() time.Duration {
+	return millis(p.WaitMS)
+}
+
+// callBudget is the deadline of one call: the wait it asks for plus the
+// client's timeout as grace, plus the settle timeout for the methods that
+// may wait for a launch in flight (a cancel or an input), and a shell's
+// start for a reset. A guardian that does not answer within it (stopped,
+// hung) gets an *UnresponsiveError, so no caller blocks on it for longer.
+func (r *RemoteShell) callBudget(method string, params setAcker) time.Duration {
+	d := r.timeout
+	if w, ok := params.(waiter); ok {
+		d += min(w.waitFor(), maxWait)
+	}
+	switch method {
+	case MethodCancel, MethodSendText, MethodSendKeys, MethodSendBytes:
+		d += DefaultSettleTimeout
+	case MethodReset:
+		d += resetBudget
+	}
+	return d
+}
+
+// call runs one action on its own connection, within callBudget.
 func (r *RemoteShell) call(ctx context.Context, method string, params setAcker, result any) error {
 	r.mu.Lock()
 	gone, epoch, ack := r.gone, r.peer.Epoch, r.ack
@@ -206,9 +249,13 @@ func (r *RemoteShell) call(ctx context.Context, method string, params setAcker, 
 		return gone
 	}
 	params.setAck(ack)
+	budget := r.callBudget(method, params)
+	outer := ctx
+	ctx, cancel := context.WithTimeout(ctx, budget)
+	defer cancel()
 	c, err := wire.Dial(ctx, r.socket, r.local)
 	if err != nil {
-		return r.fail(ctx, err)
+		return r.fail(outer, ctx, method, budget, err)
 	}
 	defer c.Close()
 	peer := c.Peer()
@@ -224,7 +271,7 @@ func (r *RemoteShell) call(ctx context.Context, method string, params setAcker, 
 		return errors.Join(ErrUnsupported, errors.New("remote: "+method))
 	}
 	if err := c.Call(ctx, method, params, result); err != nil {
-		return r.fail(ctx, err)
+		return r.fail(outer, ctx, method, budget, err)
 	}
 	if a, ok := result.(ackable); ok {
 		if seq := a.delivery(); seq != 0 {
@@ -238,11 +285,15 @@ func (r *RemoteShell) call(ctx context.Context, method string, params setAcker, 
 	return nil
 }
 
-// fail types a call's error; a socket nobody answers on marks the guardian
-// gone for good.
-func (r *RemoteShell) fail(ctx context.Context, err error) error {
+// fail types a call's error: the caller's context ending is the caller's
+// error, the call's own deadline passing is an *UnresponsiveError, and a
+// socket nobody answers on marks the guardian gone for good.
+func (r *RemoteShell) fail(outer, ctx context.Context, method string, budget time.Duration, err error) error {
+	if outer.Err() != nil {
+		return outer.Err()
+	}
 	if ctx.Err() != nil {
-		return ctx.Err()
+		return &UnresponsiveError{Socket: r.socket, Method: method, After: budget}
 	}
 	err = fromWireError(r.socket, err)
 	if errors.Is(err, wire.ErrNoServer) {
@@ -304,12 +355,13 @@ func (r *RemoteShell) Launch(ctx context.Context, command string, wait time.Dura
 	return r.outcomeCall(ctx, MethodRun, &runParams{Command: command, LaunchID: launchID, WaitMS: waitMS(wait)})
 }
 
-// Poll waits up to wait for foreground generation gen (0: the newest this
-// client learned) and returns the output not acknowledged yet.
+// Poll waits up to wait for foreground generation gen (0: the newest the
+// guardian runs, whoever started it) and returns the output not
+// acknowledged yet. A poll only reads, so unlike input and cancel it may
+// reach a command this client has not learned of yet: a status_check made
+// while this client's own run is still launching, or by a second adapter,
+// sees the running command.
 func (r *RemoteShell) Poll(ctx context.Context, gen uint64, wait time.Duration) (*guardian.Outcome, error) {
-	if gen == 0 {
-		gen = r.Generation()
-	}
 	return act(r, func() (*guardian.Outcome, error) {
 		return r.outcomeCall(ctx, MethodPoll, &pollParams{Generation: gen, WaitMS: waitMS(wait)})
 	})

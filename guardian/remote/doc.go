@@ -70,6 +70,26 @@
 // the guardian.Terminal methods). Capabilities are checked against the
 // guardian's own hello.
 //
+// Every call has a deadline: the wait it asks for plus a grace (the
+// client's timeout; a cancel or an input also the settle timeout, a reset
+// a shell's start). A guardian that accepts the connection but does not
+// answer within it (SIGSTOPped, hung, starved) gives an
+// *UnresponsiveError, which matches guardian.ErrUnresponsive and is not
+// sticky: a continued guardian answers the same client again.
+//
+// # Process lifetime
+//
+// winx-guardian is the child subreaper of its session (pty.BecomeSubreaper):
+// an orphan among its descendants, a setsid'd one included, is reparented
+// to it rather than to init, and it kills every descendant when its session
+// ends. Its shells die with it (PR_SET_PDEATHSIG, set by package pty). Every
+// process of the session inherits EnvTag, and the guardian leaves a Record
+// beside its socket naming the tag and its shell directory, so that after a
+// SIGKILL winxd's sweep, `winx kill --all` and `winx prune` (CleanupDead)
+// kill what it left, even processes that escaped to init, and remove its
+// socket, record and shell directory. What holds without /proc (darwin):
+// the shell's process group dies on close; nothing else.
+//
 // # Activity clocks
 //
 // Status reports created, last activity (every call except status and ack),

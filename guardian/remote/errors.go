@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"time"
 
 	"winx/guardian"
 	"winx/guardian/wire"
@@ -36,7 +37,28 @@ var (
 	ErrTerminated = errors.New("remote: session terminated")
 	// ErrUnsupported: the guardian's hello does not list the capability.
 	ErrUnsupported = errors.New("remote: guardian lacks the capability")
+	// ErrUnresponsive: the guardian did not answer a call within its
+	// deadline. It also matches guardian.ErrUnresponsive.
+	ErrUnresponsive = errors.New("remote: guardian does not answer")
 )
+
+// UnresponsiveError is a call the guardian did not answer within its
+// deadline: the call's own wait plus a grace. The guardian may be stopped
+// (SIGSTOP), hung or starved; unlike a *GuardianGoneError it is not
+// sticky, since a stopped guardian may be continued.
+type UnresponsiveError struct {
+	Socket string
+	Method string
+	After  time.Duration // the deadline the call was given
+}
+
+func (e *UnresponsiveError) Error() string {
+	return fmt.Sprintf("remote: guardian on %s did not answer %s within %v", e.Socket, e.Method, e.After)
+}
+
+func (e *UnresponsiveError) Unwrap() []error {
+	return []error{ErrUnresponsive, guardian.ErrUnresponsive}
+}
 
 // GuardianGoneError is a guardian that cannot be reached any more.
 type GuardianGoneError struct {

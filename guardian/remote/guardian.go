@@ -14,6 +14,7 @@ import (
 	"winx/evidence/redact"
 	"winx/guardian"
 	"winx/guardian/wire"
+	"winx/pty"
 	"winx/pty/sandbox"
 )
 
@@ -184,6 +185,18 @@ func RunGuardian(ctx context.Context, cfg Config, build wire.Build, logger *slog
 		return err
 	}
 	defer ln.Close()
+	// Every process of the session carries the tag, and the record beside
+	// the socket names it: if this process is killed, winxd's sweep finds
+	// what it started (setsid'd ones too) and ends it. Ending normally,
+	// this process kills its descendants itself (after the session's
+	// shell, deferred below) and removes the record.
+	rec := Record{PID: os.Getpid(), Key: cfg.Key, Tag: NewLaunchID()}
+	if err := writeRecord(socket, rec); err != nil {
+		return err
+	}
+	defer os.Remove(RecordPath(socket))
+	defer pty.KillDescendants()
+	env := append(os.Environ(), EnvTag+"="+rec.Tag)
 	root := cfg.Workspace
 	if root == "" {
 		root = cfg.Dir
@@ -196,7 +209,7 @@ func RunGuardian(ctx context.Context, cfg Config, build wire.Build, logger *slog
 	// sandbox.LauncherArg), for the sandbox and read-only shell profiles.
 	self, _ := os.Executable()
 	sess, err := guardian.NewSession(ctx, guardian.Options{
-		Shell: cfg.Shell, Dir: cfg.Dir, Env: os.Environ(), Rows: cfg.Rows, Cols: cfg.Cols, Logger: logger,
+		Shell: cfg.Shell, Dir: cfg.Dir, Env: env, Rows: cfg.Rows, Cols: cfg.Cols, Logger: logger,
 		WrapArgv: wrap, Launcher: self,
 		Shape: guardian.ShapeOptions{
 			ScratchDir: filepath.Join(root, ".winx", "scratch"),
@@ -206,6 +219,11 @@ func RunGuardian(ctx context.Context, cfg Config, build wire.Build, logger *slog
 	})
 	if err != nil {
 		return err
+	}
+	if rec.ShellDir = shellDirOf(sess.PID(ctx), os.TempDir()); rec.ShellDir != "" {
+		if err := writeRecord(socket, rec); err != nil {
+			logger.Warn("guardian record", "err", err)
+		}
 	}
 	srv := NewServer(sess, cfg.Key, &ServerOptions{Logger: logger, SettleTimeout: cfg.SettleTimeout})
 	defer srv.terminate("guardian stopping")

@@ -27,12 +27,16 @@ func TestMain(m *testing.M) {
 }
 
 func testMain(m *testing.M) int {
-	dir, err := os.MkdirTemp("", "wxbin")
+	dir, err := os.MkdirTemp("/tmp", "wxbin") // short and outside any TMPDIR: socket paths must fit a sockaddr_un
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
 	defer os.RemoveAll(dir)
+	if err := hermetic(dir); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
 	guardianBin = filepath.Join(dir, "winx-guardian")
 	gobin := filepath.Join(runtime.GOROOT(), "bin", "go")
 	out, err := exec.Command(gobin, "build", "-o", guardianBin, "winx/cmd/winx-guardian").CombinedOutput()

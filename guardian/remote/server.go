@@ -348,11 +348,9 @@ func (s *Server) finish(ctx context.Context, o *guardian.Outcome, wait time.Dura
 }
 
 func (s *Server) poll(ctx context.Context, p *pollParams) (*Outcome, error) {
-	gen := p.Generation
-	if gen == 0 {
-		gen = s.gate.current()
-	}
-	o, err := s.sess.Poll(ctx, gen, millis(p.WaitMS))
+	// Generation 0 is the session's newest command, even one whose launch
+	// has not published its generation yet: a poll only reads.
+	o, err := s.sess.Poll(ctx, p.Generation, millis(p.WaitMS))
 	if err != nil {
 		return nil, s.staleOr(p.Generation, err)
 	}

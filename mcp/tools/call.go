@@ -92,6 +92,7 @@ const (
 	codeWorkspaceChangeNewSess   = "workspace_change_requires_new_session"
 	codeFileTooLarge             = "file_too_large"
 	codeToolNotAllowed           = "tool_not_allowed"
+	codeGuardianUnresponsive     = "guardian_unresponsive"
 )
 
 // errorEnvelope maps a typed error to the envelope a tool answers with. It
@@ -150,6 +151,9 @@ func errorEnvelope(tool string, err error) mcp.Envelope {
 		// A mode change starts a fresh shell, which a running command blocks.
 		env.Status, env.ErrorCode, env.Retryable = mcp.StatusConflict, codeCommandAlreadyRunning, true
 		env.Message = "A command is running in this shell; the mode changes with a fresh shell once it ends. Wait for it or interrupt it (BashCommand send_specials Ctrl-c), then ask again."
+	case errors.Is(err, guardian.ErrUnresponsive):
+		env.Status, env.ErrorCode, env.Retryable = mcp.StatusFailed, codeGuardianUnresponsive, true
+		env.Message = "The session's guardian process did not answer in time (it may be stopped or overloaded); nothing is known of this call's effect. Check the session with a status_check later, or reset it with Initialize type reset_shell."
 	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
 		env.Status, env.ErrorCode, env.Retryable = mcp.StatusFailed, codeExecutionFailed, true
 		env.Message = "The call was cancelled or timed out before it finished."

@@ -160,6 +160,10 @@ type ListEntry struct {
 	Build           string    `json:"build"`
 	SameBuild       bool      `json:"same_build"` // as this winx binary
 	Socket          string    `json:"socket"`
+	// Unresponsive: the guardian accepts connections but did not answer
+	// within the probe timeout (stopped, hung or starting); only what its
+	// record names is known then.
+	Unresponsive bool `json:"unresponsive,omitempty"`
 }
 
 func (op *operator) entry(g daemon.Guardian) ListEntry {
@@ -187,6 +191,16 @@ func (op *operator) list(ctx context.Context) error {
 	}{SocketDir: op.Paths.Dir, Sessions: []ListEntry{}, Unreachable: bad}
 	for _, g := range live {
 		out.Sessions = append(out.Sessions, op.entry(g))
+	}
+	for _, u := range bad {
+		if u.Stale || u.Key == "" {
+			continue
+		}
+		k, _ := daemon.ParseSessionKey(u.Key)
+		out.Sessions = append(out.Sessions, ListEntry{
+			Thread: k.ExternalID, Workspace: k.Workspace, Principal: k.Principal, Scope: k.Scope,
+			PID: u.PID, Socket: u.Socket, Unresponsive: true,
+		})
 	}
 	enc := json.NewEncoder(op.Stdout)
 	enc.SetIndent("", "  ")
@@ -297,13 +311,16 @@ func newRows(prev, cur []string) []string {
 }
 
 func (op *operator) kill(ctx context.Context, thread string) error {
-	var targets []daemon.Guardian
+	var (
+		targets []daemon.Guardian
+		stale   []daemon.Unreachable
+	)
 	if thread == "" {
-		live, _, err := op.fleet.Discover(ctx)
+		live, bad, err := op.fleet.Discover(ctx)
 		if err != nil {
 			return err
 		}
-		targets = live
+		targets, stale = live, bad
 	} else {
 		g, err := op.find(ctx, thread)
 		if err != nil {
@@ -320,10 +337,28 @@ func (op *operator) kill(ctx context.Context, thread string) error {
 		}
 		fmt.Fprintf(op.Stdout, "killed %s %s (guardian pid %d)\n", k.ExternalID, k.Workspace, g.PID)
 	}
+	errs = append(errs, op.cleanupStale(ctx, stale))
 	return errors.Join(errs...)
 }
 
+// cleanupStale removes what the dead guardians among bad left: their
+// descendants, shell directories, records and sockets.
+func (op *operator) cleanupStale(ctx context.Context, bad []daemon.Unreachable) error {
+	done, err := op.fleet.CleanupStale(ctx, bad)
+	for _, s := range done {
+		fmt.Fprintf(op.Stdout, "removed the stale socket %s of a dead guardian\n", filepath.Base(s))
+	}
+	return err
+}
+
 func (op *operator) prune(ctx context.Context, idle *time.Duration) error {
+	_, bad, err := op.fleet.Discover(ctx)
+	if err != nil {
+		return err
+	}
+	if err := op.cleanupStale(ctx, bad); err != nil {
+		return err
+	}
 	ended, err := daemon.Prune(ctx, op.fleet, daemon.Policy{}, time.Now(), idle)
 	for _, g := range ended {
 		k, _ := g.Session()
@@ -557,10 +592,15 @@ func socketCandidates(getenv func(string) string) []socketCandidate {
 	if s := getenv("WINX_SOCKET"); filepath.IsAbs(s) {
 		add("WINX_SOCKET", filepath.Dir(filepath.Clean(s)))
 	}
+	// /run/user/<uid> is the one candidate no variable moves; it is looked
+	// at only when XDG_RUNTIME_DIR does not name the runtime directory (as
+	// wire.Resolve does), so an environment that names its own (a test's,
+	// a container's) never reports the login session's winxd.
 	if x := getenv("XDG_RUNTIME_DIR"); filepath.IsAbs(x) {
 		add("$XDG_RUNTIME_DIR/winx", filepath.Join(x, "winx"))
+	} else {
+		add("/run/user/<uid>/winx", filepath.Join("/run/user", uid, "winx"))
 	}
-	add("/run/user/<uid>/winx", filepath.Join("/run/user", uid, "winx"))
 	tmp := getenv("TMPDIR")
 	if !filepath.IsAbs(tmp) {
 		tmp = "/tmp"

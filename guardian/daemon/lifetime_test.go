@@ -1,0 +1,277 @@
+package daemon
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"winx/guardian/remote"
+	"winx/guardian/wire"
+)
+
+// procsWith lists the live processes whose command line contains marker.
+func procsWith(marker string) []string {
+	var found []string
+	ents, _ := os.ReadDir("/proc")
+	for _, e := range ents {
+		if e.Name()[0] < '0' || e.Name()[0] > '9' {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+		if err == nil && strings.Contains(string(b), marker) {
+			found = append(found, e.Name()+": "+strings.ReplaceAll(string(b), "\x00", " "))
+		}
+	}
+	return found
+}
+
+func waitFor(d time.Duration, cond func() bool) bool {
+	deadline := time.Now().Add(d)
+	for !cond() {
+		if time.Now().After(deadline) {
+			return false
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	return true
+}
+
+// lifetimeSession starts a guardian through a real winxd whose shell runs
+// a foreground pipeline and a setsid'd sleep, each marked, and returns the
+// server, the guardian, the markers and the guardian's temporary directory.
+func lifetimeSession(t *testing.T) (*Server, Guardian, []string, string) {
+	t.Helper()
+	if _, err := os.Stat("/proc/self/environ"); err != nil {
+		t.Skip("needs /proc")
+	}
+	dir := socketDir(t)
+	srv, _ := serve(t, dir, Policy{})
+	c := &Client{Socket: filepath.Join(dir, wire.DaemonSocketName), Hello: wire.NewHello(wire.RoleAdapter, wire.Build{}, nil).WithSecret(testSecret)}
+	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
+	defer cancel()
+	work, tmp := t.TempDir(), t.TempDir()
+	key := SessionKey{ExternalID: "ws_life", Principal: "p", Workspace: work}.String()
+	res, err := c.Ensure(ctx, &EnsureParams{Key: key, Dir: work, Workspace: work, Env: append(testEnv(t), "TMPDIR="+tmp)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := res.Guardian
+	t.Cleanup(func() {
+		if g.PID > 0 {
+			syscall.Kill(g.PID, syscall.SIGKILL)
+		}
+	})
+	rs, err := remote.Attach(ctx, g.Socket, &remote.ClientOptions{Secret: testSecret})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := time.Now().UnixNano() % 100000
+	markers := []string{fmt.Sprintf("61.%05d1", n), fmt.Sprintf("61.%05d2", n)}
+	t.Cleanup(func() {
+		for _, m := range markers {
+			for _, p := range procsWith(m) {
+				var pid int
+				if _, err := fmt.Sscanf(p, "%d:", &pid); err == nil && pid > 0 {
+					syscall.Kill(pid, syscall.SIGKILL)
+				}
+			}
+		}
+	})
+	if o, err := rs.Run(ctx, "setsid sleep "+markers[0]+" >/dev/null 2>&1 < /dev/null &", 10*time.Second); err != nil || o.Running {
+		t.Fatalf("setsid sleep: %+v, %v", o, err)
+	}
+	if o, err := rs.Run(ctx, "sleep "+markers[1]+" | cat", time.Second); err != nil || !o.Running {
+		t.Fatalf("sleep | cat: %+v, %v", o, err)
+	}
+	for _, m := range markers {
+		if !waitFor(10*time.Second, func() bool { return len(procsWith(m)) > 0 }) {
+			t.Fatalf("marker %s never ran", m)
+		}
+	}
+	if entries, _ := filepath.Glob(filepath.Join(tmp, "winx-shell-*")); len(entries) != 1 {
+		t.Fatalf("shell dirs in the guardian's TMPDIR = %v, want one", entries)
+	}
+	return srv, g, markers, tmp
+}
+
+// A guardian killed with SIGKILL leaves nothing running once the next
+// sweep has run: not its pipeline, not a setsid'd child; its socket and
+// its shell directory are gone.
+func TestKilledGuardianLeavesNothing(t *testing.T) {
+	srv, g, markers, tmp := lifetimeSession(t)
+	if err := syscall.Kill(g.PID, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	if !waitFor(20*time.Second, func() bool { return syscall.Kill(g.PID, 0) != nil || isZombie(g.PID) }) {
+		t.Fatal("the guardian did not die")
+	}
+	// Nothing listens once the process is gone.
+	if !waitFor(20*time.Second, func() bool { alive, err := wire.Probe(t.Context(), g.Socket); return err == nil && !alive }) {
+		t.Fatal("the dead guardian's socket still accepts connections")
+	}
+	f := &Fleet{Dir: filepath.Dir(g.Socket), Hello: wire.NewHello(wire.RoleAdapter, wire.Build{}, nil).WithSecret(testSecret)}
+	live, bad, _ := f.Discover(t.Context())
+	t.Logf("before the sweep: %d live, unreachable %+v", len(live), bad)
+	if _, err := srv.Sweep(t.Context()); err != nil {
+		t.Fatalf("Sweep: %v", err)
+	}
+	for _, m := range markers {
+		if !waitFor(20*time.Second, func() bool { return len(procsWith(m)) == 0 }) {
+			t.Errorf("after the sweep, still running: %v", procsWith(m))
+		}
+	}
+	if _, err := os.Lstat(g.Socket); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("socket after the sweep: %v, want gone", err)
+	}
+	if _, err := os.Lstat(remote.RecordPath(g.Socket)); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("record after the sweep: %v, want gone", err)
+	}
+	if entries, _ := filepath.Glob(filepath.Join(tmp, "winx-shell-*")); len(entries) != 0 {
+		t.Errorf("shell dirs after the sweep: %v, want none", entries)
+	}
+}
+
+// Closing a session (`winx kill`) leaves no descendant, setsid'd ones
+// included.
+func TestClosedGuardianLeavesNothing(t *testing.T) {
+	_, g, markers, _ := lifetimeSession(t)
+	f := &Fleet{Dir: filepath.Dir(g.Socket), Hello: wire.NewHello(wire.RoleAdapter, wire.Build{}, nil).WithSecret(testSecret)}
+	if err := f.Close(t.Context(), g); err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range markers {
+		if !waitFor(20*time.Second, func() bool { return len(procsWith(m)) == 0 }) {
+			t.Errorf("after winx kill, still running: %v", procsWith(m))
+		}
+	}
+}
+
+func isZombie(pid int) bool {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return true
+	}
+	i := strings.LastIndexByte(string(b), ')')
+	return i > 0 && len(b) > i+2 && b[i+2] == 'Z'
+}
+
+// A stopped guardian slows nobody: a new key's guardian spawns, discovery
+// reports the stopped one as unresponsive with its key, and an ensure of
+// its own key answers with the typed unresponsive error.
+func TestStoppedGuardianDoesNotBlockEnsure(t *testing.T) {
+	dir := socketDir(t)
+	serve(t, dir, Policy{})
+	hello := wire.NewHello(wire.RoleAdapter, wire.Build{}, nil).WithSecret(testSecret)
+	c := &Client{Socket: filepath.Join(dir, wire.DaemonSocketName), Hello: hello}
+	ctx, cancel := context.WithTimeout(t.Context(), 90*time.Second)
+	defer cancel()
+	ensure := func(name string) (*EnsureResult, error) {
+		work := filepath.Join(t.TempDir(), name)
+		os.Mkdir(work, 0o700)
+		key := SessionKey{ExternalID: "ws_" + name, Principal: "p", Workspace: work}.String()
+		return c.Ensure(ctx, &EnsureParams{Key: key, Dir: work, Workspace: work, Env: testEnv(t)})
+	}
+	a, err := ensure("a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	syscall.Kill(a.Guardian.PID, syscall.SIGSTOP)
+	t.Cleanup(func() { syscall.Kill(a.Guardian.PID, syscall.SIGCONT) })
+	if b, err := ensure("b"); err != nil || !b.Spawned {
+		t.Fatalf("Ensure of another key while a guardian is stopped = %+v, %v", b, err)
+	}
+	f := &Fleet{Dir: dir, Hello: hello}
+	live, bad, err := f.Discover(ctx)
+	if err != nil || len(live) != 1 || len(bad) != 1 || bad[0].Stale || bad[0].Key != a.Guardian.Status.Key || bad[0].PID != a.Guardian.PID {
+		t.Fatalf("Discover = %+v, %+v, %v; want b live and a unresponsive with its key and pid", live, bad, err)
+	}
+	var ue *remote.UnresponsiveError
+	res, err := c.Ensure(ctx, &EnsureParams{Key: a.Guardian.Status.Key, Dir: a.Guardian.Status.Cwd, Env: testEnv(t)})
+	if !errors.As(err, &ue) {
+		t.Fatalf("Ensure of the stopped guardian's key = %+v, %v; want an *remote.UnresponsiveError", res, err)
+	}
+}
+
+// The guardian is the subreaper of its session: a setsid'd orphan is
+// reparented to it (not to init), and one that exits is reaped, not left a
+// zombie.
+func TestGuardianAdoptsAndReapsOrphans(t *testing.T) {
+	dir := socketDir(t)
+	serve(t, dir, Policy{})
+	c := &Client{Socket: filepath.Join(dir, wire.DaemonSocketName), Hello: wire.NewHello(wire.RoleAdapter, wire.Build{}, nil).WithSecret(testSecret)}
+	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
+	defer cancel()
+	work := t.TempDir()
+	res, err := c.Ensure(ctx, &EnsureParams{Key: SessionKey{ExternalID: "ws_reap", Workspace: work}.String(), Dir: work, Env: testEnv(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := res.Guardian
+	rs, err := remote.Attach(ctx, g.Socket, &remote.ClientOptions{Secret: testSecret})
+	if err != nil {
+		t.Fatal(err)
+	}
+	marker := fmt.Sprintf("30.%d", time.Now().UnixNano()%100000)
+	cmd := "for i in 1 2 3; do setsid sh -c 'sleep 0.2' >/dev/null 2>&1 </dev/null & done; setsid sleep " + marker + " >/dev/null 2>&1 </dev/null &"
+	if o, err := rs.Run(ctx, cmd, 10*time.Second); err != nil || o.Running {
+		t.Fatalf("Run = %+v, %v", o, err)
+	}
+	var adopted []string
+	if !waitFor(10*time.Second, func() bool {
+		// The sleep itself, not the setsid that starts it and exits.
+		adopted = slices.DeleteFunc(procsWith(marker), func(p string) bool { return !strings.Contains(p, ": sleep ") })
+		return len(adopted) == 1
+	}) {
+		t.Fatalf("orphan never seen: %v", adopted)
+	}
+	var pid int
+	fmt.Sscanf(adopted[0], "%d:", &pid)
+	t.Cleanup(func() {
+		if pid > 0 {
+			syscall.Kill(pid, syscall.SIGKILL)
+		}
+	})
+	// Its parent (setsid, which forked it) exits at once.
+	if !waitFor(10*time.Second, func() bool { return parentOf(pid) == g.PID }) {
+		t.Errorf("the setsid'd orphan's parent is %d, want the guardian %d", parentOf(pid), g.PID)
+	}
+	if !waitFor(10*time.Second, func() bool { return len(zombiesOf(g.PID)) == 0 }) {
+		t.Errorf("zombie children of the guardian: %v", zombiesOf(g.PID))
+	}
+}
+
+// parentOf reads pid's parent from /proc, or -1.
+func parentOf(pid int) int {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return -1
+	}
+	f := strings.Fields(string(b[strings.LastIndexByte(string(b), ')')+1:]))
+	var pp int
+	fmt.Sscanf(f[1], "%d", &pp)
+	return pp
+}
+
+// zombiesOf lists the zombie children of parent.
+func zombiesOf(parent int) []int {
+	var out []int
+	ents, _ := os.ReadDir("/proc")
+	for _, e := range ents {
+		var pid int
+		if _, err := fmt.Sscanf(e.Name(), "%d", &pid); err != nil {
+			continue
+		}
+		if parentOf(pid) == parent && isZombie(pid) {
+			out = append(out, pid)
+		}
+	}
+	return out
+}

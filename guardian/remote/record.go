@@ -1,0 +1,168 @@
+package remote
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// EnvTag names the variable every process of a guardian's session inherits
+// (the shell, its commands, their children, setsid'd ones included, unless
+// they clear their environment). Its value is the guardian's Record.Tag, by
+// which the processes a dead guardian left are found.
+const EnvTag = "WINX_SESSION_TAG"
+
+// shellDirPrefix is how the session's shell directories are named in the
+// temporary directory (guardian.NewSession).
+const shellDirPrefix = "winx-shell-"
+
+// maxRecordBytes bounds a record read back.
+const maxRecordBytes = 64 << 10
+
+// Record is what a guardian leaves beside its socket (RecordPath, mode
+// 0600 in the private socket directory) so that what it started can be
+// cleaned up when it dies without doing so itself (SIGKILL, a crash): its
+// descendants by their EnvTag, and its shell directory. A guardian that
+// ends normally removes it with its socket.
+type Record struct {
+	PID      int    `json:"pid"`
+	Key      string `json:"key"`
+	Tag      string `json:"tag"`
+	ShellDir string `json:"shell_dir,omitempty"`
+}
+
+// RecordPath is the record of the guardian on socket.
+func RecordPath(socket string) string { return socket + ".json" }
+
+// writeRecord replaces the record of socket atomically.
+func writeRecord(socket string, r Record) error {
+	b, err := json.Marshal(r)
+	if err != nil {
+		return err
+	}
+	tmp := RecordPath(socket) + ".tmp" + strconv.Itoa(os.Getpid())
+	if err := os.WriteFile(tmp, b, 0o600); err != nil {
+		return fmt.Errorf("remote: write the guardian record: %w", err)
+	}
+	if err := os.Rename(tmp, RecordPath(socket)); err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("remote: write the guardian record: %w", err)
+	}
+	return nil
+}
+
+// ReadRecord reads the record of the guardian on socket.
+func ReadRecord(socket string) (Record, error) {
+	f, err := os.Open(RecordPath(socket))
+	if err != nil {
+		return Record{}, err
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, maxRecordBytes+1))
+	if err != nil {
+		return Record{}, err
+	}
+	if len(b) > maxRecordBytes {
+		return Record{}, fmt.Errorf("remote: guardian record %s is over %d bytes", RecordPath(socket), maxRecordBytes)
+	}
+	var r Record
+	if err := json.Unmarshal(b, &r); err != nil {
+		return Record{}, fmt.Errorf("remote: guardian record %s: %w", RecordPath(socket), err)
+	}
+	return r, nil
+}
+
+// CleanupDead removes what the dead guardian of socket left: every process
+// carrying its tag, its shell directory, its record and the socket. The
+// caller has made sure nothing listens on socket (and keeps another
+// guardian from taking it meanwhile).
+func CleanupDead(socket string) error {
+	r, err := ReadRecord(socket)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	var errs []error
+	if r.Tag != "" {
+		KillTagged(r.Tag)
+	}
+	if r.ShellDir != "" && strings.HasPrefix(filepath.Base(r.ShellDir), shellDirPrefix) && filepath.IsAbs(r.ShellDir) {
+		if err := os.RemoveAll(r.ShellDir); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	for _, p := range []string{RecordPath(socket), socket} {
+		if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// tagPasses bounds the rounds of KillTagged; a process forked during one
+// is caught by the next.
+const tagPasses = 3
+
+// KillTagged sends SIGKILL to every process whose environment carries
+// EnvTag=tag (on Linux; elsewhere it finds none) and returns how many it
+// signalled.
+func KillTagged(tag string) int {
+	want := []byte("\x00" + EnvTag + "=" + tag + "\x00")
+	self := strconv.Itoa(os.Getpid())
+	n := 0
+	for pass := 0; pass < tagPasses; pass++ {
+		entries, err := os.ReadDir("/proc")
+		if err != nil {
+			return n
+		}
+		hit := 0
+		for _, e := range entries {
+			if e.Name() == self || e.Name()[0] < '0' || e.Name()[0] > '9' {
+				continue
+			}
+			b, err := os.ReadFile("/proc/" + e.Name() + "/environ")
+			if err != nil || !bytes.Contains(append(append([]byte{0}, b...), 0), want) {
+				continue
+			}
+			if pid, err := strconv.Atoi(e.Name()); err == nil && syscall.Kill(pid, syscall.SIGKILL) == nil {
+				hit++
+			}
+		}
+		n += hit
+		if hit == 0 {
+			break
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	return n
+}
+
+// shellDirOf finds the shell directory the process pid was started with:
+// a winx-shell- directory of dir named in its command line (bash's
+// --rcfile) or its environment (zsh's ZDOTDIR). "" when none is.
+func shellDirOf(pid int, dir string) string {
+	var seen []byte
+	for _, f := range []string{"cmdline", "environ"} {
+		b, _ := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/" + f)
+		seen = append(append(seen, b...), 0)
+	}
+	prefix := filepath.Join(dir, shellDirPrefix)
+	i := bytes.Index(seen, []byte(prefix))
+	if i < 0 {
+		return ""
+	}
+	rest := seen[i+len(prefix):]
+	end := bytes.IndexAny(rest, "/\x00")
+	if end <= 0 {
+		return ""
+	}
+	return prefix + string(rest[:end])
+}

@@ -1,0 +1,173 @@
+package pty
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"os/signal"
+	"strconv"
+	"sync"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// started is the set of children this package started and whose reaper
+// (Process.reap) has not finished. It is process-wide because a subreaper
+// is: the orphan reaper must never wait for one of these, or os/exec's Wait
+// would lose its child. Start holds the lock from fork until the child is
+// in the set, so the orphan reaper never sees an unregistered one.
+var started = struct {
+	sync.Mutex
+	pids map[int]bool
+}{pids: map[int]bool{}}
+
+// startLocked runs start with the set locked and records the child it
+// started.
+func startLocked(start func() (int, error)) error {
+	started.Lock()
+	defer started.Unlock()
+	pid, err := start()
+	if err == nil {
+		started.pids[pid] = true
+	}
+	return err
+}
+
+// reaped removes pid from the set once os/exec has reaped it.
+func reaped(pid int) {
+	started.Lock()
+	delete(started.pids, pid)
+	started.Unlock()
+}
+
+// withDeathSignal makes the child receive SIGKILL when this process dies
+// (PR_SET_PDEATHSIG), unless the caller chose a signal.
+func withDeathSignal(a *syscall.SysProcAttr) *syscall.SysProcAttr {
+	if a == nil {
+		a = &syscall.SysProcAttr{}
+	}
+	if a.Pdeathsig == 0 {
+		a.Pdeathsig = syscall.SIGKILL
+	}
+	return a
+}
+
+// BecomeSubreaper makes this process the child subreaper of its
+// descendants (PR_SET_CHILD_SUBREAPER): an orphan among them, a setsid'd
+// daemon included, is reparented here instead of to init, so it can be
+// found and killed (KillDescendants) instead of escaping. Until ctx ends
+// it reaps the adopted orphans that exit; the children this package
+// started are left to their own reaper.
+func BecomeSubreaper(ctx context.Context) error {
+	if err := unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); err != nil {
+		return os.NewSyscallError("prctl(PR_SET_CHILD_SUBREAPER)", err)
+	}
+	// SIGCHLD wakes the reaper: an adopted orphan that exits sends it to
+	// this process. Signals coalesce, so each wake-up reaps every exited
+	// orphan; nothing scans /proc while nothing exits.
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, syscall.SIGCHLD)
+	go func() {
+		defer signal.Stop(sig)
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-sig:
+				reapOrphans()
+			}
+		}
+	}()
+	return nil
+}
+
+// reapOrphans waits for every exited child this package did not start.
+func reapOrphans() {
+	self := os.Getpid()
+	started.Lock()
+	defer started.Unlock()
+	for pid, st := range procTable() {
+		if st.ppid != self || st.state != 'Z' || started.pids[pid] {
+			continue
+		}
+		var ws unix.WaitStatus
+		unix.Wait4(pid, &ws, unix.WNOHANG, nil)
+	}
+}
+
+// killPasses bounds the rounds of KillDescendants: each kills the whole
+// tree seen, and a process forked meanwhile is caught by the next.
+const killPasses = 5
+
+// KillDescendants sends SIGKILL to every descendant of this process: the
+// children it started, what they started, and the orphans it adopted as a
+// subreaper (setsid'd ones included). It is for a process that is ending
+// its sessions for good.
+func KillDescendants() {
+	self := os.Getpid()
+	for pass := 0; pass < killPasses; pass++ {
+		table := procTable()
+		kids := map[int][]int{}
+		for pid, st := range table {
+			kids[st.ppid] = append(kids[st.ppid], pid)
+		}
+		n := 0
+		var walk func(int)
+		walk = func(parent int) {
+			for _, pid := range kids[parent] {
+				if table[pid].state != 'Z' {
+					syscall.Kill(pid, syscall.SIGKILL)
+					n++
+				}
+				walk(pid)
+			}
+		}
+		walk(self)
+		if n == 0 {
+			return
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// procStat is what procTable reads of one process.
+type procStat struct {
+	ppid  int
+	state byte
+}
+
+// procTable reads the parent and state of every process in /proc.
+func procTable() map[int]procStat {
+	out := map[int]procStat{}
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		return out
+	}
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		b, err := os.ReadFile("/proc/" + e.Name() + "/stat")
+		if err != nil {
+			continue
+		}
+		// Fields after the command name's last ')': state ppid ...
+		i := bytes.LastIndexByte(b, ')')
+		if i < 0 {
+			continue
+		}
+		f := bytes.Fields(b[i+1:])
+		if len(f) < 2 || len(f[0]) != 1 {
+			continue
+		}
+		ppid, err := strconv.Atoi(string(f[1]))
+		if err != nil {
+			continue
+		}
+		out[pid] = procStat{ppid: ppid, state: f[0][0]}
+	}
+	return out
+}
