@@ -44,9 +44,15 @@ func TestDaemonReattachWithoutInitialize(t *testing.T) {
 	if r.Status != "completed" || json.Unmarshal(r.Data, &s) != nil || s.ShellPID == 0 {
 		t.Fatalf("Initialize = %+v", r)
 	}
-	r = a.bash(s, command("X=1; echo pid=$$"), 10)
+	r = a.bash(s, command(`X=1; echo pid=$$; if test -d "$WINX_TEMP_DIR"; then echo tmp=ok; fi`), 10)
 	if exitCode(r) != 0 || !strings.Contains(r.Output, "pid="+strconv.Itoa(s.ShellPID)) {
 		t.Fatalf("X=1; echo $$ = %+v, want pid=%d", r, s.ShellPID)
+	}
+	if !strings.Contains(r.Output, "tmp=ok") {
+		t.Errorf("$WINX_TEMP_DIR does not exist when the shell starts: %q", r.Output)
+	}
+	if b, err := os.ReadFile(filepath.Join(root, ".winx", ".gitignore")); err != nil || string(b) != "*\n" {
+		t.Errorf(".winx/.gitignore = %q, %v; want *", b, err)
 	}
 	rev := readRevision(t, a.tool("ReadFiles", map[string]any{"file_paths": []string{target}, "thread_id": s.ThreadID, "workspace_root": root}))
 	a.kill()
@@ -55,14 +61,14 @@ func TestDaemonReattachWithoutInitialize(t *testing.T) {
 	b := d.adapter()
 	r = b.bash(s, command("echo x=$X pid=$$"), 10)
 	if r.Status != "completed" || !strings.Contains(r.Output, "x=1 pid="+strconv.Itoa(s.ShellPID)) {
-		t.Fatalf("BashCommand from a new adapter without Initialize = %s/%s %q (%s); want x=1 pid=%d in the same shell",
+		t.Errorf("BashCommand from a new adapter without Initialize = %s/%s %q (%s); want x=1 pid=%d in the same shell",
 			r.Status, r.ErrorCode, r.Output, r.Message, s.ShellPID)
 	}
 	// The read made through the first adapter still counts.
 	r = b.tool("EditFiles", map[string]any{"files": []map[string]any{{"file_path": target, "mode": "line_patch", "expected_revision": rev,
 		"patches": []map[string]any{{"start_line": 2, "delete_lines": 1, "replacement": "TWO\n"}}}}, "thread_id": s.ThreadID, "workspace_root": root})
 	if r.Status != "completed" {
-		t.Fatalf("line_patch at the unchanged revision from a new adapter = %s/%s %q, want completed without a re-read", r.Status, r.ErrorCode, r.Message)
+		t.Errorf("line_patch at the unchanged revision from a new adapter = %s/%s %q, want completed without a re-read", r.Status, r.ErrorCode, r.Message)
 	}
 	if got, _ := os.ReadFile(target); string(got) != "one\nTWO\nthree\n" {
 		t.Errorf("file = %q", got)
@@ -81,7 +87,7 @@ func TestDaemonReattachWithoutInitialize(t *testing.T) {
 	r = e.tool("Initialize", map[string]any{"thread_id": s.ThreadID})
 	var back initData
 	if r.Status != "completed" || json.Unmarshal(r.Data, &back) != nil || back.WorkspaceRoot != root || back.ShellPID != s.ShellPID {
-		t.Fatalf("Initialize with only the thread id from a new adapter = %+v %+v; want %s, shell %d", r, back, root, s.ShellPID)
+		t.Errorf("Initialize with only the thread id from a new adapter = %+v %+v; want %s, shell %d", r, back, root, s.ShellPID)
 	}
 	e.kill()
 
@@ -89,7 +95,7 @@ func TestDaemonReattachWithoutInitialize(t *testing.T) {
 	f := d.adapter()
 	r = f.tool("Initialize", map[string]any{"type": "reset_shell", "thread_id": s.ThreadID})
 	if r.ErrorCode != "initialize_recovered_missing_session" || r.Status != "completed_with_issues" {
-		t.Fatalf("reset_shell on a lost session = %s/%s %q, want completed_with_issues initialize_recovered_missing_session", r.Status, r.ErrorCode, r.Message)
+		t.Errorf("reset_shell on a lost session = %s/%s %q, want completed_with_issues initialize_recovered_missing_session", r.Status, r.ErrorCode, r.Message)
 	}
 	var reset initData
 	json.Unmarshal(r.Data, &reset)
@@ -119,6 +125,13 @@ func TestEmbeddedNoReattach(t *testing.T) {
 	b := d.adapter()
 	if r := b.bash(s, command("echo hi"), 5); r.Status != "needs_initialize" {
 		t.Errorf("BashCommand after an embedded adapter restart = %s/%s, want needs_initialize", r.Status, r.ErrorCode)
+	}
+	// Calls without a workspace share the principal's one playground.
+	var one, two initData
+	json.Unmarshal(b.tool("Initialize", map[string]any{"thread_id": "p1"}).Data, &one)
+	json.Unmarshal(b.tool("Initialize", map[string]any{"thread_id": "p2"}).Data, &two)
+	if one.WorkspaceRoot == "" || one.WorkspaceRoot != two.WorkspaceRoot || one.ShellPID != two.ShellPID {
+		t.Errorf("two Initialize calls without a path: %+v and %+v, want one playground and shell", one, two)
 	}
 }
 
