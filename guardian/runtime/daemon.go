@@ -76,6 +76,9 @@ func Daemon(o DaemonOptions) (Factory, error) {
 		if err != nil {
 			return nil, err
 		}
+		if spec.Existing {
+			return attachExisting(ctx, c, key.String(), copts)
+		}
 		res, err := c.Ensure(ctx, &daemon.EnsureParams{
 			Key: key.String(), Dir: spec.Dir, Workspace: key.Workspace, Shell: o.Shell, NoRedact: o.NoRedact, NoCompress: o.NoCompress, Sandbox: sandboxed,
 			Env: append(append([]string(nil), o.BaseEnv...), spec.Env...),
@@ -89,6 +92,26 @@ func Daemon(o DaemonOptions) (Factory, error) {
 		}
 		return &Started{Terminal: rs, Resumed: !res.Spawned}, nil
 	}, nil
+}
+
+// attachExisting attaches to the running guardian of key, found by
+// winxd's discovery; ErrNoSession when none runs.
+func attachExisting(ctx context.Context, c *daemon.Client, key string, copts *remote.ClientOptions) (*Started, error) {
+	l, _, err := c.List(ctx)
+	if err != nil {
+		return nil, err
+	}
+	for _, g := range l.Guardians {
+		if g.Status.Key != key {
+			continue
+		}
+		rs, err := remote.Attach(ctx, g.Socket, copts)
+		if err != nil {
+			return nil, err
+		}
+		return &Started{Terminal: rs, Resumed: true}, nil
+	}
+	return nil, ErrNoSession
 }
 
 // guardianKey is the key of a session's guardian.

@@ -15,6 +15,10 @@ import (
 func Embedded(o Options) Factory {
 	redactor := redact.New(o.NoRedact)
 	return func(ctx context.Context, spec Spec) (*Started, error) {
+		if spec.Existing {
+			// Embedded sessions end with their adapter: nothing survives.
+			return nil, ErrNoSession
+		}
 		root := spec.workspace()
 		var wrap func([]string) ([]string, error)
 		if o.Sandbox != nil {

@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 
 	"winx/guardian"
@@ -26,7 +27,17 @@ type Spec struct {
 	// session's first terminal. The caller releases it once the new one
 	// started.
 	Replacing guardian.Terminal
+
+	// Existing asks only for a terminal that serves the session already (a
+	// guardian a previous adapter started): the factory never starts one
+	// and answers ErrNoSession when none runs. It is how a call that names
+	// a session this adapter does not know reattaches without Initialize.
+	Existing bool
 }
+
+// ErrNoSession: Spec.Existing asked for a terminal that does not run (the
+// embedded runtime keeps none beyond its adapter).
+var ErrNoSession = errors.New("runtime: no running terminal serves the session")
 
 // workspace is the session's workspace root.
 func (s *Spec) workspace() string {

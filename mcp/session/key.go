@@ -66,8 +66,8 @@ func ExternalSessionID(principal, canonicalRoot string) string {
 }
 
 // TempArtifactDir is the directory for temporary artifacts of the session
-// of k: <root>/.winx/tmp/session-<16 hex of sha256(k.Legacy())>. It is only
-// named here; whoever first writes there creates it.
+// of k: <root>/.winx/tmp/session-<16 hex of sha256(k.Legacy())>. The
+// registry creates it before the session's shell starts (ensureTempDir).
 func TempArtifactDir(k Key) string {
 	sum := sha256.Sum256([]byte(k.Legacy()))
 	return filepath.Join(k.Root, ".winx", "tmp", "session-"+hex.EncodeToString(sum[:8]))

@@ -170,29 +170,33 @@ func (s *Sessions) Now() time.Time { return s.now() }
 // a new session without one is wcgw. Two calls for one key always share one
 // session and one shell, even when they race.
 func (s *Sessions) Attach(ctx context.Context, principal, root string, mode policy.Mode, threadID string, scratch bool) (sess *Session, created bool, err error) {
-	return s.attach(ctx, principal, "", root, mode, threadID, scratch, false)
+	return s.attach(ctx, principal, "", root, mode, threadID, scratch, false, false)
 }
 
 // AttachScoped is Attach with a session affinity scope: sessions of one
 // principal and workspace are kept apart per scope (a conversation or a
 // thread); "" is the workspace-wide session Attach uses.
 func (s *Sessions) AttachScoped(ctx context.Context, principal, scope, root string, mode policy.Mode, threadID string, scratch bool) (sess *Session, created bool, err error) {
-	return s.attach(ctx, principal, scope, root, mode, threadID, scratch, false)
+	return s.attach(ctx, principal, scope, root, mode, threadID, scratch, false, false)
 }
 
 // ChangeWorkspace is Attach for a thread that moves: the thread is bound to
 // the session of root even if it was bound to another workspace, whose
 // session keeps running for its other threads.
 func (s *Sessions) ChangeWorkspace(ctx context.Context, principal, root string, mode policy.Mode, threadID string, scratch bool) (sess *Session, created bool, err error) {
-	return s.attach(ctx, principal, "", root, mode, threadID, scratch, true)
+	return s.attach(ctx, principal, "", root, mode, threadID, scratch, true, false)
 }
 
 // ChangeWorkspaceScoped is ChangeWorkspace within an affinity scope.
 func (s *Sessions) ChangeWorkspaceScoped(ctx context.Context, principal, scope, root string, mode policy.Mode, threadID string, scratch bool) (sess *Session, created bool, err error) {
-	return s.attach(ctx, principal, scope, root, mode, threadID, scratch, true)
+	return s.attach(ctx, principal, scope, root, mode, threadID, scratch, true, false)
 }
 
-func (s *Sessions) attach(ctx context.Context, principal, scope, root string, mode policy.Mode, threadID string, scratch, move bool) (*Session, bool, error) {
+// attach finds or starts the session of (principal, scope, root) and binds
+// the thread to it. existing asks only for a session that runs already, in
+// this registry or in a terminal an earlier adapter started
+// (runtime.Spec.Existing); none is ErrNotInitialized.
+func (s *Sessions) attach(ctx context.Context, principal, scope, root string, mode policy.Mode, threadID string, scratch, move, existing bool) (*Session, bool, error) {
 	if !filepath.IsAbs(root) || filepath.Clean(root) != root {
 		return nil, false, &WorkspaceError{Path: root, Err: ErrWorkspaceRelative}
 	}
@@ -225,7 +229,10 @@ func (s *Sessions) attach(ctx context.Context, principal, scope, root string, mo
 			}
 			s.sessions[key] = sess
 			s.mu.Unlock()
-			if err := s.start(ctx, sess, mode); err != nil {
+			if err := s.start(ctx, sess, mode, existing); err != nil {
+				if errors.Is(err, runtime.ErrNoSession) {
+					return nil, false, ErrNotInitialized
+				}
 				return nil, false, err
 			}
 			return sess, true, s.bind(tk, sess, move)
@@ -274,8 +281,14 @@ func (s *Sessions) bind(tk threadKey, sess *Session, move bool) error {
 }
 
 // start runs the factory for a new session and publishes the outcome.
-func (s *Sessions) start(ctx context.Context, sess *Session, mode policy.Mode) error {
-	st, err := s.newShell(ctx, sess, sess.Root, nil)
+func (s *Sessions) start(ctx context.Context, sess *Session, mode policy.Mode, existing bool) error {
+	var st *runtime.Started
+	var err error
+	if existing {
+		st, err = s.existingShell(ctx, sess)
+	} else {
+		st, err = s.newShell(ctx, sess, sess.Root, nil)
+	}
 	var sh guardian.Terminal
 	var shell ShellState
 	resumed := false
@@ -316,6 +329,9 @@ func (s *Sessions) start(ctx context.Context, sess *Session, mode policy.Mode) e
 // newShell runs the factory for a shell of sess in dir; replacing is the
 // shell a reset replaces, nil for the first.
 func (s *Sessions) newShell(ctx context.Context, sess *Session, dir string, replacing guardian.Terminal) (*runtime.Started, error) {
+	// WINX_TEMP_DIR exists when the shell starts; a failure (a read-only
+	// workspace) leaves it to its first writer.
+	_ = ensureTempDir(sess.Root, sess.TempDir)
 	st, err := s.factory(ctx, runtime.Spec{
 		Principal: sess.Key.Principal, Workspace: sess.Key.Root, Scope: sess.Key.Scope, ExternalID: sess.ExternalID,
 		Dir: dir, Env: sess.env(), Replacing: replacing,
@@ -324,6 +340,48 @@ func (s *Sessions) newShell(ctx context.Context, sess *Session, dir string, repl
 		err = errors.New("session: shell factory returned no shell")
 	}
 	return st, err
+}
+
+// existingShell reaches the terminal that already serves sess, if one runs.
+func (s *Sessions) existingShell(ctx context.Context, sess *Session) (*runtime.Started, error) {
+	st, err := s.factory(ctx, runtime.Spec{
+		Principal: sess.Key.Principal, Workspace: sess.Key.Root, Scope: sess.Key.Scope, ExternalID: sess.ExternalID,
+		Dir: sess.Root, Env: sess.env(), Existing: true,
+	})
+	if err == nil && (st == nil || st.Terminal == nil) {
+		err = errors.New("session: shell factory returned no shell")
+	}
+	return st, err
+}
+
+// Resolve is Lookup for a session-bound call that may come to an adapter
+// which never saw its session (a restarted desktop client or HTTP server):
+// when the thread is not bound here, it attaches the thread to the session
+// of (principal, workspaceRoot, scope) if that session runs, in this
+// registry or in a terminal an earlier adapter started (a guardian of the
+// daemon runtime), with its mode and shell as they were. scope is the
+// call's affinity scope (Scope). Errors are Lookup's; a session that runs
+// nowhere stays ErrNotInitialized.
+func (s *Sessions) Resolve(ctx context.Context, principal, scope, threadID, workspaceRoot string) (*Session, error) {
+	sess, err := s.Lookup(principal, threadID, workspaceRoot)
+	if !errors.Is(err, ErrNotInitialized) || !filepath.IsAbs(workspaceRoot) {
+		return sess, err
+	}
+	root, cerr := CanonicalPath(filepath.Clean(workspaceRoot))
+	if cerr != nil {
+		return nil, err
+	}
+	sess, _, aerr := s.attach(ctx, principal, scope, root, policy.Mode{}, threadID, false, false, true)
+	if aerr != nil {
+		return nil, aerr
+	}
+	return sess, nil
+}
+
+// Bind binds one more thread of sess's principal to sess, as Attach does;
+// a thread bound to another session is refused (*ThreadBindingError).
+func (s *Sessions) Bind(sess *Session, threadID string) error {
+	return s.bind(threadKey{sess.Principal, ThreadIDOrDefault(threadID, sess.ExternalID)}, sess, false)
 }
 
 // ByThread returns the session a principal's thread is bound to; threadID is

@@ -1,6 +1,8 @@
 package session
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -82,12 +84,35 @@ func ScratchRootOr(configured string) string {
 	return root
 }
 
-// DiscardScratch removes a scratch playground that no session took; it is
-// still empty, so os.Remove suffices and never touches user files.
-func DiscardScratch(root string, scratch bool) {
-	if scratch {
-		os.Remove(root)
+// ScratchWorkspace is the scratch playground of principal under
+// scratchRoot: one per principal, shared by every call without a workspace
+// path (not one per call or thread), so those calls meet one session.
+// scratchRoot is created (0700), the playground itself is not: a call
+// refused after this still leaves nothing behind (MakeScratch creates it).
+// Errors are *WorkspaceError wrapping ErrNoScratchRoot or the file
+// system's error.
+func ScratchWorkspace(scratchRoot, principal string) (string, error) {
+	if scratchRoot == "" || !filepath.IsAbs(scratchRoot) {
+		return "", &WorkspaceError{Path: scratchRoot, Err: ErrNoScratchRoot}
 	}
+	if err := atomicfile.MkdirPrivate(scratchRoot); err != nil {
+		return "", &WorkspaceError{Path: scratchRoot, Err: err}
+	}
+	parent, err := CanonicalPath(scratchRoot)
+	if err != nil {
+		return "", &WorkspaceError{Path: scratchRoot, Err: err}
+	}
+	sum := sha256.Sum256([]byte("scratch\x00" + principal))
+	return filepath.Join(parent, "ws-"+hex.EncodeToString(sum[:8])), nil
+}
+
+// MakeScratch creates a playground ScratchWorkspace named (0700); one that
+// exists is used as it is, but never through a symbolic link.
+func MakeScratch(root string) error {
+	if err := atomicfile.MkdirPrivate(root); err != nil {
+		return &WorkspaceError{Path: root, Err: err}
+	}
+	return nil
 }
 
 func newScratchWorkspace(scratchRoot string) (string, error) {

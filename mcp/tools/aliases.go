@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	"winx/mcp"
+	"winx/mcp/session"
+	wspace "winx/mcp/workspace" // "workspace" names a test helper of this package
 )
 
 // The hidden legacy aliases: callable by name for agents trained on older
@@ -48,6 +50,8 @@ func addEditAliases(reg *mcp.Registry, t *editTool) {
 				// Older agents send only thread_id; the thread names its workspace.
 				if sess, err := t.sessions.ByThread(req.Caller().Principal, in.ThreadID); err == nil {
 					in.WorkspaceRoot = sess.Root
+				} else if rec, ok := session.RecallThread(wspace.PrincipalStateDir(t.stateDir, req.Caller().Principal), in.ThreadID); ok {
+					in.WorkspaceRoot = rec.Root // bound by an earlier adapter; reattached if it runs
 				}
 			}
 			return t.apply(ctx, req.Caller(), in), nil

@@ -85,6 +85,8 @@ var actionByKey = []struct{ key, typ string }{
 var actionTypes = []string{"command", "status_check", "send_text", "send_specials", "send_ascii", "screen", "wait_for_turn"}
 
 type bashTool struct {
+	// affinity is the catalog's session affinity (the scope of a reattach).
+	affinity     string
 	sessions     *session.Sessions
 	keepTailPipe bool // WINX_KEEP_TAIL_PIPE=1, read once at start
 	memo         *shellMemos
@@ -93,7 +95,7 @@ type bashTool struct {
 }
 
 func addBashCommand(reg *mcp.Registry, opts Options) {
-	t := &bashTool{sessions: opts.Sessions, keepTailPipe: opts.KeepTailPipe, memo: newShellMemos()}
+	t := &bashTool{sessions: opts.Sessions, affinity: opts.Affinity, keepTailPipe: opts.KeepTailPipe, memo: newShellMemos()}
 	reg.AddTool(mcp.Tool{
 		Name:         BashCommandTool,
 		Title:        "Run shell commands",
@@ -170,7 +172,7 @@ func (t *bashTool) handle(ctx context.Context, req *mcp.ToolRequest) (*mcp.CallT
 	if act.Type == "command" && act.IsBackground && in.WaitPolicy == "until_complete" {
 		return untilCompleteBackground(req.Arguments), nil
 	}
-	sess, err := t.sessions.Lookup(req.Caller().Principal, in.ThreadID, in.WorkspaceRoot)
+	sess, err := lookupSession(ctx, t.sessions, t.affinity, req.Caller(), in.ThreadID, in.WorkspaceRoot)
 	if err != nil {
 		return bashFailure(err), nil
 	}

@@ -93,7 +93,25 @@ const (
 	codeFileTooLarge             = "file_too_large"
 	codeToolNotAllowed           = "tool_not_allowed"
 	codeGuardianUnresponsive     = "guardian_unresponsive"
+	codeRecoveredMissingSession  = "initialize_recovered_missing_session"
 )
+
+// lookupSession returns the session a session-bound call names by its
+// thread_id and workspace_root. A session this adapter never saw (it
+// restarted) is attached when it still runs (session.Sessions.Resolve):
+// no Initialize is needed to go on. affinity is the catalog's.
+func lookupSession(ctx context.Context, sessions *session.Sessions, affinity string, caller mcp.Caller, threadID, workspaceRoot string) (*session.Session, error) {
+	sess, err := sessions.Resolve(ctx, caller.Principal, session.Scope(affinity, caller.Conversation, threadID), threadID, workspaceRoot)
+	if err != nil {
+		return nil, err
+	}
+	// A session another adapter started was checked against the
+	// principal's allowed roots there; check again here.
+	if err := checkRoot(caller, sess.Root, ""); err != nil {
+		return nil, err
+	}
+	return sess, nil
+}
 
 // errorEnvelope maps a typed error to the envelope a tool answers with. It
 // never inspects error text; unknown errors are server-side failures.

@@ -48,6 +48,8 @@ const (
 // outlined recently and its maps' frozen ranking inputs
 // (session.Session.MapRanking).
 type codeMapTool struct {
+	// affinity is the catalog's session affinity (the scope of a reattach).
+	affinity   string
 	sessions   *session.Sessions
 	allowPaths []string
 	protected  *auth.Protected
@@ -145,6 +147,7 @@ type codeMapData struct {
 func addCodeMap(reg *mcp.Registry, opts Options) {
 	t := &codeMapTool{
 		sessions:   opts.Sessions,
+		affinity:   opts.Affinity,
 		allowPaths: opts.AllowPaths, protected: opts.Protected,
 		redactor: opts.redactor(),
 	}
@@ -198,7 +201,7 @@ func (t *codeMapTool) handle(ctx context.Context, req *mcp.ToolRequest) (*mcp.Ca
 	if in.WorkspaceRoot == "" {
 		return toolFailure(CodeMapTool, session.ErrWorkspaceBindingRequired), nil
 	}
-	sess, err := t.sessions.Lookup(req.Caller().Principal, in.ThreadID, in.WorkspaceRoot)
+	sess, err := lookupSession(ctx, t.sessions, t.affinity, req.Caller(), in.ThreadID, in.WorkspaceRoot)
 	if err != nil {
 		return toolFailure(CodeMapTool, err), nil
 	}

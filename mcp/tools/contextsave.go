@@ -67,6 +67,8 @@ type contextSaveInput struct {
 // contextSaver serves ContextSave: it resolves the session and the path
 // policy, and mcp/workspace collects and saves.
 type contextSaver struct {
+	// affinity is the catalog's session affinity (the scope of a reattach).
+	affinity   string
 	sessions   *session.Sessions
 	allowPaths []string
 	protected  *auth.Protected
@@ -79,7 +81,7 @@ type contextSaver struct {
 
 func addContextSave(reg *mcp.Registry, opts Options) {
 	t := &contextSaver{
-		sessions: opts.Sessions, allowPaths: opts.AllowPaths, protected: opts.Protected, redactor: opts.redactor(),
+		sessions: opts.Sessions, affinity: opts.Affinity, allowPaths: opts.AllowPaths, protected: opts.Protected, redactor: opts.redactor(),
 		saver: &wspace.Saver{StateDir: opts.StateDir, Build: opts.Build, Overview: opts.protectedOverview(), Redactor: opts.redactor()},
 	}
 	if opts.OpenContext {
@@ -141,7 +143,7 @@ func (t *contextSaver) save(ctx context.Context, caller mcp.Caller, in *contextS
 	if t.saver.StateDir == "" {
 		return contextFailure(ErrStateDirUnavailable)
 	}
-	sess, err := t.session(principal, in)
+	sess, err := t.session(ctx, caller, in)
 	if err != nil {
 		return contextFailure(err)
 	}
@@ -181,10 +183,11 @@ func (t *contextSaver) save(ctx context.Context, caller mcp.Caller, in *contextS
 
 // session finds the session the call works in: by workspace_root (with
 // thread_id), by thread_id alone, or by project_root_path as a workspace.
-func (t *contextSaver) session(principal string, in *contextSaveInput) (*session.Session, error) {
+func (t *contextSaver) session(ctx context.Context, caller mcp.Caller, in *contextSaveInput) (*session.Session, error) {
+	principal := caller.Principal
 	switch {
 	case in.WorkspaceRoot != "":
-		return t.sessions.Lookup(principal, in.ThreadID, in.WorkspaceRoot)
+		return lookupSession(ctx, t.sessions, t.affinity, caller, in.ThreadID, in.WorkspaceRoot)
 	case in.ThreadID != "":
 		return t.sessions.ByThread(principal, in.ThreadID)
 	case in.ProjectRootPath != "":

@@ -47,6 +47,8 @@ const (
 )
 
 type editTool struct {
+	// affinity is the catalog's session affinity (the scope of a reattach).
+	affinity   string
 	sessions   *session.Sessions
 	allowPaths []string
 	protected  *auth.Protected
@@ -80,7 +82,7 @@ type patchInput struct {
 }
 
 func addEditFiles(reg *mcp.Registry, opts Options) *editTool {
-	t := &editTool{sessions: opts.Sessions, allowPaths: opts.AllowPaths, protected: opts.Protected, stateDir: opts.StateDir,
+	t := &editTool{sessions: opts.Sessions, affinity: opts.Affinity, allowPaths: opts.AllowPaths, protected: opts.Protected, stateDir: opts.StateDir,
 		locks: &edit.PathLocks{}, redactor: opts.redactor()}
 	reg.AddTool(mcp.Tool{
 		Name:         EditFilesTool,
@@ -157,7 +159,6 @@ func (t *editTool) apply(ctx context.Context, caller mcp.Caller, in *editInput) 
 		// is planned or written.
 		return toolFailure(EditFilesTool, fmt.Errorf("%w: verify_command runs a shell command, which needs %s; nothing was written", ErrToolNotAllowed, BashCommandTool))
 	}
-	principal := caller.Principal
 	edits, err := in.edits()
 	if err != nil {
 		return toolFailure(EditFilesTool, err)
@@ -172,7 +173,7 @@ func (t *editTool) apply(ctx context.Context, caller mcp.Caller, in *editInput) 
 	if in.WorkspaceRoot == "" {
 		return toolFailure(EditFilesTool, session.ErrWorkspaceBindingRequired)
 	}
-	sess, err := t.sessions.Lookup(principal, in.ThreadID, in.WorkspaceRoot)
+	sess, err := lookupSession(ctx, t.sessions, t.affinity, caller, in.ThreadID, in.WorkspaceRoot)
 	if err != nil {
 		return toolFailure(EditFilesTool, err)
 	}

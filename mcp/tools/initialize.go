@@ -99,6 +99,9 @@ type initializeInput struct {
 	resumed *wspace.SavedContext
 	// roots are the caller's allowed_roots, nil for none (not client input).
 	roots []string
+	// recalledScratch is the scratch playground the thread book remembers
+	// for the call's thread (not client input).
+	recalledScratch string
 
 	Type               string            `json:"type"`
 	AnyWorkspacePath   string            `json:"any_workspace_path"`
@@ -303,9 +306,16 @@ func allOrList(field string, raw json.RawMessage) (all bool, list []string, err 
 	return false, list, nil
 }
 
-// resolve resolves the call's workspace and builds its mode.
-func (t *initializer) resolve(in *initializeInput) (root string, scratch bool, mode Mode, err error) {
-	root, scratch, err = session.ResolveWorkspace(in.AnyWorkspacePath, session.ScratchRootOr(t.scratchRoot))
+// resolve resolves the call's workspace and builds its mode. No path means
+// the principal's one scratch playground, created only once the call is
+// known to be valid.
+func (t *initializer) resolve(principal string, in *initializeInput) (root string, scratch bool, mode Mode, err error) {
+	if in.AnyWorkspacePath == "" {
+		scratch = true
+		root, err = session.ScratchWorkspace(session.ScratchRootOr(t.scratchRoot), principal)
+	} else {
+		root, scratch, err = session.ResolveWorkspace(in.AnyWorkspacePath, "")
+	}
 	if err != nil {
 		return "", false, Mode{}, err
 	}
@@ -313,14 +323,67 @@ func (t *initializer) resolve(in *initializeInput) (root string, scratch bool, m
 	// a scratch playground included; the root is canonical, so a link
 	// inside a root that points outside is outside.
 	if err := checkRoot(mcp.Caller{Roots: in.roots}, root, in.AnyWorkspacePath); err != nil {
-		session.DiscardScratch(root, scratch)
 		return "", false, Mode{}, err
 	}
 	if mode, err = in.mode(root); err != nil {
-		session.DiscardScratch(root, scratch)
 		return "", false, Mode{}, err
 	}
+	if scratch {
+		if err := session.MakeScratch(root); err != nil {
+			return "", false, Mode{}, err
+		}
+	}
 	return root, scratch, mode, nil
+}
+
+// principalDir is the principal's state directory ("" when nothing is
+// kept): its saved contexts, ledgers and thread book.
+func (t *initializer) principalDir(principal string) string {
+	return wspace.PrincipalStateDir(t.stateDir, principal)
+}
+
+// stableIDs: under workspace affinity a workspace has one session, so an
+// Initialize answers with the session's own id (ws_<project>_<hash>)
+// whatever thread id the model made up, and later calls converge on it.
+func (t *initializer) stableIDs() bool {
+	return t.affinity == "" || t.affinity == AffinityWorkspace
+}
+
+// threadAnswer is the thread id an Initialize answers with for sess and
+// binds it: the client's (normalized), or the session's id under
+// workspace affinity (stableIDs). It also records every id the call bound
+// in the principal's thread book, so an Initialize with only the thread
+// id finds the workspace after an adapter restart.
+func (t *initializer) threadAnswer(principal string, in *initializeInput, sess *session.Session) string {
+	tid := session.ThreadIDOrDefault(in.ThreadID, sess.ExternalID)
+	if t.stableIDs() && tid != sess.ExternalID {
+		// The session id names the session's default thread: a client
+		// may have used it as a thread of another workspace, then keep
+		// its own id.
+		if err := t.sessions.Bind(sess, ""); err == nil {
+			tid = sess.ExternalID
+		}
+	}
+	session.RememberThreads(t.principalDir(principal), session.ThreadRecord{Root: sess.Root, Scratch: sess.Scratch, Used: t.sessions.Now()},
+		in.ThreadID, tid)
+	return tid
+}
+
+// recall points a first_call with only a thread id at the workspace the
+// principal's thread book remembers for it, when that still exists: the
+// thread was bound by an adapter that is gone.
+func (t *initializer) recall(principal string, in *initializeInput) {
+	rec, ok := session.RecallThread(t.principalDir(principal), in.ThreadID)
+	if !ok {
+		return
+	}
+	if _, _, err := session.ResolveWorkspace(rec.Root, ""); err != nil {
+		return // gone: a playground as for a new thread
+	}
+	if rec.Scratch {
+		in.recalledScratch = rec.Root
+	}
+	in.AnyWorkspacePath = rec.Root
 }
 
 func (t *initializer) firstCall(ctx context.Context, principal string, in *initializeInput) *mcp.CallToolResult {
@@ -338,22 +401,26 @@ func (t *initializer) firstCall(ctx context.Context, principal string, in *initi
 			if err != nil {
 				return failure(err)
 			}
-			return t.answer(ctx, in, sess, session.NormalizeThreadID(in.ThreadID), answerOpts{reattached: true})
+			return t.answer(ctx, in, sess, t.threadAnswer(principal, in, sess), answerOpts{reattached: true})
 		}
+		// Not bound here: an adapter that is gone may have bound it.
+		t.recall(principal, in)
 	}
-	root, scratch, mode, err := t.resolve(in)
+	root, scratch, mode, err := t.resolve(principal, in)
+	if err == nil && in.recalledScratch != "" && root == in.recalledScratch {
+		scratch = true // the thread's playground, found by its path
+	}
 	if err != nil {
 		return failure(err)
 	}
 	sess, created, err := t.sessions.AttachScoped(ctx, principal, in.scope, root, policy.Mode(mode), in.ThreadID, scratch)
 	if err != nil {
-		session.DiscardScratch(root, scratch)
 		return t.bindingFailure(err)
 	}
 	// A session found running in its guardian after an adapter restart
 	// reattaches like any repeated first call: same shell, compact answer.
 	resumed := created && sess.Resumed()
-	return t.answer(ctx, in, sess, session.ThreadIDOrDefault(in.ThreadID, sess.ExternalID), answerOpts{reattached: !created || resumed, overview: created && !resumed})
+	return t.answer(ctx, in, sess, t.threadAnswer(principal, in, sess), answerOpts{reattached: !created || resumed, overview: created && !resumed})
 }
 
 func (t *initializer) changeWorkspace(ctx context.Context, principal string, in *initializeInput) *mcp.CallToolResult {
@@ -364,18 +431,19 @@ func (t *initializer) changeWorkspace(ctx context.Context, principal string, in 
 		// only the local stdio client may move a thread.
 		return failure(ErrWorkspaceChangeNeedsNewSession)
 	}
-	root, scratch, mode, err := t.resolve(in)
+	root, scratch, mode, err := t.resolve(principal, in)
 	if err != nil {
 		return failure(err)
 	}
 	sess, created, err := t.sessions.ChangeWorkspaceScoped(ctx, principal, in.scope, root, policy.Mode(mode), in.ThreadID, scratch)
 	if err != nil {
-		session.DiscardScratch(root, scratch)
 		return failure(err)
 	}
+	tid := session.ThreadIDOrDefault(in.ThreadID, sess.ExternalID)
+	session.RememberThreads(t.principalDir(principal), session.ThreadRecord{Root: sess.Root, Scratch: sess.Scratch, Used: t.sessions.Now()}, tid)
 	// The thread has not seen this workspace: show its context even when
 	// another thread's session is reattached.
-	return t.answer(ctx, in, sess, session.ThreadIDOrDefault(in.ThreadID, sess.ExternalID),
+	return t.answer(ctx, in, sess, tid,
 		answerOpts{reattached: !created, overview: true, note: "The thread now works in " + sess.Root + "."})
 }
 
@@ -383,7 +451,7 @@ func (t *initializer) modeChange(ctx context.Context, principal string, in *init
 	if in.ModeName == "" {
 		return failure(&InputError{Msg: "user_asked_mode_change needs mode_name"})
 	}
-	sess, tid, err := t.sessions.Find(principal, in.ThreadID, in.AnyWorkspacePath)
+	sess, tid, recovered, err := t.find(ctx, principal, in)
 	if err != nil {
 		return failure(err)
 	}
@@ -394,31 +462,93 @@ func (t *initializer) modeChange(ctx context.Context, principal string, in *init
 	if err != nil {
 		return failure(err)
 	}
-	return t.answer(ctx, in, sess, tid, answerOpts{reattached: true, note: "Mode set to " + mode.Name + " as the user asked."})
+	return t.answer(ctx, in, sess, tid, answerOpts{reattached: true, recovered: recovered, note: recovered.note() + "Mode set to " + mode.Name + " as the user asked."})
 }
 
 func (t *initializer) resetShell(ctx context.Context, principal string, in *initializeInput) *mcp.CallToolResult {
 	if in.ModeName != "" || in.CodeWriterConfig != nil {
 		return failure(&InputError{Msg: "reset_shell keeps the mode; use user_asked_mode_change to change it"})
 	}
-	sess, tid, err := t.sessions.Find(principal, in.ThreadID, in.AnyWorkspacePath)
+	sess, tid, recovered, err := t.find(ctx, principal, in)
 	if err != nil {
 		return failure(err)
+	}
+	if recovered == recoveredNew {
+		// The session was lost with its shell: the one just started is
+		// the fresh shell the reset asked for.
+		return t.answer(ctx, in, sess, tid, answerOpts{reattached: true, recovered: recovered, note: recovered.note()})
 	}
 	oldPID := sess.Shell().PID(ctx)
 	reset, err := t.sessions.ResetShell(ctx, sess)
 	if err != nil {
 		return failure(err)
 	}
-	opts := answerOpts{reattached: true, shellReset: &reset}
+	opts := answerOpts{reattached: true, shellReset: &reset, recovered: recovered}
 	if reset {
-		opts.note = fmt.Sprintf("The shell was replaced (PID %d -> %d) in the same cwd and mode.", oldPID, sess.Shell().PID(ctx))
+		opts.note = recovered.note() + fmt.Sprintf("The shell was replaced (PID %d -> %d) in the same cwd and mode.", oldPID, sess.Shell().PID(ctx))
 	} else {
 		opts.skippedReset = true
 		opts.note = fmt.Sprintf("The shell was already reset less than %d minutes ago and reports no failure, so it was kept (PID %d).",
 			int(session.ResetInterval.Minutes()), oldPID)
 	}
 	return t.answer(ctx, in, sess, tid, opts)
+}
+
+// recovery says how a call about an existing session found it.
+type recovery int
+
+const (
+	recoveredNone     recovery = iota // this adapter knew the session
+	recoveredAttached                 // its shell ran on; reattached
+	recoveredNew                      // it was gone; a new shell started
+)
+
+// note is the line that tells the model about a recovery.
+func (r recovery) note() string {
+	switch r {
+	case recoveredAttached:
+		return "This server had lost the session (it restarted); it was recovered: same shell, cwd and mode. "
+	case recoveredNew:
+		return "This server had lost the session (it restarted) and its shell had ended; a new shell was started in the workspace. "
+	}
+	return ""
+}
+
+// find returns the session a mode change or a reset names. A session this
+// adapter lost (it restarted) is recovered: the workspace the call names,
+// else the one the thread book remembers for its thread, is attached,
+// reaching the shell that runs on when there is one.
+func (t *initializer) find(ctx context.Context, principal string, in *initializeInput) (*session.Session, string, recovery, error) {
+	sess, tid, err := t.sessions.Find(principal, in.ThreadID, in.AnyWorkspacePath)
+	if !errors.Is(err, session.ErrNotInitialized) {
+		return sess, tid, recoveredNone, err
+	}
+	path := in.AnyWorkspacePath
+	if path == "" {
+		rec, ok := session.RecallThread(t.principalDir(principal), in.ThreadID)
+		if !ok {
+			return nil, "", recoveredNone, err
+		}
+		path = rec.Root
+	}
+	root, _, rerr := session.ResolveWorkspace(path, "")
+	if rerr != nil {
+		return nil, "", recoveredNone, rerr
+	}
+	if err := checkRoot(mcp.Caller{Roots: in.roots}, root, path); err != nil {
+		return nil, "", recoveredNone, err
+	}
+	sess, created, err := t.sessions.AttachScoped(ctx, principal, in.scope, root, policy.Mode{}, in.ThreadID, false)
+	if err != nil {
+		return nil, "", recoveredNone, err
+	}
+	tid = session.ThreadIDOrDefault(in.ThreadID, sess.ExternalID)
+	session.RememberThreads(t.principalDir(principal), session.ThreadRecord{Root: sess.Root, Scratch: sess.Scratch, Used: t.sessions.Now()}, tid)
+	r := recoveredAttached
+	if created && !sess.Resumed() {
+		r = recoveredNew
+	}
+	return sess, tid, r, nil
 }
 
 // commandLayers says which layers enforce a mode's command policy: the
@@ -443,6 +573,7 @@ type answerOpts struct {
 	note         string
 	shellReset   *bool
 	skippedReset bool
+	recovered    recovery
 }
 
 // answer builds the result for a session: the thread line, the session
@@ -464,7 +595,7 @@ func (t *initializer) answer(ctx context.Context, in *initializeInput, sess *ses
 	fmt.Fprintf(&b, "Pass workspace_root=%s with it.\n", sess.Root)
 	fmt.Fprintf(&b, "Session %s: shell PID %d, cwd %s, mode %s.\n", sess.ExternalID, data.ShellPID, data.Cwd, mode.Name)
 	fmt.Fprintf(&b, "Command policy: %s.\n", data.CommandPolicy)
-	fmt.Fprintf(&b, "Temporary artifacts go in %s (created when first written).\n", sess.TempDir)
+	fmt.Fprintf(&b, "Temporary artifacts go in %s ($WINX_TEMP_DIR).\n", sess.TempDir)
 	if sess.Scratch {
 		b.WriteString("This is a scratch playground: no workspace path was given.\n")
 	}
@@ -496,6 +627,11 @@ func (t *initializer) answer(ctx context.Context, in *initializeInput, sess *ses
 	env := mcp.Envelope{Status: mcp.StatusCompleted, Tool: InitializeTool, Message: message}
 	if o.skippedReset {
 		env.Status, env.ErrorCode = mcp.StatusCompletedWithIssues, codeResetSkippedHealthy
+	}
+	if o.recovered != recoveredNone {
+		// The model asked about a session it had; that this server lost
+		// it is a fact it must see, not a failure.
+		env.Status, env.ErrorCode = mcp.StatusCompletedWithIssues, codeRecoveredMissingSession
 	}
 	if in.resumed != nil {
 		data.ResumedTask = in.resumed.ID

@@ -277,18 +277,27 @@ func TestInitializeThreadIDs(t *testing.T) {
 
 	r := callInit(t, alice, map[string]any{"any_workspace_path": rootA, "thread_id": "user-1"})
 	wantStatus(t, r, "completed", "", false)
+	// Under workspace affinity the answer names the session's stable id,
+	// and the client's own (normalized) id names the session too.
 	tid := r.Structured.Data.ThreadID
-	if tid != session.NormalizeThreadID("user-1") || tid == "user1" || !strings.Contains(r.text(), "Use thread_id="+tid+" for all winx tool calls.") {
+	if tid != session.ExternalSessionID("alice", rootA) || !strings.Contains(r.text(), "Use thread_id="+tid+" for all winx tool calls.") {
 		t.Errorf("thread_id user-1 came back as %q", tid)
+	}
+	if sess, err := e.sessions.Lookup("alice", session.NormalizeThreadID("user-1"), rootA); err != nil || sess.Root != rootA {
+		t.Errorf("Lookup of user-1 = %v, %v", sess, err)
+	}
+	if _, err := e.sessions.ByThread("alice", "user1"); err == nil {
+		t.Error("user1 is bound before it was used: lookalike ids must be different threads")
 	}
 	alicePID := r.Structured.Data.ShellPID
 
 	// Lookalike thread ids are different threads: user1 may go elsewhere.
 	r = callInit(t, alice, map[string]any{"any_workspace_path": rootB, "thread_id": "user1"})
 	wantStatus(t, r, "completed", "", false)
-	if r.Structured.Data.ThreadID != "user1" {
+	if r.Structured.Data.ThreadID != session.ExternalSessionID("alice", rootB) {
 		t.Errorf("thread_id user1 came back as %q", r.Structured.Data.ThreadID)
 	}
+	tid = session.NormalizeThreadID("user-1")
 
 	// The same thread cannot jump to another workspace on a first_call.
 	r = callInit(t, alice, map[string]any{"any_workspace_path": rootB, "thread_id": "user-1"})
@@ -491,9 +500,15 @@ func TestInitializeScratch(t *testing.T) {
 	if !d.Scratch || filepath.Dir(d.WorkspaceRoot) != canon(t, e.scratch) || !strings.Contains(r.text(), "scratch playground") {
 		t.Errorf("scratch data = %+v, want a playground under %s", d, e.scratch)
 	}
-	other := callInit(t, c, map[string]any{})
-	if other.Structured.Data.WorkspaceRoot == d.WorkspaceRoot {
-		t.Error("two first calls without a path share a playground")
+	// Calls without a path share the principal's one playground (and so
+	// its session), whatever their thread; another principal has its own.
+	other := callInit(t, c, map[string]any{"thread_id": "another"})
+	if od := other.Structured.Data; od.WorkspaceRoot != d.WorkspaceRoot || od.ShellPID != d.ShellPID {
+		t.Errorf("a second first call without a path got %+v, want the playground %s and shell %d", od, d.WorkspaceRoot, d.ShellPID)
+	}
+	bob := callInit(t, e.client("bob"), map[string]any{})
+	if bd := bob.Structured.Data; !bd.Scratch || bd.WorkspaceRoot == d.WorkspaceRoot {
+		t.Errorf("another principal's playground = %+v, want its own", bd)
 	}
 }
 

@@ -53,6 +53,8 @@ func (o ReadOptions) withDefaults() ReadOptions {
 }
 
 type readTool struct {
+	// affinity is the catalog's session affinity (the scope of a reattach).
+	affinity   string
 	sessions   *session.Sessions
 	allowPaths []string
 	protected  *auth.Protected
@@ -88,7 +90,7 @@ type readData struct {
 }
 
 func addReadFiles(reg *mcp.Registry, opts Options) {
-	t := &readTool{sessions: opts.Sessions, allowPaths: opts.AllowPaths, protected: opts.Protected, opts: opts.Read.withDefaults(), redactor: opts.redactor(), stateDir: opts.StateDir}
+	t := &readTool{sessions: opts.Sessions, affinity: opts.Affinity, allowPaths: opts.AllowPaths, protected: opts.Protected, opts: opts.Read.withDefaults(), redactor: opts.redactor(), stateDir: opts.StateDir}
 	reg.AddTool(mcp.Tool{
 		Name:         ReadFilesTool,
 		Title:        "Read files",
@@ -127,7 +129,7 @@ func (t *readTool) handle(ctx context.Context, req *mcp.ToolRequest) (*mcp.CallT
 	if in.WorkspaceRoot == "" {
 		return toolFailure(ReadFilesTool, session.ErrWorkspaceBindingRequired), nil
 	}
-	sess, err := t.sessions.Lookup(req.Caller().Principal, in.ThreadID, in.WorkspaceRoot)
+	sess, err := lookupSession(ctx, t.sessions, t.affinity, req.Caller(), in.ThreadID, in.WorkspaceRoot)
 	if err != nil {
 		return toolFailure(ReadFilesTool, err), nil
 	}

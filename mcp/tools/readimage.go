@@ -36,6 +36,8 @@ const (
 )
 
 type readImageTool struct {
+	// affinity is the catalog's session affinity (the scope of a reattach).
+	affinity   string
 	sessions   *session.Sessions
 	allowPaths []string
 	protected  *auth.Protected
@@ -67,7 +69,7 @@ type imageData struct {
 }
 
 func addReadImage(reg *mcp.Registry, opts Options) {
-	t := &readImageTool{sessions: opts.Sessions, allowPaths: opts.AllowPaths, protected: opts.Protected, decodes: make(chan struct{}, maxImageDecodes)}
+	t := &readImageTool{sessions: opts.Sessions, affinity: opts.Affinity, allowPaths: opts.AllowPaths, protected: opts.Protected, decodes: make(chan struct{}, maxImageDecodes)}
 	reg.AddTool(mcp.Tool{
 		Name:         ReadImageTool,
 		Title:        "Read an image",
@@ -107,7 +109,7 @@ func (t *readImageTool) handle(ctx context.Context, req *mcp.ToolRequest) (*mcp.
 	if in.WorkspaceRoot == "" {
 		return toolFailure(ReadImageTool, session.ErrWorkspaceBindingRequired), nil
 	}
-	sess, err := t.sessions.Lookup(req.Caller().Principal, in.ThreadID, in.WorkspaceRoot)
+	sess, err := lookupSession(ctx, t.sessions, t.affinity, req.Caller(), in.ThreadID, in.WorkspaceRoot)
 	if err != nil {
 		return toolFailure(ReadImageTool, err), nil
 	}

@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"winx/mcp"
+	"winx/mcp/session"
 )
 
 // rootsInputKey names the roots/list input request inside an Initialize call.
@@ -93,6 +94,9 @@ func (t *initializer) bootstrapFromRoots(ctx context.Context, req *mcp.ToolReque
 	if in.ThreadID != "" {
 		if _, err := t.sessions.ByThread(req.Caller().Principal, in.ThreadID); err == nil {
 			return nil // reattaches to its own workspace
+		}
+		if _, ok := session.RecallThread(t.principalDir(req.Caller().Principal), in.ThreadID); ok {
+			return nil // a thread an earlier adapter bound: back to its workspace
 		}
 	}
 	root, ok, err := t.roots.workspace(ctx, req)

@@ -109,6 +109,8 @@ func TestTempArtifactLimitsEnforced(t *testing.T) {
 		}, true, "over the 256.0 MiB workspace limit"},
 		{"symlinked .winx/tmp", func(t *testing.T, root, tmp string) {
 			os.Mkdir(filepath.Join(root, ".winx"), 0o700)
+			// The session made its own .winx/tmp when its shell started.
+			os.RemoveAll(filepath.Join(root, ".winx", "tmp"))
 			if err := os.Symlink(t.TempDir(), filepath.Join(root, ".winx", "tmp")); err != nil {
 				t.Fatal(err)
 			}

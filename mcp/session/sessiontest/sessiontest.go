@@ -126,6 +126,10 @@ func (f *CountingFactory) Start(ctx context.Context, spec runtime.Spec) (*runtim
 	if f.Fail.Load() {
 		return nil, ErrFactory
 	}
+	if spec.Existing {
+		// Like the embedded runtime: no shell outlives its registry.
+		return nil, runtime.ErrNoSession
+	}
 	f.Starts.Add(1)
 	p, err := StartProcShell(ctx, spec.Dir, spec.Env)
 	if err != nil {
