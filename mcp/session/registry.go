@@ -46,6 +46,8 @@ type Session struct {
 	nav    Navigation
 	images ImageCache
 	resume resumeState
+	// history is the last foreground commands (history.go).
+	history commandHistory
 	// ledgerFile is where Ledger is kept on disk (state.go).
 	ledgerFile ledgerStore
 

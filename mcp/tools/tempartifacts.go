@@ -7,6 +7,7 @@ import (
 	"math"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"winx/auth/policy"
 	"winx/auth/policy/shellparse"
@@ -91,7 +92,7 @@ func (g *tempArtifacts) check(ctx context.Context, reg *session.Sessions, sess *
 // workspace at artifacts.WarnLevel or more: the agent hears of the limit
 // before commands are refused. The scan is the one from before the command.
 func (g *tempArtifacts) annotate(res *mcp.CallToolResult, act *action, sess *session.Session) *mcp.CallToolResult {
-	if act.Type != "command" || res == nil {
+	if res == nil {
 		return res
 	}
 	env, ok := res.StructuredContent.(mcp.Envelope)
@@ -100,6 +101,10 @@ func (g *tempArtifacts) annotate(res *mcp.CallToolResult, act *action, sess *ses
 	}
 	data, ok := env.Data.(bashData)
 	if !ok {
+		return res
+	}
+	noteCommand(sess, act, env.Status, data)
+	if act.Type != "command" {
 		return res
 	}
 	id, ok := artifacts.SessionID(filepath.Base(sess.TempDir))
@@ -119,6 +124,23 @@ func (g *tempArtifacts) annotate(res *mcp.CallToolResult, act *action, sess *ses
 		text += "\n"
 	}
 	return env.Result(text+note, res.Content[1:]...)
+}
+
+// noteCommand feeds the session's command history (ContextSave's terminal
+// state) from an answer about a foreground command: a started command
+// brings its text, a later answer about the same generation its end.
+func noteCommand(sess *session.Session, act *action, status mcp.Status, data bashData) {
+	if data.BgCommandID != "" || (data.CommandGeneration == 0 && data.ExitCode == nil) {
+		return
+	}
+	rec := session.CommandRecord{Generation: data.CommandGeneration, Running: status == mcp.StatusRunning, Cwd: data.Cwd, At: time.Now()}
+	if act.Type == "command" && act.Command != nil && !act.IsBackground {
+		rec.Command = *act.Command
+	}
+	if data.ExitCode != nil {
+		rec.ExitCode = *data.ExitCode
+	}
+	sess.NoteCommand(rec)
 }
 
 // artifactBudgets names the limits for messages.

@@ -1,0 +1,71 @@
+package session
+
+import (
+	"sync"
+	"time"
+)
+
+// MaxCommandHistory is how many foreground commands a session remembers
+// for ContextSave's terminal state; older ones are forgotten.
+const MaxCommandHistory = 16
+
+// maxHistoryCommandBytes bounds the text of one remembered command.
+const maxHistoryCommandBytes = 512
+
+// CommandRecord is one foreground command of a session's shell as
+// BashCommand answers reported it.
+type CommandRecord struct {
+	Generation uint64 // the shell's command generation; 0 when unknown
+	Command    string
+	Running    bool // the last answer about it said it still runs
+	ExitCode   int  // valid when !Running
+	Cwd        string
+	At         time.Time // when the last answer about it was built
+}
+
+// commandHistory is a bounded ring of a session's last commands, newest
+// last. It lives in the adapter: a restarted adapter starts it afresh.
+type commandHistory struct {
+	mu   sync.Mutex
+	recs []CommandRecord
+}
+
+// NoteCommand records what a BashCommand answer reported about a
+// foreground command. An answer about the generation recorded last (a
+// status check of a running command) updates that record, keeping its
+// command text when r has none; an answer without command text about a
+// generation never recorded is dropped, as nothing could name it.
+func (s *Session) NoteCommand(r CommandRecord) {
+	if len(r.Command) > maxHistoryCommandBytes {
+		r.Command = r.Command[:maxHistoryCommandBytes] + "…"
+	}
+	h := &s.history
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if n := len(h.recs); n > 0 && r.Generation != 0 && h.recs[n-1].Generation == r.Generation {
+		if r.Command == "" {
+			r.Command = h.recs[n-1].Command
+		}
+		h.recs[n-1] = r
+		return
+	}
+	if r.Command == "" {
+		return
+	}
+	if len(h.recs) >= MaxCommandHistory {
+		h.recs = append(h.recs[:0], h.recs[1:]...)
+	}
+	h.recs = append(h.recs, r)
+}
+
+// CommandHistory returns the remembered commands, the most recent first.
+func (s *Session) CommandHistory() []CommandRecord {
+	h := &s.history
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	out := make([]CommandRecord, len(h.recs))
+	for i, r := range h.recs {
+		out[len(h.recs)-1-i] = r
+	}
+	return out
+}
