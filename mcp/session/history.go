@@ -1,6 +1,7 @@
 package session
 
 import (
+	"fmt"
 	"sync"
 	"time"
 )
@@ -68,4 +69,57 @@ func (s *Session) CommandHistory() []CommandRecord {
 		out[len(h.recs)-1-i] = r
 	}
 	return out
+}
+
+// Budget of CodeMap calls on a session's own temporary files (helper
+// scripts and generated sources under WINX_TEMP_DIR): canonical source
+// files are not charged.
+const (
+	MaxHelperCodeMapCalls = 64
+	MaxHelperCodeMapFiles = 24
+)
+
+// HelperCodeMapError: the session spent its helper CodeMap budget.
+type HelperCodeMapError struct {
+	Calls, Files int // what the session has used
+	// NewFile is set when the refused call named a file not mapped before
+	// (the unique-file limit); otherwise the call limit was reached.
+	NewFile bool
+}
+
+func (e *HelperCodeMapError) Error() string {
+	if e.NewFile {
+		return fmt.Sprintf("session: the helper CodeMap budget of %d unique files is spent", MaxHelperCodeMapFiles)
+	}
+	return fmt.Sprintf("session: the helper CodeMap budget of %d calls is spent", MaxHelperCodeMapCalls)
+}
+
+// helperCodeMap counts a session's CodeMap calls on its temporary files.
+type helperCodeMap struct {
+	mu    sync.Mutex
+	calls int
+	files map[string]bool
+}
+
+// ChargeHelperCodeMap charges one CodeMap call on the temporary file path
+// (canonical) to the session, or returns a *HelperCodeMapError and charges
+// nothing when the call would exceed MaxHelperCodeMapCalls calls or
+// MaxHelperCodeMapFiles unique files. It returns the usage after the call.
+func (s *Session) ChargeHelperCodeMap(path string) (calls, files int, err error) {
+	h := &s.helperMaps
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	isNew := !h.files[path]
+	switch {
+	case h.calls >= MaxHelperCodeMapCalls:
+		return h.calls, len(h.files), &HelperCodeMapError{Calls: h.calls, Files: len(h.files)}
+	case isNew && len(h.files) >= MaxHelperCodeMapFiles:
+		return h.calls, len(h.files), &HelperCodeMapError{Calls: h.calls, Files: len(h.files), NewFile: true}
+	}
+	if h.files == nil {
+		h.files = make(map[string]bool)
+	}
+	h.calls++
+	h.files[path] = true
+	return h.calls, len(h.files), nil
 }

@@ -48,6 +48,8 @@ type Session struct {
 	resume resumeState
 	// history is the last foreground commands (history.go).
 	history commandHistory
+	// helperMaps is the helper CodeMap budget (history.go).
+	helperMaps helperCodeMap
 	// ledgerFile is where Ledger is kept on disk (state.go).
 	ledgerFile ledgerStore
 
