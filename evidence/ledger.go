@@ -166,6 +166,21 @@ func (l *Ledger) Forget(path string) {
 	}
 }
 
+// Recent returns up to n recorded paths, the most recently recorded (read
+// or edited) first; n <= 0 returns none.
+func (l *Ledger) Recent(n int) []string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if n <= 0 {
+		return nil
+	}
+	out := make([]string, 0, min(n, l.order.Len()))
+	for el := l.order.Front(); el != nil && len(out) < n; el = el.Next() {
+		out = append(out, el.Value.(*ledgerEntry).path)
+	}
+	return out
+}
+
 // Len returns the number of paths held.
 func (l *Ledger) Len() int {
 	l.mu.Lock()

@@ -27,8 +27,8 @@ type ArtifactDirs struct {
 }
 
 // ForbiddenWrite returns the first write of cmds the rules refuse, as an
-// *ArtifactWriteError, or nil: a write into another session's directory,
-// a removal of a directory holding every session's (Dir, .winx, the root or
+// *ArtifactWriteError, or nil: a write into another session's directory or
+// into Dir outside any session's directory, a removal of a directory holding every session's (Dir, .winx, the root or
 // above), or a reserved <root>/.winx-* path (see writeTargets for which
 // commands and redirects count as writes). Relative targets are resolved
 // against cwd (the shell's directory), the workspace root, and the
@@ -45,7 +45,7 @@ func (d ArtifactDirs) ForbiddenWrite(cmds []shellparse.Command, cwd string) erro
 	for _, c := range cmds {
 		for _, t := range writeTargets(c, vars) {
 			for _, p := range resolveTargets(t.target, dirs) {
-				if reason := d.forbiddenPath(p, id, t.removes); reason != "" {
+				if reason := d.forbiddenPath(p, id, t.removes, t.dest); reason != "" {
 					return &ArtifactWriteError{Command: t.command, Target: t.target, Path: p, Reason: reason}
 				}
 			}
@@ -75,6 +75,9 @@ type writeTarget struct {
 	command string
 	target  string // with the known variables expanded
 	removes bool   // the command removes or moves it away
+	// dest: the target is a destination that receives content (the last
+	// operand or -t of cp, install, ln, rsync and mv).
+	dest bool
 }
 
 // Commands whose operands are written, and which of their options take a
@@ -114,9 +117,9 @@ func writeTargets(c shellparse.Command, vars map[string]string) []writeTarget {
 	}
 	name := c.Args[0]
 	removes := slices.Contains(removers, name)
-	add := func(i int, w string) {
+	add := func(i int, w string, dest bool) {
 		if t, ok := staticWord(w, c.ArgIsDynamic(i), vars); ok && t != "" {
-			out = append(out, writeTarget{command: name, target: t, removes: removes})
+			out = append(out, writeTarget{command: name, target: t, removes: removes, dest: dest})
 		}
 	}
 	type operand struct {
@@ -154,18 +157,18 @@ func writeTargets(c shellparse.Command, vars map[string]string) []writeTarget {
 	}
 	switch {
 	case name == "dd" || slices.Contains(allOperandWriters, name):
-		for _, o := range operands {
-			add(o.i, o.w)
+		for k, o := range operands {
+			add(o.i, o.w, name == "mv" && targetDir == nil && k == len(operands)-1)
 		}
 		if targetDir != nil {
-			add(targetDir.i, targetDir.w)
+			add(targetDir.i, targetDir.w, name == "mv")
 		}
 	case slices.Contains(destinationWriters, name):
 		if targetDir != nil {
-			add(targetDir.i, targetDir.w)
+			add(targetDir.i, targetDir.w, true)
 		} else if len(operands) > 0 {
 			o := operands[len(operands)-1]
-			add(o.i, o.w)
+			add(o.i, o.w, true)
 		}
 	}
 	return out
@@ -248,11 +251,15 @@ const maxGlobMatches = 4096
 
 // forbiddenPath says why writing the cleaned absolute path p is refused for
 // session id, "" when it is not: it is inside another session's directory,
+// directly in Dir outside any session's directory (unless it removes it),
 // the write removes a directory holding every session's (Dir, .winx, the
 // root or above), or it is a reserved .winx-* name at the root.
-func (d ArtifactDirs) forbiddenPath(p, id string, removes bool) string {
+func (d ArtifactDirs) forbiddenPath(p, id string, removes, dest bool) string {
 	if removes && (p == d.Dir || strings.HasPrefix(d.Dir, p+"/") || p == "/") {
 		return "holds the temporary directories of every session"
+	}
+	if dest && p == d.Dir {
+		return "would put entries directly in .winx/tmp, outside any session's directory"
 	}
 	rel, err := filepath.Rel(d.Root, p)
 	if err != nil || rel == ".." || strings.HasPrefix(rel, "../") {
@@ -279,6 +286,11 @@ func (d ArtifactDirs) forbiddenPath(p, id string, removes bool) string {
 		if m, _ := filepath.Match(name, sample); m {
 			return "may name another session's temporary directory"
 		}
+	}
+	if !ok && (!removes || dest) {
+		// Outside every session directory nothing is any session's to
+		// count or reclaim; removing such a stray entry is still allowed.
+		return "is in .winx/tmp outside any session's directory"
 	}
 	return ""
 }

@@ -99,6 +99,20 @@ func TestForbiddenArtifactWrite(t *testing.T) {
 		{"outside the workspace", []shellparse.Command{c("touch", "/elsewhere/.winx-x")}, root, false},
 		{"reserved name deeper down", []shellparse.Command{c("touch", "sub/.winx-x")}, root, false},
 		{"read-only command", []shellparse.Command{c("cat", ".winx/tmp/session-00000000000000aa/f")}, root, false},
+		// Directly in .winx/tmp, outside every session's directory.
+		{"redirect into tmp", []shellparse.Command{redirect(">", ".winx/tmp/stray")}, root, true},
+		{"touch into tmp by variable", []shellparse.Command{dyn("touch", "$WINX_TEMP_DIR/../stray")}, root, true},
+		{"mkdir in tmp", []shellparse.Command{c("mkdir", "-p", ".winx/tmp/cache/x")}, root, true},
+		{"cp into tmp itself", []shellparse.Command{c("cp", "f", ".winx/tmp")}, root, true},
+		{"cp -t tmp itself", []shellparse.Command{c("cp", "-t", ".winx/tmp/", "f")}, root, true},
+		{"mv into tmp", []shellparse.Command{c("mv", "f", ".winx/tmp/g")}, root, true},
+		{"ln into tmp", []shellparse.Command{c("ln", "-s", "f", root+"/.winx/tmp/l")}, root, true},
+		{"dd into tmp", []shellparse.Command{c("dd", "of=.winx/tmp/z")}, root, true},
+		{"cd tmp then write", []shellparse.Command{c("cd", ".winx/tmp"), c("touch", "x")}, root, true},
+		{"glob matching no session", []shellparse.Command{c("touch", ".winx/tmp/x*")}, root, true},
+		{"rm a stray entry", []shellparse.Command{c("rm", "-f", ".winx/tmp/stray")}, root, false},
+		{"mv a stray entry away", []shellparse.Command{c("mv", ".winx/tmp/stray", "here")}, root, false},
+		{"mkdir a helper in own dir", []shellparse.Command{c("mkdir", "-p", ownDir+"/helper")}, root, false},
 	}
 	for _, tt := range tests {
 		err := dirs.ForbiddenWrite(tt.cmds, tt.cwd)

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"os"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"sync"
@@ -48,26 +50,54 @@ func TestGuardBadAuthIsDelayed(t *testing.T) {
 	}
 }
 
+// TestGuardQueryTokenOnlyWhenAllowed: ?token= (the guide's name) and its
+// alias ?access_token= authenticate only with --allow-query-token, and the
+// token never reaches the operational log or the usage log.
 func TestGuardQueryTokenOnlyWhenAllowed(t *testing.T) {
-	for _, allow := range []bool{false, true} {
-		var extra []string
-		if allow {
-			extra = []string{"--allow-query-token"}
-		}
-		s := startServe(t, extra...)
-		req, _ := http.NewRequest(http.MethodPost, s.base+"/mcp?access_token="+serveTestToken, strings.NewReader(discoverBody))
-		req.Header = discoverHeader("")
-		resp, err := s.client.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		resp.Body.Close()
-		want := http.StatusUnauthorized
-		if allow {
-			want = http.StatusOK
-		}
-		if resp.StatusCode != want {
-			t.Errorf("query token with allow=%v = %d, want %d", allow, resp.StatusCode, want)
+	for _, param := range []string{"token", "access_token"} {
+		for _, allow := range []bool{false, true} {
+			usageLog := filepath.Join(t.TempDir(), "usage.jsonl")
+			t.Setenv("WINX_USAGE_LOG", usageLog)
+			t.Setenv("WINX_LOG", "debug")
+			var extra []string
+			if allow {
+				extra = []string{"--allow-query-token"}
+			}
+			s := startServe(t, extra...)
+			req, _ := http.NewRequest(http.MethodPost, s.base+"/mcp?"+param+"="+serveTestToken, strings.NewReader(discoverBody))
+			req.Header = discoverHeader("")
+			resp, err := s.client.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp.Body.Close()
+			want := http.StatusUnauthorized
+			if allow {
+				want = http.StatusOK
+			}
+			if resp.StatusCode != want {
+				t.Errorf("?%s= with allow=%v = %d, want %d", param, allow, resp.StatusCode, want)
+			}
+			s.client.CloseIdleConnections()
+			if err := s.stop(); err != nil {
+				t.Fatal(err)
+			}
+			logged := s.stderr.String()
+			if !strings.Contains(logged, "/mcp") {
+				t.Errorf("operational log has no request record:\n%s", logged)
+			}
+			if strings.Contains(logged, serveTestToken) {
+				t.Errorf("operational log carries the query token:\n%s", logged)
+			}
+			if allow {
+				b, err := os.ReadFile(usageLog)
+				if err != nil {
+					t.Fatalf("usage log: %v", err)
+				}
+				if len(b) == 0 || strings.Contains(string(b), serveTestToken) {
+					t.Errorf("usage log empty or carries the query token:\n%s", b)
+				}
+			}
 		}
 	}
 }

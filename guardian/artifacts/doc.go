@@ -49,11 +49,17 @@
 // the tool layer then blocks ordinary commands until the agent cleans up.
 // The clock is a parameter, so tests run in a testing/synctest bubble.
 //
+// An active session at [ReclaimLevel] (75 %) of a budget does not wait for
+// the mark: [ReclaimSession] deletes its own helpers idle for the full
+// StaleAfter, oldest first, until it is back at [ReclaimTarget] (50 %).
+//
 // # Monitoring
 //
 // [Monitor] keeps the last scan of each workspace for [ScanReuse] (1 s), so
 // the check before every command does not walk the tree each time; a
 // session at [WarnLevel] (80 %) of a budget or more always gets a fresh
-// scan, so its cleanup shows at once. [Usage.Blocking] names the budget
-// that stops a session's ordinary commands.
+// scan, so its cleanup shows at once. [Monitor.Audit] scans again after
+// every action, so writes no preflight saw count from the next check on,
+// and counts what the reclaims freed ([Monitor.Freed]). [Usage.Blocking]
+// names the budget that stops a session's ordinary commands.
 package artifacts

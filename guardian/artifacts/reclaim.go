@@ -14,8 +14,10 @@ import (
 type Reclaimed struct {
 	// Removed lists the deleted directories, absolute, oldest first.
 	Removed []string
-	Bytes   int64 // apparent bytes they held
-	Files   int
+	// Sizes holds what each directory of Removed held, in its order.
+	Sizes []Tally
+	Bytes int64 // apparent bytes they held
+	Files int
 	// Usage is the scan Reclaim started from with the deletions taken
 	// out; it is exact unless the scan was Truncated.
 	Usage *Usage
@@ -83,6 +85,7 @@ func Reclaim(root string, now time.Time, live map[string]bool, lim *Limits) (*Re
 			return res, &ScanError{Path: filepath.Join(u.Dir, c.rel), Err: err}
 		}
 		res.Removed = append(res.Removed, filepath.Join(u.Dir, c.rel))
+		res.Sizes = append(res.Sizes, c.Tally)
 		res.Bytes += c.Bytes
 		res.Files += c.Files
 		u.forget(c)

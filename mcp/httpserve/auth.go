@@ -26,7 +26,7 @@ type Credentials struct {
 	EnvToken        string // WINX_HTTP_TOKEN
 	PrincipalConfig string // --principal-config
 	AllowWeakToken  bool   // accept tokens shorter than auth.MinTokenBytes
-	AllowQueryToken bool   // also accept ?access_token=
+	AllowQueryToken bool   // also accept ?token= (or its alias ?access_token=)
 }
 
 // Sources is how many credential sources c names.
@@ -63,7 +63,7 @@ type Authenticator struct {
 	singleProfile mcp.Profile
 	principals    *auth.PrincipalSet
 	profileFor    func(name string, exact []string) mcp.Profile
-	allowQuery    bool // also accept ?access_token= (--allow-query-token)
+	allowQuery    bool // also accept ?token= or ?access_token= (--allow-query-token)
 }
 
 var _ mcp.Authenticator = (*Authenticator)(nil)
@@ -126,7 +126,7 @@ func (a *Authenticator) Principals() int {
 func (a *Authenticator) Authenticate(r *http.Request) (mcp.Caller, error) {
 	header := r.Header.Get("Authorization")
 	if header == "" && a.allowQuery {
-		if tok := r.URL.Query().Get("access_token"); tok != "" {
+		if tok := queryToken(r); tok != "" {
 			header = "Bearer " + tok
 		}
 	}
@@ -148,4 +148,21 @@ func (a *Authenticator) Authenticate(r *http.Request) (mcp.Caller, error) {
 		t.Stop()
 	}
 	return mcp.Caller{}, mcp.ErrUnauthorized
+}
+
+// QueryTokenParams are the query parameters --allow-query-token accepts,
+// in order: "token" is the name the Streamable HTTP guide documents,
+// "access_token" the RFC 6750 spelling kept as an alias. The logs record
+// the URL path only, so neither reaches a log.
+var QueryTokenParams = []string{"token", "access_token"}
+
+// queryToken returns the first non-empty query token of r.
+func queryToken(r *http.Request) string {
+	q := r.URL.Query()
+	for _, name := range QueryTokenParams {
+		if tok := q.Get(name); tok != "" {
+			return tok
+		}
+	}
+	return ""
 }

@@ -46,6 +46,10 @@ type Session struct {
 	nav    Navigation
 	images ImageCache
 	resume resumeState
+	// history is the last foreground commands (history.go).
+	history commandHistory
+	// helperMaps is the helper CodeMap budget (history.go).
+	helperMaps helperCodeMap
 	// ledgerFile is where Ledger is kept on disk (state.go).
 	ledgerFile ledgerStore
 

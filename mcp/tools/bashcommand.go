@@ -185,7 +185,7 @@ func (t *bashTool) handle(ctx context.Context, req *mcp.ToolRequest) (*mcp.CallT
 	}
 	r := bashRun{term: term, act: act, wait: wait, threadID: in.ThreadID, root: in.WorkspaceRoot, keepTailPipe: t.keepTailPipe,
 		req: req, policy: in.WaitPolicy, memo: t.memo.of(term)}
-	return t.artifacts.annotate(r.do(ctx), act, sess), nil
+	return t.artifacts.annotate(r.do(ctx), t.sessions, act, sess), nil
 }
 
 // action decodes action_json in any accepted shape.
@@ -406,6 +406,9 @@ type bashData struct {
 	// TempArtifactUse is the highest share, in percent, of a temporary-
 	// artifact budget in use, set from 80 on (tempartifacts.go).
 	TempArtifactUse int `json:"temp_artifact_use_percent,omitempty"`
+	// TempArtifacts is the session's temporary-artifact usage after the
+	// action, and what stale-directory reclaims freed (tempartifacts.go).
+	TempArtifacts *tempArtifactData `json:"temp_artifacts,omitempty"`
 }
 
 func (r *bashRun) statusCheck(instruction string) *mcp.NextAction {

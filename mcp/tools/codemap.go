@@ -33,6 +33,9 @@ const (
 	codeNavigationUnavailable = "navigation_unavailable"
 	codeUnsupportedLanguage   = "unsupported_language"
 	codeTooManyFiles          = "too_many_files"
+	// codeHelperCodeMapBudget: the session spent its CodeMap budget for
+	// its temporary files (session.MaxHelperCodeMapCalls, ...Files).
+	codeHelperCodeMapBudget = "helper_codemap_budget"
 )
 
 // CodeMap bounds.
@@ -41,6 +44,9 @@ const (
 	maxOutlineSymbols = 2000
 	// maxMapFilesPerPage bounds max_results for a directory outline.
 	maxMapFilesPerPage = 500
+	// maxHelperOutlineBytes caps the text, and separately the symbol data,
+	// of an outline of a file under the session's WINX_TEMP_DIR.
+	maxHelperOutlineBytes = 12 << 10
 )
 
 // codeMapTool shares one codemap.Index per repository root between every
@@ -225,8 +231,21 @@ func (t *codeMapTool) handle(ctx context.Context, req *mcp.ToolRequest) (*mcp.Ca
 	if err != nil {
 		return t.fail(codeMapPathFailure(in.Path, err)), nil
 	}
+	// A helper's files (WINX_TEMP_DIR) are mapped one at a time, small and
+	// within the session's budget, so scratch output cannot flood the
+	// conversation; canonical sources are not charged.
+	if underDir(sess.TempDir, canonical) {
+		if info.IsDir() || in.Operation != opOutline {
+			return t.fail(codeMapError{mcp.StatusInvalidInput, codeInvalidToolInput,
+				"Under the session's temporary directory (WINX_TEMP_DIR) CodeMap outlines one existing file per call; pass a file path with operation outline.", true}), nil
+		}
+		if _, _, err := sess.ChargeHelperCodeMap(canonical); err != nil {
+			return t.fail(helperBudgetFailure(err)), nil
+		}
+		return t.outlineFile(sess, &in, canonical, policy, maxHelperOutlineBytes), nil
+	}
 	if in.Operation == opOutline && !info.IsDir() {
-		return t.outlineFile(sess, &in, canonical, policy), nil
+		return t.outlineFile(sess, &in, canonical, policy, 0), nil
 	}
 	ix, err := t.indexes.Get(codemap.RepoRoot(canonical, info.IsDir(), sess.Root, policy.Roots()))
 	if err != nil {
@@ -243,8 +262,42 @@ func (t *codeMapTool) handle(ctx context.Context, req *mcp.ToolRequest) (*mcp.Ca
 	return t.repoMap(ctx, sess, ix, &in, rel), nil
 }
 
-// outlineFile answers an outline of one file.
-func (t *codeMapTool) outlineFile(sess *session.Session, in *codeMapInput, canonical string, policy *auth.PathPolicy) *mcp.CallToolResult {
+// underDir reports whether path (canonical) is dir or inside it; dir is
+// compared as given and with its symlinks resolved.
+func underDir(dir, path string) bool {
+	if dir == "" {
+		return false
+	}
+	dirs := []string{dir}
+	if real, err := filepath.EvalSymlinks(dir); err == nil && real != dir {
+		dirs = append(dirs, real)
+	}
+	for _, d := range dirs {
+		if rel, err := filepath.Rel(d, path); err == nil && filepath.IsLocal(rel) {
+			return true
+		}
+	}
+	return false
+}
+
+// helperBudgetFailure answers a refused CodeMap call on a temporary file.
+func helperBudgetFailure(err error) codeMapError {
+	var he *session.HelperCodeMapError
+	if !errors.As(err, &he) {
+		return codeMapFailure(err)
+	}
+	what := fmt.Sprintf("%d calls", session.MaxHelperCodeMapCalls)
+	if he.NewFile {
+		what = fmt.Sprintf("%d unique files", session.MaxHelperCodeMapFiles)
+	}
+	return codeMapError{mcp.StatusDenied, codeHelperCodeMapBudget, fmt.Sprintf(
+		"This session spent its CodeMap budget for files under its temporary directory (%s; used %d calls over %d files). "+
+			"Read the file with ReadFiles instead; CodeMap on workspace sources is not limited by this budget.", what, he.Calls, he.Files), false}
+}
+
+// outlineFile answers an outline of one file; maxBytes > 0 caps the text
+// and the symbol data at about that many bytes each.
+func (t *codeMapTool) outlineFile(sess *session.Session, in *codeMapInput, canonical string, policy *auth.PathPolicy, maxBytes int) *mcp.CallToolResult {
 	if _, ok := codemap.LanguageOf(canonical); !ok {
 		return t.unsupported(in, canonical)
 	}
@@ -265,9 +318,16 @@ func (t *codeMapTool) outlineFile(sess *session.Session, in *codeMapInput, canon
 	data := codeMapData{Operation: opOutline, Path: snap.Path, Language: lang}
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s (%s, revision %s)\n", snap.Path, lang, snap.Revision)
+	// capReserve leaves room under maxBytes for the "more symbols" line.
+	const capReserve = 64
+	dataBytes := 0
 	for i, s := range syms {
 		line := codeMapSymbolLine(s)
-		if i >= maxOutlineSymbols || codemap.EstimateTokens(b.String()+line) > codemap.MaxMapTokens {
+		// A symbol's compact JSON array is its fields plus at most ~40
+		// bytes of numbers, quotes and commas.
+		dataBytes += len(s.Name) + len(s.Kind) + len(s.Container) + 40
+		if i >= maxOutlineSymbols || codemap.EstimateTokens(b.String()+line) > codemap.MaxMapTokens ||
+			(maxBytes > 0 && (b.Len()+len(line) > maxBytes-capReserve || dataBytes > maxBytes-capReserve)) {
 			data.Truncated = true
 			fmt.Fprintf(&b, "[%d more symbols not shown]\n", len(syms)-i)
 			break

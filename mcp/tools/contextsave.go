@@ -168,7 +168,8 @@ func (t *contextSaver) save(ctx context.Context, caller mcp.Caller, in *contextS
 	saver := *t.saver
 	saver.StateDir = wspace.PrincipalStateDir(saver.StateDir, principal)
 	data, err := saver.Save(ctx, wspace.Task{ID: in.ID, Root: root, Description: in.Description,
-		Globs: in.RelevantFileGlobs, Policy: policy})
+		Globs: in.RelevantFileGlobs, Policy: policy, ActiveFiles: sess.Ledger.Recent(sess.Ledger.Len()),
+		Terminal: terminalState(ctx, sess)})
 	if err != nil {
 		return contextFailure(err)
 	}
@@ -179,6 +180,27 @@ func (t *contextSaver) save(ctx context.Context, caller mcp.Caller, in *contextS
 		}
 	}
 	return t.answer(data)
+}
+
+// terminalState is the session's shell for a saved context: its cwd now
+// and the commands BashCommand reported (session.CommandHistory); nil when
+// the session has no shell.
+func terminalState(ctx context.Context, sess *session.Session) *wspace.TerminalState {
+	sh := sess.Shell()
+	if sh == nil {
+		return nil
+	}
+	st := &wspace.TerminalState{Cwd: sh.Cwd(ctx)}
+	for i, r := range sess.CommandHistory() {
+		if i == 0 && r.Running {
+			st.Running = r.Command
+		}
+		st.Commands = append(st.Commands, wspace.CommandRun{Command: r.Command, Running: r.Running, ExitCode: r.ExitCode, Cwd: r.Cwd})
+	}
+	if st.Cwd == "" && len(st.Commands) > 0 {
+		st.Cwd = st.Commands[0].Cwd
+	}
+	return st
 }
 
 // session finds the session the call works in: by workspace_root (with

@@ -7,6 +7,7 @@ import (
 	"math"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"winx/auth/policy"
 	"winx/auth/policy/shellparse"
@@ -86,12 +87,33 @@ func (g *tempArtifacts) check(ctx context.Context, reg *session.Sessions, sess *
 	return artifactBudgetDenied(over, u, u.Session(id), sess, threadID, root)
 }
 
-// annotate adds a usage warning to a command's result when the scan its
-// check made shows a temporary-artifact budget of the session or the
-// workspace at artifacts.WarnLevel or more: the agent hears of the limit
-// before commands are refused. The scan is the one from before the command.
-func (g *tempArtifacts) annotate(res *mcp.CallToolResult, act *action, sess *session.Session) *mcp.CallToolResult {
-	if act.Type != "command" || res == nil {
+// tempArtifactData is the temporary-artifact usage every BashCommand
+// answer carries: the session's files and bytes on the audit after the
+// action, and the stale directories this server's reclaims deleted, of the
+// session's own (its idle helpers) and in the whole workspace.
+type tempArtifactData struct {
+	Files              int             `json:"files"`
+	Bytes              int64           `json:"bytes"`
+	Reclaimed          artifacts.Freed `json:"reclaimed"`
+	WorkspaceReclaimed artifacts.Freed `json:"workspace_reclaimed"`
+}
+
+// annotate is BashCommand's hook after every action: it feeds the
+// session's command history, audits the temporary artifacts (a new scan,
+// so what the action wrote at run time, which no preflight saw, counts
+// from the next check on, and a session at artifacts.ReclaimLevel frees
+// its own stale helpers), puts the usage into the answer's data and, for
+// commands, adds a warning when a budget is at artifacts.WarnLevel or more:
+// the agent hears of the limit before commands are refused.
+func (g *tempArtifacts) annotate(res *mcp.CallToolResult, reg *session.Sessions, act *action, sess *session.Session) *mcp.CallToolResult {
+	id, ok := artifacts.SessionID(filepath.Base(sess.TempDir))
+	if !ok {
+		return res
+	}
+	// An audit that fails (an unsafe .winx/tmp) leaves the last scan; the
+	// next check refuses with the reason.
+	_, auditErr := g.monitor.Audit(sess.Root, id, reg.Now(), func() map[string]bool { return artifacts.LiveIDs(reg.TempDirs(sess.Root)) })
+	if res == nil {
 		return res
 	}
 	env, ok := res.StructuredContent.(mcp.Envelope)
@@ -102,13 +124,18 @@ func (g *tempArtifacts) annotate(res *mcp.CallToolResult, act *action, sess *ses
 	if !ok {
 		return res
 	}
-	id, ok := artifacts.SessionID(filepath.Base(sess.TempDir))
-	if !ok {
-		return res
+	noteCommand(sess, act, env.Status, data)
+	if s, found := g.monitor.Session(sess.Root, id); found && auditErr == nil {
+		own, all := g.monitor.Freed(sess.Root, id)
+		data.TempArtifacts = &tempArtifactData{Files: s.Files, Bytes: s.Bytes, Reclaimed: own, WorkspaceReclaimed: all}
 	}
+	env.Data = data
 	p, warn := g.monitor.Warning(sess.Root, id)
-	if !warn {
-		return res
+	if act.Type != "command" || !warn {
+		// Only the data changed: the text blocks stay as they are.
+		out := *res
+		out.StructuredContent = env
+		return &out
 	}
 	data.TempArtifactUse = int(math.Round(p * 100))
 	env.Data = data
@@ -119,6 +146,23 @@ func (g *tempArtifacts) annotate(res *mcp.CallToolResult, act *action, sess *ses
 		text += "\n"
 	}
 	return env.Result(text+note, res.Content[1:]...)
+}
+
+// noteCommand feeds the session's command history (ContextSave's terminal
+// state) from an answer about a foreground command: a started command
+// brings its text, a later answer about the same generation its end.
+func noteCommand(sess *session.Session, act *action, status mcp.Status, data bashData) {
+	if data.BgCommandID != "" || (data.CommandGeneration == 0 && data.ExitCode == nil) {
+		return
+	}
+	rec := session.CommandRecord{Generation: data.CommandGeneration, Running: status == mcp.StatusRunning, Cwd: data.Cwd, At: time.Now()}
+	if act.Type == "command" && act.Command != nil && !act.IsBackground {
+		rec.Command = *act.Command
+	}
+	if data.ExitCode != nil {
+		rec.ExitCode = *data.ExitCode
+	}
+	sess.NoteCommand(rec)
 }
 
 // artifactBudgets names the limits for messages.

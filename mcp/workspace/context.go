@@ -95,6 +95,31 @@ type Task struct {
 	// Policy confines every file read to the workspace and the allowed
 	// paths.
 	Policy *auth.PathPolicy
+	// ActiveFiles are the files the session read or edited, the most
+	// recent first (canonical paths); the first MaxContextActiveFiles are
+	// listed. Terminal is the session's shell; nil when it has none.
+	ActiveFiles []string
+	Terminal    *TerminalState
+}
+
+// MaxContextActiveFiles bounds the active files a saved context lists.
+const MaxContextActiveFiles = 50
+
+// TerminalState is a session's shell as a saved context records it.
+type TerminalState struct {
+	Cwd string
+	// Running is the foreground command still running, "" when none.
+	Running string
+	// Commands are the last foreground commands, the most recent first.
+	Commands []CommandRun
+}
+
+// CommandRun is one remembered foreground command.
+type CommandRun struct {
+	Command  string
+	Running  bool
+	ExitCode int // valid when !Running
+	Cwd      string
 }
 
 // OmittedFile is a matched file that was not saved, and why.
@@ -137,6 +162,7 @@ func (s *Saver) Save(ctx context.Context, task Task) (*SaveResult, error) {
 	doc.WriteString("\n## Task description\n")
 	doc.WriteString(s.clean(task.Description))
 	ensureNewline(&doc)
+	s.writeSession(&doc, task)
 	s.writeWorkspace(ctx, &doc, task.Root)
 	files := s.collect(ctx, task.Policy, task.Root, task.Globs, data)
 	s.writeFiles(&doc, files, data)
@@ -167,6 +193,50 @@ func (s *Saver) writeHeader(doc *bytes.Buffer, id, root string) {
 	// Quoted so that any byte of a path survives the round trip.
 	fmt.Fprintf(doc, "project_root: %s\n", strconv.Quote(root))
 	fmt.Fprintf(doc, "build: %s\n", strconv.Quote(s.Build))
+}
+
+// writeSession writes what the session was doing: the files it read or
+// edited, most recent first, and its terminal (cwd, running command, the
+// last commands with their exit codes), so a resumed task starts where
+// the work was.
+func (s *Saver) writeSession(doc *bytes.Buffer, task Task) {
+	doc.WriteString("\n## Active files (read or edited in the session, most recent first)\n")
+	if len(task.ActiveFiles) == 0 {
+		doc.WriteString("(none)\n")
+	}
+	for i, p := range task.ActiveFiles {
+		if i == MaxContextActiveFiles {
+			fmt.Fprintf(doc, "- and %d more\n", len(task.ActiveFiles)-i)
+			break
+		}
+		if rel, err := filepath.Rel(task.Root, p); err == nil && filepath.IsLocal(rel) {
+			p = rel
+		}
+		fmt.Fprintf(doc, "- %s\n", s.clean(p))
+	}
+	doc.WriteString("\n## Terminal\n")
+	t := task.Terminal
+	if t == nil {
+		doc.WriteString("no shell\n")
+		return
+	}
+	fmt.Fprintf(doc, "cwd: %s\n", s.clean(t.Cwd))
+	if t.Running != "" {
+		fmt.Fprintf(doc, "running: %s\n", s.clean(strconv.Quote(t.Running)))
+	} else {
+		doc.WriteString("running: (nothing)\n")
+	}
+	doc.WriteString("last commands (most recent first):\n")
+	if len(t.Commands) == 0 {
+		doc.WriteString("(none)\n")
+	}
+	for _, c := range t.Commands {
+		state := "running"
+		if !c.Running {
+			state = "exit " + strconv.Itoa(c.ExitCode)
+		}
+		fmt.Fprintf(doc, "- [%s] %s (cwd %s)\n", state, s.clean(strconv.Quote(c.Command)), s.clean(c.Cwd))
+	}
 }
 
 // writeWorkspace writes the same workspace context Initialize shows, then

@@ -192,7 +192,7 @@ func loadServe(args, environ []string, getenv func(string) string, cat Catalog, 
 		"which calls share a shell: workspace (principal + workspace), conversation (HTTP conversation, else thread) or thread")
 	fs.StringVar(&s.ToolProfile, "tool-profile", "full", "tools offered: full, coding, read-only or terminal")
 	fs.Var(&allowTools, "allow-tool", "offer exactly these tools (repeatable; replaces --tool-profile)")
-	fs.BoolVar(&s.AllowQueryToken, "allow-query-token", false, "also accept the token as ?access_token= (it may end up in proxy logs)")
+	fs.BoolVar(&s.AllowQueryToken, "allow-query-token", false, "also accept the token as ?token= or ?access_token= (it may end up in proxy logs)")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: winx [serve] [--http --bind ADDR --token-file FILE] [--version]")
 		fmt.Fprintln(stderr, "       winx report [--log FILE] [--last N] [--since-minutes M]")

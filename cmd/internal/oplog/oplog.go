@@ -99,7 +99,7 @@ func LogToolCall(l *slog.Logger, c ToolCall) {
 // HTTPRequest is one finished HTTP request.
 type HTTPRequest struct {
 	Method    string
-	Path      string // the URL path only: a query may carry ?access_token=
+	Path      string // the URL path only: a query may carry ?token= or ?access_token=
 	Status    int
 	Duration  time.Duration
 	Bytes     int64 // response body bytes written
