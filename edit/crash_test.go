@@ -97,10 +97,18 @@ func TestCrashAtomicity(t *testing.T) {
 	if raceEnabled {
 		runs = 40 // about 1 s per run under the race detector
 	}
+	// The budget bounds the test on a loaded machine; the property is
+	// checked on every run made, and at least minRuns must be made.
+	const minRuns = 10
 	deadline := time.Now().Add(90 * time.Second)
 	for i := 0; i < runs; i++ {
 		if time.Now().After(deadline) {
-			t.Fatalf("only %d runs in the time budget", i)
+			if i < minRuns {
+				t.Fatalf("only %d runs in the time budget", i)
+			}
+			t.Logf("time budget reached after %d of %d runs", i, runs)
+			runs = i
+			break
 		}
 		cmd := exec.Command(os.Args[0], "-test.run=^TestCrashHelper$", "-test.count=1")
 		cmd.Env = append(os.Environ(), crashEnv+"="+path)

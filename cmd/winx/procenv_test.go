@@ -52,7 +52,7 @@ func TestProcEnvironUnreadable(t *testing.T) {
 	bins := daemonBins(t)
 	// Short (socket paths) and reachable by the unprivileged uid, unlike
 	// TestMain's private directory.
-	dir, err := os.MkdirTemp("", "wxu")
+	dir, err := os.MkdirTemp("/tmp", "wxu")
 	if err != nil {
 		t.Fatal(err)
 	}
