@@ -205,6 +205,9 @@ func TestFloodMemoryAndJournal(t *testing.T) {
 	if testing.Short() {
 		t.Skip("floods take a while")
 	}
+	if raceEnabled {
+		t.Skip("measures RSS and floods 100 MB: run without -race (build.sh test does)")
+	}
 	for _, tc := range []struct {
 		cmd       string
 		wantLines int

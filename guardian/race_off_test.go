@@ -1,0 +1,5 @@
+//go:build !race
+
+package guardian
+
+const raceEnabled = false
