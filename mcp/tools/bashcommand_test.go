@@ -246,7 +246,9 @@ func TestBashCommandRendering(t *testing.T) {
 
 func TestBashCommandLargeOutput(t *testing.T) {
 	e := newBashEnv(t, "")
-	r, d := e.bash(cmd("seq 1 2000000"), 60)
+	// The wait is generous: under the race detector on a loaded machine
+	// rendering 2 million lines takes a while; the test checks content.
+	r, d := e.bash(cmd("seq 1 2000000"), 300)
 	if len(r.Structured.Output) > 40<<10 || d.DroppedOutputFile == "" {
 		t.Fatalf("seq: %d bytes, dropped file %q", len(r.Structured.Output), d.DroppedOutputFile)
 	}
