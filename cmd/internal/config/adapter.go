@@ -72,14 +72,17 @@ type Serve struct {
 	AllowTools      []string // --allow-tool; replaces ToolProfile
 	SessionAffinity string   // --session-affinity
 
-	Runtime            string   // RuntimeDaemon or RuntimeEmbedded (WINX_RUNTIME, WINX_EMBEDDED)
-	Shell              string   // WINX_SHELL, as given (ResolveShell resolves it)
-	ShellArgs          []string // WINX_SHELL_ARGS, checked here; shells read it from their environment
-	Log                Log      // WINX_LOG, WINX_LOG_FORMAT
-	NoRedact           bool     // WINX_NO_REDACT
-	NoCompress         bool     // WINX_NO_COMPRESS
-	KeepTailPipe       bool     // WINX_KEEP_TAIL_PIPE
-	OpenContext        bool     // WINX_OPEN_CONTEXT
+	Runtime      string   // RuntimeDaemon or RuntimeEmbedded (WINX_RUNTIME, WINX_EMBEDDED)
+	Shell        string   // WINX_SHELL, as given (ResolveShell resolves it)
+	ShellArgs    []string // WINX_SHELL_ARGS, checked here; shells read it from their environment
+	Log          Log      // WINX_LOG, WINX_LOG_FORMAT
+	NoRedact     bool     // WINX_NO_REDACT
+	NoCompress   bool     // WINX_NO_COMPRESS
+	KeepTailPipe bool     // WINX_KEEP_TAIL_PIPE
+	OpenContext  bool     // WINX_OPEN_CONTEXT
+	// TurnRecognizer is WINX_TURN_RECOGNIZER_CONFIG, checked here; nil
+	// when unset.
+	TurnRecognizer     *guardian.TurnRecognizer
 	Sandbox            bool     // WINX_SANDBOX; the paths are the policy's (pty/sandbox)
 	AllowPaths         []string // WINX_ALLOW_PATHS, parsed
 	ServerInstructions string   // WINX_SERVER_INSTRUCTIONS
@@ -230,6 +233,11 @@ func loadServe(args, environ []string, getenv func(string) string, cat Catalog, 
 	s.NoCompress = e.bool("WINX_NO_COMPRESS")
 	s.KeepTailPipe = e.bool("WINX_KEEP_TAIL_PIPE")
 	s.OpenContext = e.bool("WINX_OPEN_CONTEXT")
+	if raw := getenv("WINX_TURN_RECOGNIZER_CONFIG"); raw != "" {
+		if s.TurnRecognizer, err = guardian.ParseTurnRecognizer(raw); err != nil {
+			e.errs = append(e.errs, &VarError{Name: "WINX_TURN_RECOGNIZER_CONFIG", Value: raw, Err: err})
+		}
+	}
 	s.Sandbox = e.bool("WINX_SANDBOX")
 	embedded := e.bool("WINX_EMBEDDED")
 	if len(e.errs) > 0 {
