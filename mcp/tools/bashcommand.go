@@ -33,6 +33,10 @@ const (
 const (
 	codeCommandAlreadyRunning = "command_already_running"
 	codeCommandNotRunning     = "command_not_running"
+	// A program waits at a prompt (status awaiting_input or
+	// awaiting_approval); the next action types the answer.
+	codeInputRequired    = "input_required"
+	codeApprovalRequired = "approval_required"
 )
 
 // bashInput is BashCommand's arguments. action_json may also be a JSON
@@ -480,10 +484,10 @@ func (r *bashRun) outcome(o *guardian.Outcome, err error) *mcp.CallToolResult {
 	env := mcp.Envelope{Tool: BashCommandTool, Data: data}
 	var trailer strings.Builder
 	if o.Running && o.AwaitingInput {
-		env.Status = mcp.StatusAwaitingInput
+		env.Status, env.ErrorCode = mcp.StatusAwaitingInput, codeInputRequired
 		what := "input"
 		if r.promptKind(o.Output.Text) == guardian.TurnAwaitingApproval {
-			env.Status, what = mcp.StatusAwaitingApproval, "an answer (yes/no)"
+			env.Status, env.ErrorCode, what = mcp.StatusAwaitingApproval, codeApprovalRequired, "an answer (yes/no)"
 		}
 		env.Message = fmt.Sprintf("The command waits for %s at its prompt (the last line of the output).", what)
 		env.NextAction = r.sendText("Answer the prompt with send_text (submit true presses Enter), or interrupt with send_specials Ctrl-c.")
@@ -637,10 +641,10 @@ func (r *bashRun) waitForTurn(ctx context.Context) *mcp.CallToolResult {
 		env.NextAction = &mcp.NextAction{Tool: BashCommandTool, Instruction: "Wait again, or look at the screen.",
 			Arguments: map[string]any{"action_json": map[string]any{"type": "wait_for_turn"}, "thread_id": r.threadID, "workspace_root": r.root}}
 	case st == guardian.TurnAwaitingApproval:
-		env.Status, env.Message = mcp.StatusAwaitingApproval, "The program asks for an approval (yes/no)."
+		env.Status, env.ErrorCode, env.Message = mcp.StatusAwaitingApproval, codeApprovalRequired, "The program asks for an approval (yes/no)."
 		env.NextAction = r.sendText("Answer with send_text, or send_specials Ctrl-c.")
 	case st == guardian.TurnAwaitingInput:
-		env.Status, env.Message = mcp.StatusAwaitingInput, "The program waits for input."
+		env.Status, env.ErrorCode, env.Message = mcp.StatusAwaitingInput, codeInputRequired, "The program waits for input."
 		env.NextAction = r.sendText("Type the input with send_text, or send_specials Ctrl-c.")
 	}
 	return env.Result(strings.TrimRight(strings.Join(snap.Rows, "\n"), "\n"))
