@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"encoding/json"
 	"os/exec"
 	"strings"
 	"testing"
@@ -100,11 +101,15 @@ func TestSendSpecialsBackground(t *testing.T) {
 		t.Fatal("no bg id")
 	}
 	r, _ := e.bash(map[string]any{"type": "send_specials", "send_specials": []string{"Ctrl-c"}, "bg_command_id": d.BgCommandID}, 10)
-	if r.Structured.Status != string(mcp.StatusCompleted) {
-		r, _ = e.bash(map[string]any{"type": "status_check", "bg_command_id": d.BgCommandID}, 10)
+	var bd bashData
+	if r.Structured.Status == string(mcp.StatusCompleted) {
+		json.Unmarshal(r.Structured.Data, &bd)
 	}
-	if r.Structured.Status != string(mcp.StatusCompleted) {
-		t.Fatalf("the background sleep still runs after Ctrl-c: %q %q", r.Structured.Status, r.Content[0].Text)
+	if bd.BgCommandID != d.BgCommandID || bd.ExitCode == nil {
+		r, bd = e.bash(map[string]any{"type": "status_check", "bg_command_id": d.BgCommandID}, 10)
+	}
+	if r.Structured.Status != string(mcp.StatusCompleted) || bd.ExitCode == nil || *bd.ExitCode != 130 {
+		t.Fatalf("the background sleep after Ctrl-c: %q %q, want it ended by SIGINT (130)", r.Structured.Status, r.Content[0].Text)
 	}
 	r, _ = e.bash(cmd("echo $MARK"), 15)
 	if output(r) != "kept" {
