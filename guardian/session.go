@@ -915,12 +915,18 @@ func (s *Session) Screen(_ context.Context, lines int, diff bool) ScreenSnapshot
 
 // WaitForTurn waits until the PTY has been quiet for quiet (a TUI waiting for
 // input, a prompt) or timeout passed; it reports whether it went quiet.
+// Quiet counts from the later of the last output and the call: input typed
+// just before has its moment to be echoed and answered.
 func (s *Session) WaitForTurn(ctx context.Context, quiet, timeout time.Duration) (bool, error) {
-	deadline := time.Now().Add(timeout)
+	start := time.Now()
+	deadline := start.Add(timeout)
 	for {
 		s.mu.Lock()
 		last, ch := s.lastOut, s.changed
 		s.mu.Unlock()
+		if last.Before(start) {
+			last = start
+		}
 		idle := time.Since(last)
 		if idle >= quiet {
 			return true, nil
