@@ -44,9 +44,12 @@ type command struct {
 	// handed out already; live screen lines count once shown settled.
 	delivered int
 	// partial is the text of line delivered (the line at the cursor of a
-	// running command) as it was handed out: when it comes back extended
-	// (a prompt and the answer typed to it) only the new end is sent.
-	partial string
+	// running command) as it was last handed out. prompt is that text when
+	// the answer that carried it reported the command waiting for input:
+	// when the line comes back extended by the answer typed to it, only
+	// the new end is sent, so the prompt is shown once. Other partial
+	// lines (progress, a line cut by a pause) are sent whole again.
+	partial, prompt string
 	// lastOut is when the command last printed.
 	lastOut time.Time
 }
@@ -109,8 +112,8 @@ func (c *command) finishLocked(code int, shellExited bool) {
 func (c *command) takeNewLocked() (string, skipped, int) {
 	body, sk, redactions := c.out.take()
 	c.out.flush()
-	prev := c.partial
-	c.partial = ""
+	prev := c.prompt
+	c.partial, c.prompt = "", ""
 	if c.term == nil {
 		c.delivered = c.out.lines
 		return dropDelivered(strings.TrimRight(body, "\n"), prev, sk), sk, redactions
@@ -151,7 +154,7 @@ func (c *command) takeNewLocked() (string, skipped, int) {
 	return dropDelivered(strings.TrimRight(b.String(), "\n"), prev, sk), sk, redactions
 }
 
-// dropDelivered removes from text, whose first line is the line last
+// dropDelivered removes from text, whose first line is the prompt last
 // handed out unfinished as prev, the part of it already delivered: a
 // prompt answered by the user comes back as "prompt answer", and the
 // prompt was shown already. A line rewritten in place (a progress bar)

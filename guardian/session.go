@@ -475,6 +475,11 @@ func (s *Session) await(ctx context.Context, c *command, wait time.Duration, pro
 	}
 	o := s.outcome(c)
 	o.AwaitingInput = awaiting && o.Running
+	if o.AwaitingInput {
+		s.mu.Lock()
+		c.prompt = c.partial
+		s.mu.Unlock()
+	}
 	return o, nil
 }
 
