@@ -147,7 +147,7 @@ var bashSchema = json.RawMessage(`{
             "send_ascii": {"type": "array", "items": {"type": "integer", "minimum": 1, "maximum": 255}},
             "lines": {"type": "integer", "minimum": 0, "description": "screen: the last N written rows (0 = all)"},
             "diff": {"type": "boolean", "description": "only rows changed since the last look"},
-            "recognizer": {"type": "string", "enum": ["builtin", "configurable"], "description": "wait_for_turn: builtin (default: yes/no and password prompts) or configurable (WINX_TURN_RECOGNIZER_CONFIG markers)"},
+            "recognizer": {"enum": ["builtin", "configurable"], "description": "configurable: WINX_TURN_RECOGNIZER_CONFIG"},
             "quiet_ms": {"type": "integer", "minimum": 1, "description": "default 600"},
             "timeout_seconds": {"type": "number", "minimum": 0, "description": "default 30"}
           }

@@ -1,13 +1,20 @@
 package tools
 
 import (
+	"bufio"
+	"context"
 	"encoding/json"
+	"fmt"
+	"io"
+	"os"
 	"os/exec"
 	"strings"
 	"testing"
 	"time"
 
+	"winx/guardian/runtime"
 	"winx/mcp"
+	"winx/mcp/session"
 )
 
 // TestBashCommandPromptIsInput: a command that stops at a prompt answers at
@@ -136,5 +143,74 @@ func TestCompactBashOutput(t *testing.T) {
 	r, _ = e.bash(cmd("sleep 3"), 0.2)
 	if got := r.Content[0].Text; strings.Contains(got, "---") || r.Structured.Status != string(mcp.StatusRunning) {
 		t.Errorf("compact running: %q %q", r.Structured.Status, got)
+	}
+}
+
+// TestCompactBashOutputLegacy: the extension declared in a legacy
+// initialize (2025-11-25 capabilities.extensions) is honoured over stdio;
+// a legacy client without it keeps the trailer.
+func TestCompactBashOutputLegacy(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		caps map[string]any
+		want func(root string) string
+	}{
+		{"with", map[string]any{"extensions": map[string]any{"io.winx/compact-bash-output": map[string]any{}}}, func(string) string { return "hi" }},
+		{"without", map[string]any{}, func(root string) string { return "hi\n---\nexit code: 0\ncwd: " + root }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			env := []string{"HOME=" + t.TempDir(), "PATH=" + os.Getenv("PATH"), "LANG=C.UTF-8"}
+			sessions := session.NewSessions(runtime.Embedded(runtime.Options{BaseEnv: env}), time.Now)
+			t.Cleanup(func() { sessions.Close() })
+			reg := NewRegistry(Options{Build: "test", Transport: "stdio", Sessions: sessions, ScratchRoot: t.TempDir()})
+			srv := mcp.NewServer(mcp.Implementation{Name: "winx", Version: "test"}, reg, nil)
+			inR, inW := io.Pipe()
+			outR, outW := io.Pipe()
+			done := make(chan error, 1)
+			go func() { done <- srv.ServeStdio(context.Background(), inR, outW, nil); outW.Close() }()
+			defer func() {
+				inW.Close()
+				io.Copy(io.Discard, outR)
+				<-done
+			}()
+			lines := bufio.NewScanner(outR)
+			lines.Buffer(make([]byte, 1<<20), 8<<20)
+			id := 0
+			rpc := func(method string, params any) json.RawMessage {
+				t.Helper()
+				id++
+				p, _ := json.Marshal(params)
+				fmt.Fprintf(inW, `{"jsonrpc":"2.0","id":%d,"method":%q,"params":%s}`+"\n", id, method, p)
+				for lines.Scan() {
+					var msg struct {
+						ID     json.RawMessage `json:"id"`
+						Result json.RawMessage `json:"result"`
+					}
+					json.Unmarshal(lines.Bytes(), &msg)
+					if string(msg.ID) == fmt.Sprint(id) {
+						return msg.Result
+					}
+				}
+				t.Fatalf("%s: no answer", method)
+				return nil
+			}
+			rpc("initialize", map[string]any{"protocolVersion": "2025-11-25", "capabilities": tc.caps, "clientInfo": map[string]string{"name": "t", "version": "1"}})
+			fmt.Fprintln(inW, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+			var init toolResult
+			json.Unmarshal(rpc("tools/call", map[string]any{"name": InitializeTool, "arguments": map[string]any{"any_workspace_path": t.TempDir()}}), &init)
+			var bound struct {
+				ThreadID      string `json:"thread_id"`
+				WorkspaceRoot string `json:"workspace_root"`
+			}
+			if err := json.Unmarshal(init.Structured.Data, &bound); err != nil || bound.ThreadID == "" {
+				t.Fatalf("Initialize: %+v", init.Structured)
+			}
+			var r toolResult
+			json.Unmarshal(rpc("tools/call", map[string]any{"name": BashCommandTool, "arguments": map[string]any{
+				"action_json": cmd("echo hi"), "thread_id": bound.ThreadID, "workspace_root": bound.WorkspaceRoot}}), &r)
+			if len(r.Content) == 0 || r.Content[0].Text != tc.want(bound.WorkspaceRoot) {
+				t.Errorf("text %+v, want %q", r.Content, tc.want(bound.WorkspaceRoot))
+			}
+		})
 	}
 }
