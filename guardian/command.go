@@ -151,7 +151,13 @@ func (c *command) takeNewLocked() (string, skipped, int) {
 		b.WriteByte('\n')
 	}
 	c.delivered = c.out.lines + max(settled, vstart)
-	return dropDelivered(strings.TrimRight(b.String(), "\n"), prev, sk), sk, redactions
+	text := strings.TrimRight(b.String(), "\n")
+	if prev != "" && text == prev && c.partial == prev {
+		// Nothing answered the prompt yet (a look right after the input
+		// was typed): it stays the prompt for the next look.
+		c.prompt = prev
+	}
+	return dropDelivered(text, prev, sk), sk, redactions
 }
 
 // dropDelivered removes from text, whose first line is the prompt last
@@ -163,7 +169,9 @@ func dropDelivered(text, prev string, sk skipped) string {
 	if prev == "" || sk != (skipped{}) || !strings.HasPrefix(text, prev) {
 		return text
 	}
-	rest := text[len(prev):]
+	// The blanks after the prompt belong to it (rows are kept without
+	// trailing blanks, so prev lacks them).
+	rest := strings.TrimLeft(text[len(prev):], " \t")
 	if strings.HasPrefix(rest, "\n") {
 		// The line ended with nothing typed on it.
 		return rest[1:]
