@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"golang.org/x/sys/unix"
+	"syscall"
 )
 
 // inputQuiet is how long a command blocked reading its terminal must have
@@ -99,7 +99,7 @@ func blockedReading(pid int, tty string) bool {
 		return false // "running" or "-1 ...": not in a system call
 	}
 	nr, err := strconv.Atoi(f[0])
-	if err != nil || (nr != unix.SYS_READ && nr != unix.SYS_READV) {
+	if err != nil || (nr != syscall.SYS_READ && nr != syscall.SYS_READV) {
 		return false
 	}
 	fd, err := strconv.ParseUint(strings.TrimPrefix(f[1], "0x"), 16, 31)
