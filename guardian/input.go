@@ -17,8 +17,12 @@ import (
 const inputQuiet = 300 * time.Millisecond
 
 // inputCheckEvery is how often a waiting caller looks at the foreground
-// processes once output went quiet.
-const inputCheckEvery = 100 * time.Millisecond
+// group's leader once output went quiet; inputScanEvery how often at all
+// of the group's processes.
+const (
+	inputCheckEvery = 100 * time.Millisecond
+	inputScanEvery  = time.Second
+)
 
 // maxProcScan bounds the /proc entries looked at per check.
 const maxProcScan = 1 << 16
@@ -32,7 +36,10 @@ const maxProcScan = 1 << 16
 // bash `read`, `cat` and Python's input() all show `read(0, ...)` there.
 // Any error (another kernel, no /proc) reports false: the command is then
 // reported as running, as before.
-func readingTerminal(ttyPid, pgrp int) bool {
+//
+// With leaderOnly, only the group's leader is looked at: a scan of /proc
+// costs a read per process, so callers do it seldom.
+func readingTerminal(ttyPid, pgrp int, leaderOnly bool) bool {
 	tty, err := os.Readlink("/proc/" + strconv.Itoa(ttyPid) + "/fd/0")
 	if err != nil || !strings.HasPrefix(tty, "/dev/") {
 		return false
@@ -42,6 +49,9 @@ func readingTerminal(ttyPid, pgrp int) bool {
 	// own group).
 	if blockedReading(pgrp, tty) {
 		return true
+	}
+	if leaderOnly {
+		return false
 	}
 	d, err := os.Open("/proc")
 	if err != nil {

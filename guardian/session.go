@@ -446,6 +446,7 @@ func (s *Session) await(ctx context.Context, c *command, wait time.Duration, pro
 	defer cancel()
 	since := time.Now()
 	awaiting := false
+	var lastScan time.Time
 	for {
 		tctx, tcancel := context.WithTimeout(wctx, inputCheckEvery)
 		err := s.waitFor(tctx, func() bool { return c.done })
@@ -465,7 +466,11 @@ func (s *Session) await(ctx context.Context, c *command, wait time.Duration, pro
 		if !begun || time.Since(quietFrom) < inputQuiet {
 			continue
 		}
-		if pg, err := proc.ForegroundPgrp(); err == nil && readingTerminal(proc.Pid(), pg) {
+		full := time.Since(lastScan) >= inputScanEvery
+		if full {
+			lastScan = time.Now()
+		}
+		if pg, err := proc.ForegroundPgrp(); err == nil && readingTerminal(proc.Pid(), pg, !full) {
 			awaiting = true
 			break
 		}

@@ -30,6 +30,8 @@ func TestBashCommandPromptIsInput(t *testing.T) {
 	}{
 		{"yes/no", `read -p 'Overwrite? [y/N] ' a; echo got=$a`, "Overwrite? [y/N]", "n", "got=n", mcp.StatusAwaitingApproval},
 		{"plain", `read -p 'Name: ' v; echo hello-$v`, "Name:", "bob", "hello-bob", mcp.StatusAwaitingInput},
+		// The reader is not the group's leader (which has exited).
+		{"pipeline", `sleep 0 | (exec 0<&2; read -p 'Second? ' v; echo v=$v)`, "Second?", "w", "v=w", mcp.StatusAwaitingInput},
 		{"program", `python3 -c 'print("py-" + input("Value? "))'`, "Value?", "7", "py-7", mcp.StatusAwaitingInput},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -41,6 +43,7 @@ func TestBashCommandPromptIsInput(t *testing.T) {
 			start := time.Now()
 			r, _ := e.bash(cmd(tc.command), 15)
 			took := time.Since(start)
+			t.Logf("%s: answered %s after %v", tc.name, r.Structured.Status, took)
 			if r.Structured.Status != string(tc.status) {
 				t.Fatalf("status %q after %v, want %s; text %q", r.Structured.Status, took, tc.status, r.Content[0].Text)
 			}
