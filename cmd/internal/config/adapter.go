@@ -72,17 +72,18 @@ type Serve struct {
 	AllowTools      []string // --allow-tool; replaces ToolProfile
 	SessionAffinity string   // --session-affinity
 
-	Runtime      string   // RuntimeDaemon or RuntimeEmbedded (WINX_RUNTIME, WINX_EMBEDDED)
-	Shell        string   // WINX_SHELL, as given (ResolveShell resolves it)
-	ShellArgs    []string // WINX_SHELL_ARGS, checked here; shells read it from their environment
-	Log          Log      // WINX_LOG, WINX_LOG_FORMAT
-	NoRedact     bool     // WINX_NO_REDACT
-	NoCompress   bool     // WINX_NO_COMPRESS
-	KeepTailPipe bool     // WINX_KEEP_TAIL_PIPE
-	OpenContext  bool     // WINX_OPEN_CONTEXT
 	// TurnRecognizer is WINX_TURN_RECOGNIZER_CONFIG, checked here; nil
 	// when unset.
-	TurnRecognizer     *guardian.TurnRecognizer
+	TurnRecognizer *guardian.TurnRecognizer
+
+	Runtime            string   // RuntimeDaemon or RuntimeEmbedded (WINX_RUNTIME, WINX_EMBEDDED)
+	Shell              string   // WINX_SHELL, as given (ResolveShell resolves it)
+	ShellArgs          []string // WINX_SHELL_ARGS, checked here; shells read it from their environment
+	Log                Log      // WINX_LOG, WINX_LOG_FORMAT
+	NoRedact           bool     // WINX_NO_REDACT
+	NoCompress         bool     // WINX_NO_COMPRESS
+	KeepTailPipe       bool     // WINX_KEEP_TAIL_PIPE
+	OpenContext        bool     // WINX_OPEN_CONTEXT
 	Sandbox            bool     // WINX_SANDBOX; the paths are the policy's (pty/sandbox)
 	AllowPaths         []string // WINX_ALLOW_PATHS, parsed
 	ServerInstructions string   // WINX_SERVER_INSTRUCTIONS
