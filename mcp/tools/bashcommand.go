@@ -489,7 +489,7 @@ func (r *bashRun) outcome(o *guardian.Outcome, err error) *mcp.CallToolResult {
 		if r.promptKind(o.Output.Text) == guardian.TurnAwaitingApproval {
 			env.Status, env.ErrorCode, what = mcp.StatusAwaitingApproval, codeApprovalRequired, "an answer (yes/no)"
 		}
-		env.Message = fmt.Sprintf("The command waits for %s at its prompt (the last line of the output).", what)
+		env.Message = fmt.Sprintf("The command waits for %s at its prompt (shown once, as the last line of the output that carried it).", what)
 		env.NextAction = r.sendText("Answer the prompt with send_text (submit true presses Enter), or interrupt with send_specials Ctrl-c.")
 		fmt.Fprintf(&trailer, "---\nstatus: %s (%.1f s)\ncwd: %s", strings.ReplaceAll(string(env.Status), "_", " "), o.Elapsed.Seconds(), o.Cwd)
 	} else if o.Running {
