@@ -116,7 +116,7 @@ func (s *Session) PollBackground(ctx context.Context, id string, wait time.Durat
 	if err != nil {
 		return nil, err
 	}
-	return s.await(ctx, b.cmd, wait)
+	return s.await(ctx, b.cmd, wait, b.proc)
 }
 
 // SendTextBackground types into a background command's PTY.
@@ -134,5 +134,5 @@ func (s *Session) SendTextBackground(ctx context.Context, id, text string, submi
 	if _, err := b.proc.File().Write([]byte(text)); err != nil {
 		return nil, fmt.Errorf("guardian: write to background command: %w", err)
 	}
-	return s.await(ctx, b.cmd, wait)
+	return s.await(ctx, b.cmd, wait, b.proc)
 }

@@ -43,6 +43,15 @@ type command struct {
 	// delivered is the number of the last line (from the first ever)
 	// handed out already; live screen lines count once shown settled.
 	delivered int
+	// partial is the text of line delivered (the line at the cursor of a
+	// running command) as it was last handed out. prompt is that text when
+	// the answer that carried it reported the command waiting for input:
+	// when the line comes back extended by the answer typed to it, only
+	// the new end is sent, so the prompt is shown once. Other partial
+	// lines (progress, a line cut by a pause) are sent whole again.
+	partial, prompt string
+	// lastOut is when the command last printed.
+	lastOut time.Time
 }
 
 func newCommand(gen uint64, text string, cfg outputConfig) *command {
@@ -57,6 +66,7 @@ func newCommand(gen uint64, text string, cfg outputConfig) *command {
 
 // write renders p and moves finished lines into the journal.
 func (c *command) write(p []byte) {
+	c.lastOut = time.Now()
 	c.term.Write(p)
 	c.drainLocked()
 }
@@ -102,9 +112,11 @@ func (c *command) finishLocked(code int, shellExited bool) {
 func (c *command) takeNewLocked() (string, skipped, int) {
 	body, sk, redactions := c.out.take()
 	c.out.flush()
+	prev := c.prompt
+	c.partial, c.prompt = "", ""
 	if c.term == nil {
 		c.delivered = c.out.lines
-		return strings.TrimRight(body, "\n"), sk, redactions
+		return dropDelivered(strings.TrimRight(body, "\n"), prev, sk), sk, redactions
 	}
 	var b strings.Builder
 	b.WriteString(body)
@@ -132,11 +144,39 @@ func (c *command) takeNewLocked() (string, skipped, int) {
 			}
 			redactions += n
 		}
+		if i == settled && !c.done {
+			c.partial = v
+		}
 		b.WriteString(v)
 		b.WriteByte('\n')
 	}
 	c.delivered = c.out.lines + max(settled, vstart)
-	return strings.TrimRight(b.String(), "\n"), sk, redactions
+	text := strings.TrimRight(b.String(), "\n")
+	if prev != "" && text == prev && c.partial == prev {
+		// Nothing answered the prompt yet (a look right after the input
+		// was typed): it stays the prompt for the next look.
+		c.prompt = prev
+	}
+	return dropDelivered(text, prev, sk), sk, redactions
+}
+
+// dropDelivered removes from text, whose first line is the prompt last
+// handed out unfinished as prev, the part of it already delivered: a
+// prompt answered by the user comes back as "prompt answer", and the
+// prompt was shown already. A line rewritten in place (a progress bar)
+// does not start with prev and is sent whole, as is text after a gap.
+func dropDelivered(text, prev string, sk skipped) string {
+	if prev == "" || sk != (skipped{}) || !strings.HasPrefix(text, prev) {
+		return text
+	}
+	// The blanks after the prompt belong to it (rows are kept without
+	// trailing blanks, so prev lacks them).
+	rest := strings.TrimLeft(text[len(prev):], " \t")
+	if strings.HasPrefix(rest, "\n") {
+		// The line ended with nothing typed on it.
+		return rest[1:]
+	}
+	return rest
 }
 
 // visibleLines is the live screen of a command terminal as logical lines,

@@ -346,6 +346,11 @@ type Outcome struct {
 	// ShellReset is set when an interrupt could not bring the shell back
 	// and it was replaced.
 	ShellReset bool
+	// AwaitingInput is set when the running command is blocked reading
+	// its terminal and has printed nothing for a moment: it waits for
+	// someone to type (a prompt, a pager). The prompt is the last line of
+	// Output.Text.
+	AwaitingInput bool
 }
 
 // Run types a command into the shell and waits up to wait for it to end.
@@ -362,7 +367,14 @@ func (s *Session) Run(ctx context.Context, command string, wait time.Duration) (
 	if err != nil {
 		return nil, err
 	}
-	return s.await(ctx, c, wait)
+	return s.await(ctx, c, wait, s.shellProcess())
+}
+
+// shellProcess is the current shell's process.
+func (s *Session) shellProcess() *pty.Process {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.shell.proc
 }
 
 // launch publishes a new generation for command and types it into the
@@ -428,15 +440,56 @@ func (s *Session) ensureShell(ctx context.Context) error {
 	return s.startShell(ctx, cwd)
 }
 
-// await waits up to wait for c to finish, then reports what is new.
-func (s *Session) await(ctx context.Context, c *command, wait time.Duration) (*Outcome, error) {
+// await waits up to wait for c to finish, then reports what is new. It
+// answers early, with AwaitingInput, when c is blocked reading the
+// terminal of proc (the PTY c runs on; nil: never) and has been quiet for
+// inputQuiet since the later of its last output and this call: input sent
+// just before the call gets its moment to be read.
+func (s *Session) await(ctx context.Context, c *command, wait time.Duration, proc *pty.Process) (*Outcome, error) {
 	wctx, cancel := context.WithTimeout(ctx, wait)
 	defer cancel()
-	err := s.waitFor(wctx, func() bool { return c.done })
-	if err != nil && ctx.Err() != nil {
+	since := time.Now()
+	awaiting := false
+	var lastScan time.Time
+	for {
+		tctx, tcancel := context.WithTimeout(wctx, inputCheckEvery)
+		err := s.waitFor(tctx, func() bool { return c.done })
+		tcancel()
+		if err == nil || wctx.Err() != nil {
+			break
+		}
+		if proc == nil {
+			continue
+		}
+		s.mu.Lock()
+		begun, quietFrom := c.begun || c.gen == 0, c.lastOut
+		s.mu.Unlock()
+		if quietFrom.Before(since) {
+			quietFrom = since
+		}
+		if !begun || time.Since(quietFrom) < inputQuiet {
+			continue
+		}
+		full := time.Since(lastScan) >= inputScanEvery
+		if full {
+			lastScan = time.Now()
+		}
+		if pg, err := proc.ForegroundPgrp(); err == nil && readingTerminal(proc.Pid(), pg, !full) {
+			awaiting = true
+			break
+		}
+	}
+	if ctx.Err() != nil {
 		return nil, ctx.Err()
 	}
-	return s.outcome(c), nil
+	o := s.outcome(c)
+	o.AwaitingInput = awaiting && o.Running
+	if o.AwaitingInput {
+		s.mu.Lock()
+		c.prompt = c.partial
+		s.mu.Unlock()
+	}
+	return o, nil
 }
 
 // outcome builds the report of c with its undelivered output.
@@ -552,7 +605,7 @@ func (s *Session) Poll(ctx context.Context, gen uint64, wait time.Duration) (*Ou
 	if c == nil || (gen != 0 && gen != c.gen) {
 		return nil, ErrNotRunning
 	}
-	return s.await(ctx, c, wait)
+	return s.await(ctx, c, wait, s.shellProcess())
 }
 
 // Key names a special key of send_specials.
@@ -562,6 +615,20 @@ type Key string
 var keyBytes = map[Key]string{
 	"Enter": "\r", "Key-up": "\x1b[A", "Key-down": "\x1b[B", "Key-right": "\x1b[C", "Key-left": "\x1b[D",
 	"Ctrl-c": "\x03", "Ctrl-d": "\x04", "Ctrl-z": "\x1a",
+}
+
+// KeySequence is the bytes a terminal receives for keys; an unknown key
+// is ErrInvalidInput.
+func KeySequence(keys []Key) ([]byte, error) {
+	var b []byte
+	for _, k := range keys {
+		seq, ok := keyBytes[k]
+		if !ok {
+			return nil, fmt.Errorf("%w: unknown key %q", ErrInvalidInput, k)
+		}
+		b = append(b, seq...)
+	}
+	return b, nil
 }
 
 // SendText types text (plus Enter when submit) into the foreground program.
@@ -583,13 +650,9 @@ func (s *Session) SendKeys(ctx context.Context, keys []Key, wait time.Duration) 
 	if len(keys) == 0 {
 		return nil, fmt.Errorf("%w: no keys", ErrInvalidInput)
 	}
-	var b []byte
-	for _, k := range keys {
-		seq, ok := keyBytes[k]
-		if !ok {
-			return nil, fmt.Errorf("%w: unknown key %q", ErrInvalidInput, k)
-		}
-		b = append(b, seq...)
+	b, err := KeySequence(keys)
+	if err != nil {
+		return nil, err
 	}
 	if len(keys) == 1 && keys[0] == "Ctrl-c" {
 		return s.Interrupt(ctx, wait)
@@ -626,7 +689,7 @@ func (s *Session) input(ctx context.Context, b []byte, wait time.Duration) (*Out
 	if _, err := sp.proc.File().Write(b); err != nil {
 		return nil, fmt.Errorf("guardian: write to shell: %w", err)
 	}
-	return s.await(ctx, c, wait)
+	return s.await(ctx, c, wait, sp.proc)
 }
 
 // Interrupt sends Ctrl-C to the foreground command. A shell that does not
@@ -866,12 +929,18 @@ func (s *Session) Screen(_ context.Context, lines int, diff bool) ScreenSnapshot
 
 // WaitForTurn waits until the PTY has been quiet for quiet (a TUI waiting for
 // input, a prompt) or timeout passed; it reports whether it went quiet.
+// Quiet counts from the later of the last output and the call: input typed
+// just before has its moment to be echoed and answered.
 func (s *Session) WaitForTurn(ctx context.Context, quiet, timeout time.Duration) (bool, error) {
-	deadline := time.Now().Add(timeout)
+	start := time.Now()
+	deadline := start.Add(timeout)
 	for {
 		s.mu.Lock()
 		last, ch := s.lastOut, s.changed
 		s.mu.Unlock()
+		if last.Before(start) {
+			last = start
+		}
 		idle := time.Since(last)
 		if idle >= quiet {
 			return true, nil

@@ -112,6 +112,18 @@ type Registry struct {
 	resourceIndex map[string]*registeredResource
 
 	templates []*registeredTemplate
+
+	// extensions are the server extensions the tools implement, advertised
+	// in 2026-07-28 capabilities.extensions.
+	extensions []string
+}
+
+// AddExtension advertises a server extension (for example a result
+// format a client may opt into).
+func (r *Registry) AddExtension(name string) {
+	if !slices.Contains(r.extensions, name) {
+		r.extensions = append(r.extensions, name)
+	}
 }
 
 type registeredTool struct {

@@ -356,6 +356,9 @@ func (s *Server) capabilities(modern bool, version string) ServerCapabilities {
 	}
 	if modern {
 		caps.Extensions = map[string]json.RawMessage{TasksExtension: json.RawMessage("{}")}
+		for _, ext := range s.registry.extensions {
+			caps.Extensions[ext] = json.RawMessage("{}")
+		}
 	} else if version == Version20251125 {
 		caps.Tasks = legacyTasksCapability
 	}

@@ -75,6 +75,7 @@ func serve(ctx context.Context, c *config.Serve, id buildid.Identity, stdin io.R
 		StateDir:           c.StateDir,
 		Redactor:           redact.New(c.NoRedact),
 		KeepTailPipe:       c.KeepTailPipe,
+		TurnRecognizer:     c.TurnRecognizer,
 		OpenContext:        c.OpenContext,
 		ServerInstructions: c.ServerInstructions,
 		Warnings:           warnings,

@@ -174,6 +174,8 @@ type Outcome struct {
 	ShellExited bool   `json:"shell_exited,omitempty"`
 	ShellReset  bool   `json:"shell_reset,omitempty"`
 	Seq         uint64 `json:"seq,omitempty"`
+	// AwaitingInput: the command is blocked reading its terminal.
+	AwaitingInput bool `json:"awaiting_input,omitempty"`
 }
 
 // Shaped is guardian.Shaped on the wire.
@@ -193,7 +195,7 @@ func toWire(o *guardian.Outcome, seq uint64) *Outcome {
 	s := o.Output
 	return &Outcome{
 		Generation: o.Generation, Command: o.Command, Running: o.Running, ExitCode: o.ExitCode,
-		Cwd: o.Cwd, ElapsedNS: int64(o.Elapsed), ShellExited: o.ShellExited, ShellReset: o.ShellReset, Seq: seq,
+		Cwd: o.Cwd, ElapsedNS: int64(o.Elapsed), ShellExited: o.ShellExited, ShellReset: o.ShellReset, Seq: seq, AwaitingInput: o.AwaitingInput,
 		Output: Shaped{Text: s.Text, DroppedBytes: s.DroppedBytes, DroppedLines: s.DroppedLines,
 			DroppedFile: s.DroppedFile, Collapsed: s.Collapsed, Redactions: s.Redactions,
 			Journal: s.Journal, LostLines: s.LostLines, LostBytes: s.LostBytes},
@@ -206,6 +208,7 @@ func (o *Outcome) Guardian() *guardian.Outcome {
 	return &guardian.Outcome{
 		Generation: o.Generation, Command: o.Command, Running: o.Running, ExitCode: o.ExitCode,
 		Cwd: o.Cwd, Elapsed: time.Duration(o.ElapsedNS), ShellExited: o.ShellExited, ShellReset: o.ShellReset,
+		AwaitingInput: o.AwaitingInput,
 		Output: guardian.Shaped{Text: s.Text, DroppedBytes: s.DroppedBytes, DroppedLines: s.DroppedLines,
 			DroppedFile: s.DroppedFile, Collapsed: s.Collapsed, Redactions: s.Redactions,
 			Journal: s.Journal, LostLines: s.LostLines, LostBytes: s.LostBytes},

@@ -33,6 +33,10 @@ const (
 const (
 	codeCommandAlreadyRunning = "command_already_running"
 	codeCommandNotRunning     = "command_not_running"
+	// A program waits at a prompt (status awaiting_input or
+	// awaiting_approval); the next action types the answer.
+	codeInputRequired    = "input_required"
+	codeApprovalRequired = "approval_required"
 )
 
 // bashInput is BashCommand's arguments. action_json may also be a JSON
@@ -92,10 +96,19 @@ type bashTool struct {
 	memo         *shellMemos
 
 	artifacts tempArtifacts // temporary-artifact limits (tempartifacts.go)
+	// recognizer is WINX_TURN_RECOGNIZER_CONFIG, parsed once at start;
+	// nil when unset.
+	recognizer *guardian.TurnRecognizer
 }
 
+// CompactBashOutputExtension is the client extension that asks for
+// BashCommand text without the status trailer ("---", exit code, cwd):
+// the same facts stay in structuredContent.
+const CompactBashOutputExtension = "io.winx/compact-bash-output"
+
 func addBashCommand(reg *mcp.Registry, opts Options) {
-	t := &bashTool{sessions: opts.Sessions, affinity: opts.Affinity, keepTailPipe: opts.KeepTailPipe, memo: newShellMemos()}
+	t := &bashTool{sessions: opts.Sessions, affinity: opts.Affinity, keepTailPipe: opts.KeepTailPipe, memo: newShellMemos(), recognizer: opts.TurnRecognizer}
+	reg.AddExtension(CompactBashOutputExtension)
 	reg.AddTool(mcp.Tool{
 		Name:         BashCommandTool,
 		Title:        "Run shell commands",
@@ -136,7 +149,7 @@ var bashSchema = json.RawMessage(`{
             "send_ascii": {"type": "array", "items": {"type": "integer", "minimum": 1, "maximum": 255}},
             "lines": {"type": "integer", "minimum": 0, "description": "screen: the last N written rows (0 = all)"},
             "diff": {"type": "boolean", "description": "only rows changed since the last look"},
-            "recognizer": {"type": "string", "description": "accepted, ignored"},
+            "recognizer": {"enum": ["builtin", "configurable"], "description": "configurable: WINX_TURN_RECOGNIZER_CONFIG"},
             "quiet_ms": {"type": "integer", "minimum": 1, "description": "default 600"},
             "timeout_seconds": {"type": "number", "minimum": 0, "description": "default 30"}
           }
@@ -184,7 +197,8 @@ func (t *bashTool) handle(ctx context.Context, req *mcp.ToolRequest) (*mcp.CallT
 		return res, nil
 	}
 	r := bashRun{term: term, act: act, wait: wait, threadID: in.ThreadID, root: in.WorkspaceRoot, keepTailPipe: t.keepTailPipe,
-		req: req, policy: in.WaitPolicy, memo: t.memo.of(term)}
+		req: req, policy: in.WaitPolicy, memo: t.memo.of(term), recognizer: t.recognizer,
+		compact: req.ClientCapabilities().HasExtension(CompactBashOutputExtension)}
 	return t.artifacts.annotate(r.do(ctx), t.sessions, act, sess), nil
 }
 
@@ -294,6 +308,11 @@ type bashRun struct {
 	policy string
 	// memo is what this adapter remembers of the shell (shellmemo.go).
 	memo *shellMemo
+	// recognizer is the configured turn recognizer, nil when none.
+	recognizer *guardian.TurnRecognizer
+	// compact leaves the status trailer out of the text: the client
+	// advertised CompactBashOutputExtension.
+	compact bool
 }
 
 func (r *bashRun) do(ctx context.Context) *mcp.CallToolResult {
@@ -347,6 +366,16 @@ func (r *bashRun) do(ctx context.Context) *mcp.CallToolResult {
 				return bashFailure(&InputError{Msg: fmt.Sprintf("send_specials: unknown key %q; the keys are %s (any case)", k, strings.Join(specialKeys, ", "))})
 			}
 			keys[i] = key
+		}
+		if a.BgCommandID != "" {
+			// The keys go to that command's own terminal: its line
+			// discipline turns Ctrl-c into SIGINT for it, not for the shell.
+			seq, err := guardian.KeySequence(keys)
+			if err != nil {
+				return bashFailure(err)
+			}
+			o, err := r.term.SendTextBackground(ctx, a.BgCommandID, string(seq), false, r.wait)
+			return r.outcome(o, err)
 		}
 		o, err := r.term.SendKeys(ctx, keys, r.wait)
 		return r.outcome(o, err)
@@ -458,26 +487,67 @@ func (r *bashRun) outcome(o *guardian.Outcome, err error) *mcp.CallToolResult {
 		b.WriteString("\n")
 	}
 	env := mcp.Envelope{Tool: BashCommandTool, Data: data}
-	if o.Running {
+	var trailer strings.Builder
+	if o.Running && o.AwaitingInput {
+		env.Status, env.ErrorCode = mcp.StatusAwaitingInput, codeInputRequired
+		what := "input"
+		if r.promptKind(o.Output.Text) == guardian.TurnAwaitingApproval {
+			env.Status, env.ErrorCode, what = mcp.StatusAwaitingApproval, codeApprovalRequired, "an answer (yes/no)"
+		}
+		env.Message = fmt.Sprintf("The command waits for %s at its prompt (shown once, as the last line of the output that carried it).", what)
+		env.NextAction = r.sendText("Answer the prompt with send_text (submit true presses Enter), or interrupt with send_specials Ctrl-c.")
+		fmt.Fprintf(&trailer, "---\nstatus: %s (%.1f s)\ncwd: %s", strings.ReplaceAll(string(env.Status), "_", " "), o.Elapsed.Seconds(), o.Cwd)
+	} else if o.Running {
 		env.Status = mcp.StatusRunning
 		env.Message = fmt.Sprintf("The command is still running after %.1f s.", o.Elapsed.Seconds())
 		env.NextAction = r.statusCheck("Poll the running command for new output, or interrupt it with send_specials Ctrl-c.")
-		fmt.Fprintf(&b, "---\nstatus: still running (%.1f s)\ncwd: %s", o.Elapsed.Seconds(), o.Cwd)
+		fmt.Fprintf(&trailer, "---\nstatus: still running (%.1f s)\ncwd: %s", o.Elapsed.Seconds(), o.Cwd)
 	} else {
 		code := o.ExitCode
 		data.ExitCode = &code
 		env.Data = data
 		env.Status = mcp.StatusCompleted
 		env.Message = fmt.Sprintf("The command exited with code %d.", code)
-		fmt.Fprintf(&b, "---\nexit code: %d\ncwd: %s", code, o.Cwd)
+		fmt.Fprintf(&trailer, "---\nexit code: %d\ncwd: %s", code, o.Cwd)
 		if o.ShellExited {
-			b.WriteString("\nnote: the shell itself exited; the next command starts a new shell in the same directory")
+			trailer.WriteString("\nnote: the shell itself exited; the next command starts a new shell in the same directory")
 		}
 		if o.ShellReset {
-			b.WriteString("\nnote: the shell did not respond to Ctrl-C and was replaced")
+			trailer.WriteString("\nnote: the shell did not respond to Ctrl-C and was replaced")
 		}
 	}
+	if r.compact {
+		// The client asked for the output alone; the status, exit code
+		// and cwd are in structuredContent.
+		return env.Result(strings.TrimSuffix(b.String(), "\n"))
+	}
+	b.WriteString(trailer.String())
 	return env.Result(b.String())
+}
+
+// promptKind classifies the last line of a command's output, a prompt:
+// the built-in recognizer first, then the configured one.
+func (r *bashRun) promptKind(text string) guardian.TurnState {
+	lines := strings.Split(text, "\n")
+	if st := guardian.BuiltinTurnRecognizer().Classify(lines); st == guardian.TurnAwaitingApproval {
+		return st
+	}
+	if r.recognizer != nil {
+		last := lines[len(lines)-1:]
+		return r.recognizer.Classify(last)
+	}
+	return guardian.TurnAwaitingInput
+}
+
+// sendText is the next action of a command waiting for input: the same
+// target (the shell, or the background command).
+func (r *bashRun) sendText(instruction string) *mcp.NextAction {
+	act := map[string]any{"type": "send_text", "send_text": "<answer>", "submit": true}
+	if r.act.BgCommandID != "" {
+		act["bg_command_id"] = r.act.BgCommandID
+	}
+	return &mcp.NextAction{Tool: BashCommandTool, Instruction: instruction,
+		Arguments: map[string]any{"action_json": act, "thread_id": r.threadID, "workspace_root": r.root}}
 }
 
 func (r *bashRun) background(id string) *mcp.CallToolResult {
@@ -525,18 +595,62 @@ func (r *bashRun) waitForTurn(ctx context.Context) *mcp.CallToolResult {
 		}
 		timeout = time.Duration(*r.act.TimeoutSeconds * float64(time.Second))
 	}
-	ok, err := r.term.WaitForTurn(ctx, quiet, timeout)
-	if err != nil {
-		return bashFailure(err)
+	rec := guardian.BuiltinTurnRecognizer()
+	switch r.act.Recognizer {
+	case "", "builtin":
+	case "configurable":
+		if r.recognizer == nil {
+			return bashFailure(&InputError{Msg: "recognizer configurable needs WINX_TURN_RECOGNIZER_CONFIG set when the server starts"})
+		}
+		rec = r.recognizer
+	default:
+		return bashFailure(&InputError{Msg: fmt.Sprintf("recognizer %q is not one of builtin, configurable", r.act.Recognizer)})
 	}
-	snap := r.term.Screen(ctx, 0, false)
+	deadline := time.Now().Add(timeout)
+	var (
+		ok   bool
+		snap guardian.ScreenSnapshot
+		st   guardian.TurnState
+	)
+	for {
+		var err error
+		ok, err = r.term.WaitForTurn(ctx, quiet, max(0, time.Until(deadline)))
+		if err != nil {
+			return bashFailure(err)
+		}
+		snap = r.term.Screen(ctx, 0, false)
+		st = rec.Classify(snap.Rows)
+		if !ok || st != guardian.TurnBusy {
+			break
+		}
+		// Quiet, but the program says it is working: wait on.
+		left := time.Until(deadline)
+		if left <= 0 {
+			ok = false
+			break
+		}
+		t := time.NewTimer(min(quiet, left))
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+			t.Stop()
+			return bashFailure(ctx.Err())
+		}
+	}
 	alt := snap.AltScreen
 	env := mcp.Envelope{Status: mcp.StatusCompleted, Tool: BashCommandTool, Message: "The terminal went quiet.",
 		Data: bashData{AltScreen: &alt, Title: snap.Title, Quiet: &ok}}
-	if !ok {
+	switch {
+	case !ok:
 		env.Status, env.Message = mcp.StatusRunning, "The terminal was still busy when the wait ended."
 		env.NextAction = &mcp.NextAction{Tool: BashCommandTool, Instruction: "Wait again, or look at the screen.",
 			Arguments: map[string]any{"action_json": map[string]any{"type": "wait_for_turn"}, "thread_id": r.threadID, "workspace_root": r.root}}
+	case st == guardian.TurnAwaitingApproval:
+		env.Status, env.ErrorCode, env.Message = mcp.StatusAwaitingApproval, codeApprovalRequired, "The program asks for an approval (yes/no)."
+		env.NextAction = r.sendText("Answer with send_text, or send_specials Ctrl-c.")
+	case st == guardian.TurnAwaitingInput:
+		env.Status, env.ErrorCode, env.Message = mcp.StatusAwaitingInput, codeInputRequired, "The program waits for input."
+		env.NextAction = r.sendText("Type the input with send_text, or send_specials Ctrl-c.")
 	}
 	return env.Result(strings.TrimRight(strings.Join(snap.Rows, "\n"), "\n"))
 }

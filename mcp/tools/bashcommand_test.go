@@ -178,8 +178,9 @@ func TestBashCommandRunningAndInterrupt(t *testing.T) {
 
 func TestBashCommandInput(t *testing.T) {
 	e := newBashEnv(t, "")
-	r, _ := e.bash(cmd("read x; echo got:$x"), 0.5)
-	if r.Structured.Status != "running" {
+	r, _ := e.bash(cmd("read x; echo got:$x"), 15)
+	// A command blocked reading the terminal waits for input.
+	if r.Structured.Status != "awaiting_input" {
 		t.Fatalf("read = %+v", r.Structured)
 	}
 	r, _ = e.bash(map[string]any{"type": "send_text", "send_text": "abc", "submit": true}, 5)

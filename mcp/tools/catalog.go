@@ -14,6 +14,7 @@ import (
 
 	"winx/auth"
 	"winx/evidence/redact"
+	"winx/guardian"
 	"winx/mcp"
 	"winx/mcp/session"
 	wspace "winx/mcp/workspace" // "workspace" names a test helper of this package
@@ -63,6 +64,9 @@ type Options struct {
 	// (WINX_KEEP_TAIL_PIPE=1); by default it is dropped because output is
 	// already bounded.
 	KeepTailPipe bool
+	// TurnRecognizer is WINX_TURN_RECOGNIZER_CONFIG, parsed and checked
+	// at start; nil when unset (recognizer "configurable" is then refused).
+	TurnRecognizer *guardian.TurnRecognizer
 	// OpenContext opens each file ContextSave writes with the desktop's
 	// default application, when there is one (WINX_OPEN_CONTEXT=1).
 	OpenContext bool

@@ -72,6 +72,10 @@ type Serve struct {
 	AllowTools      []string // --allow-tool; replaces ToolProfile
 	SessionAffinity string   // --session-affinity
 
+	// TurnRecognizer is WINX_TURN_RECOGNIZER_CONFIG, checked here; nil
+	// when unset.
+	TurnRecognizer *guardian.TurnRecognizer
+
 	Runtime            string   // RuntimeDaemon or RuntimeEmbedded (WINX_RUNTIME, WINX_EMBEDDED)
 	Shell              string   // WINX_SHELL, as given (ResolveShell resolves it)
 	ShellArgs          []string // WINX_SHELL_ARGS, checked here; shells read it from their environment
@@ -230,6 +234,11 @@ func loadServe(args, environ []string, getenv func(string) string, cat Catalog, 
 	s.NoCompress = e.bool("WINX_NO_COMPRESS")
 	s.KeepTailPipe = e.bool("WINX_KEEP_TAIL_PIPE")
 	s.OpenContext = e.bool("WINX_OPEN_CONTEXT")
+	if raw := getenv("WINX_TURN_RECOGNIZER_CONFIG"); raw != "" {
+		if s.TurnRecognizer, err = guardian.ParseTurnRecognizer(raw); err != nil {
+			e.errs = append(e.errs, &VarError{Name: "WINX_TURN_RECOGNIZER_CONFIG", Value: raw, Err: err})
+		}
+	}
 	s.Sandbox = e.bool("WINX_SANDBOX")
 	embedded := e.bool("WINX_EMBEDDED")
 	if len(e.errs) > 0 {

@@ -30,6 +30,7 @@ func Variables() []Variable {
 		{Name: "WINX_NO_COMPRESS", Default: "false", Range: "boolean"},
 		{Name: "WINX_KEEP_TAIL_PIPE", Default: "false", Range: "boolean"},
 		{Name: "WINX_OPEN_CONTEXT", Default: "false", Range: "boolean"},
+		{Name: "WINX_TURN_RECOGNIZER_CONFIG", Range: "JSON {\"busy\", \"awaiting_input\", \"awaiting_approval\"} lists of substrings or `re:` regular expressions", Opaque: true},
 		{Name: "WINX_ALLOW_PATHS", Range: "`:`-separated absolute directories; `/` means unconfined"},
 		{Name: "WINX_CODING_TOKEN_BUDGET", Default: "24000", Range: "positive integer"},
 		{Name: "WINX_NONCODING_TOKEN_BUDGET", Default: "8000", Range: "positive integer"},

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"winx/guardian"
 	"winx/guardian/daemon"
 	"winx/guardian/daemon/operator"
 )
@@ -199,5 +200,27 @@ func TestSettingsRedact(t *testing.T) {
 	}
 	if len(got) != len(Variables()) {
 		t.Errorf("%d settings for %d variables", len(got), len(Variables()))
+	}
+}
+
+// TestLoadAdapterTurnRecognizer: WINX_TURN_RECOGNIZER_CONFIG is parsed
+// once at start; an invalid one stops start-up with a usage error naming
+// the variable.
+func TestLoadAdapterTurnRecognizer(t *testing.T) {
+	cat := Catalog{Affinities: []string{"workspace"}, MaxBodyBytes: 1}
+	a, err := LoadAdapter(nil, []string{`WINX_TURN_RECOGNIZER_CONFIG={"busy":["Thinking"],"awaiting_approval":["re:^Allow\\?"]}`}, cat, io.Discard)
+	if err != nil || a.Serve.TurnRecognizer == nil {
+		t.Fatalf("LoadAdapter with a valid recognizer = %+v, %v", a.Serve.TurnRecognizer, err)
+	}
+	if a, err := LoadAdapter(nil, nil, cat, io.Discard); err != nil || a.Serve.TurnRecognizer != nil {
+		t.Errorf("LoadAdapter without the variable: %v, %v; want no recognizer", a.Serve.TurnRecognizer, err)
+	}
+	for _, v := range []string{
+		`{`, `[]`, `{}`, `{"busy": ["x"], "extra": ["y"]}`, `{"busy": [""]}`, `{"awaiting_input": ["re:("]}`, `{"busy": "x"}`, `{"busy":["x"]} {}`,
+	} {
+		_, err := LoadAdapter(nil, []string{"WINX_TURN_RECOGNIZER_CONFIG=" + v}, cat, io.Discard)
+		if !errors.Is(err, ErrUsage) || !errors.Is(err, guardian.ErrRecognizerConfig) || !strings.Contains(err.Error(), "WINX_TURN_RECOGNIZER_CONFIG") {
+			t.Errorf("WINX_TURN_RECOGNIZER_CONFIG=%s: %v, want a usage error naming it", v, err)
+		}
 	}
 }
