@@ -10,7 +10,7 @@ import (
 )
 
 // TestPromptsThroughBinary drives the built binaries (daemon runtime, a
-// guardian process): a yes/no prompt answers awaiting_approval at once and
+// guardian process): a yes/no prompt answers awaiting_input at once and
 // the answer to it shows the result without the prompt again; a scripted
 // TUI reaches awaiting_approval through the configured recognizer; Ctrl-c
 // with a bg_command_id ends that background command only.
@@ -20,8 +20,8 @@ func TestPromptsThroughBinary(t *testing.T) {
 	s := a.mustInit(t.TempDir())
 
 	r := a.bash(s, command(`read -p 'Overwrite? [y/N] ' a; echo got=$a`), 15)
-	if r.Status != "awaiting_approval" || !strings.Contains(r.Output, "Overwrite? [y/N]") {
-		t.Fatalf("prompt: %q %q, want awaiting_approval with the prompt", r.Status, r.Output)
+	if r.Status != "awaiting_input" || !strings.Contains(r.Output, "Overwrite? [y/N]") {
+		t.Fatalf("prompt: %q %q, want awaiting_input with the prompt", r.Status, r.Output)
 	}
 	r2 := a.bash(s, map[string]any{"type": "send_text", "send_text": "n", "submit": true}, 15)
 	if r2.Status != "completed" || !strings.Contains(r2.Output, "got=n") {

@@ -489,10 +489,13 @@ func (r *bashRun) outcome(o *guardian.Outcome, err error) *mcp.CallToolResult {
 	env := mcp.Envelope{Tool: BashCommandTool, Data: data}
 	var trailer strings.Builder
 	if o.Running && o.AwaitingInput {
+		// The process reads its terminal: that is input whatever the
+		// prompt asks (a yes/no question is named in the message only);
+		// awaiting_approval belongs to wait_for_turn's recognizers.
 		env.Status, env.ErrorCode = mcp.StatusAwaitingInput, codeInputRequired
 		what := "input"
 		if r.promptKind(o.Output.Text) == guardian.TurnAwaitingApproval {
-			env.Status, env.ErrorCode, what = mcp.StatusAwaitingApproval, codeApprovalRequired, "an answer (yes/no)"
+			what = "an answer (a yes/no question)"
 		}
 		env.Message = fmt.Sprintf("The command waits for %s at its prompt (shown once, as the last line of the output that carried it).", what)
 		env.NextAction = r.sendText("Answer the prompt with send_text (submit true presses Enter), or interrupt with send_specials Ctrl-c.")

@@ -20,15 +20,15 @@ import (
 // TestBashCommandPromptIsInput: a command that stops at a prompt answers at
 // once with the prompt and a send_text next action instead of "running"
 // after the whole wait, and the answer to send_text shows what followed
-// the prompt without repeating it. A yes/no prompt is awaiting_approval, a
-// plain one awaiting_input.
+// the prompt without repeating it. Every prompt a process reads from its
+// terminal is awaiting_input, a yes/no question too.
 func TestBashCommandPromptIsInput(t *testing.T) {
 	e := newBashEnv(t, "")
 	for _, tc := range []struct {
 		name, command, prompt, answer, want string
 		status                              mcp.Status
 	}{
-		{"yes/no", `read -p 'Overwrite? [y/N] ' a; echo got=$a`, "Overwrite? [y/N]", "n", "got=n", mcp.StatusAwaitingApproval},
+		{"yes/no", `read -p 'Overwrite? [y/N] ' a; echo got=$a`, "Overwrite? [y/N]", "n", "got=n", mcp.StatusAwaitingInput},
 		{"plain", `read -p 'Name: ' v; echo hello-$v`, "Name:", "bob", "hello-bob", mcp.StatusAwaitingInput},
 		// The reader is not the group's leader (which has exited).
 		{"pipeline", `sleep 0 | (exec 0<&2; read -p 'Second? ' v; echo v=$v)`, "Second?", "w", "v=w", mcp.StatusAwaitingInput},
