@@ -95,10 +95,12 @@ func importTable() map[string]importRule {
 		"guardian":           {imports: []string{"jsonrpc", "pty", "vt", "evidence/redact", "edit/atomicfile"}},
 		"guardian/artifacts": {},
 		"guardian/wire":      {imports: []string{"jsonrpc"}},
-		"guardian/remote":    {imports: []string{"guardian", "guardian/wire", "jsonrpc", "pty", "vt", "evidence/redact"}},
-		"guardian/daemon":    {imports: []string{"guardian", "guardian/remote", "guardian/wire", "jsonrpc", "edit/atomicfile", "evidence/redact"}},
-		"guardian/runtime":   {imports: []string{"guardian", "guardian/daemon", "guardian/remote", "guardian/wire", "evidence/redact"}},
-		"codemap":            {imports: []string{"codemap/walk"}, modules: []string{"github.com/smacker/go-tree-sitter"}, cgo: true},
+		// Private directories for test processes (tests only).
+		"guardian/wire/hermetic": {},
+		"guardian/remote":        {imports: []string{"guardian", "guardian/wire", "jsonrpc", "pty", "vt", "evidence/redact"}},
+		"guardian/daemon":        {imports: []string{"guardian", "guardian/remote", "guardian/wire", "jsonrpc", "edit/atomicfile", "evidence/redact"}},
+		"guardian/runtime":       {imports: []string{"guardian", "guardian/daemon", "guardian/remote", "guardian/wire", "evidence/redact"}},
+		"codemap":                {imports: []string{"codemap/walk"}, modules: []string{"github.com/smacker/go-tree-sitter"}, cgo: true},
 		// The pure-Go walker that codemap shares with the workspace services.
 		"codemap/walk": {},
 		"fuzz":         {anyGroup: true, anyModule: true},

@@ -14,6 +14,7 @@ import (
 
 	"winx/guardian/remote"
 	"winx/guardian/wire"
+	"winx/guardian/wire/hermetic"
 )
 
 // bins holds winxd and winx-guardian, built once by TestMain.
@@ -24,7 +25,7 @@ func TestMain(m *testing.M) {
 	if err != nil {
 		panic(err)
 	}
-	if err := hermetic(dir); err != nil {
+	if err := hermetic.Setup(dir); err != nil {
 		panic(err)
 	}
 	if out, err := exec.Command("go", "build", "-o", dir+"/", "winx/cmd/winxd", "winx/cmd/winx-guardian").CombinedOutput(); err != nil {

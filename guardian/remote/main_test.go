@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"winx/guardian/wire"
+	"winx/guardian/wire/hermetic"
 )
 
 // guardianBin is the winx-guardian binary built once by TestMain.
@@ -33,7 +34,7 @@ func testMain(m *testing.M) int {
 		return 1
 	}
 	defer os.RemoveAll(dir)
-	if err := hermetic(dir); err != nil {
+	if err := hermetic.Setup(dir); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}

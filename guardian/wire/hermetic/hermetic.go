@@ -1,0 +1,64 @@
+// Package hermetic gives a test process private home, state, config,
+// runtime and temporary directories, so that no test reaches the user's
+// winxd, sessions, sockets or state directory, or depends on what runs
+// there. It is for tests only.
+package hermetic
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// Setup points this process, and every process it starts, at a private
+// HOME, XDG_STATE_HOME, XDG_CONFIG_HOME, XDG_RUNTIME_DIR and TMPDIR under
+// dir, and unsets WINX_SOCKET. The go command's caches stay where they
+// were (they follow HOME otherwise), so builds the tests run stay warm.
+func Setup(dir string) error {
+	if out, err := exec.Command("go", "env", "GOCACHE", "GOMODCACHE", "GOPATH").Output(); err == nil {
+		if v := strings.Split(strings.TrimSpace(string(out)), "\n"); len(v) == 3 {
+			os.Setenv("GOCACHE", v[0])
+			os.Setenv("GOMODCACHE", v[1])
+			os.Setenv("GOPATH", v[2])
+		}
+	}
+	for _, v := range []struct{ name, sub string }{
+		{"HOME", "home"}, {"XDG_STATE_HOME", "state"}, {"XDG_CONFIG_HOME", "config"},
+		{"XDG_RUNTIME_DIR", "run"}, {"TMPDIR", "tmp"},
+	} {
+		d := filepath.Join(dir, v.sub)
+		if err := os.Mkdir(d, 0o700); err != nil {
+			return err
+		}
+		os.Setenv(v.name, d)
+	}
+	os.Unsetenv("WINX_SOCKET")
+	return nil
+}
+
+// TempDir makes a private directory for Setup. It is under /tmp, not
+// $TMPDIR: short, so socket paths beneath it fit a sockaddr_un.
+func TempDir(prefix string) (string, error) {
+	return os.MkdirTemp("/tmp", prefix)
+}
+
+// Main runs the tests of m after Setup in a fresh directory, removes the
+// directory and exits with the tests' code: a package's TestMain.
+func Main(m *testing.M) {
+	dir, err := TempDir("wxh")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	if err := Setup(dir); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.RemoveAll(dir)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
