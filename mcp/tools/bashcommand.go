@@ -313,6 +313,9 @@ type bashRun struct {
 	// compact leaves the status trailer out of the text: the client
 	// advertised CompactBashOutputExtension.
 	compact bool
+	// droppedTail is the trailing "| tail ..." removed from the command,
+	// said in the answer's text.
+	droppedTail string
 }
 
 func (r *bashRun) do(ctx context.Context) *mcp.CallToolResult {
@@ -331,6 +334,7 @@ func (r *bashRun) do(ctx context.Context) *mcp.CallToolResult {
 			return r.background(id)
 		}
 		if dropped, ok := policy.DropTailPipe(cmd); ok && !r.keepTailPipe {
+			r.droppedTail = strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(cmd[len(dropped):]), "|"))
 			cmd = dropped
 		}
 		o, err := r.runForeground(ctx, cmd)
@@ -482,6 +486,11 @@ func (r *bashRun) outcome(o *guardian.Outcome, err error) *mcp.CallToolResult {
 		CollapsedRuns: o.Output.Collapsed, Redactions: o.Output.Redactions, ShellExited: o.ShellExited, ShellReset: o.ShellReset,
 	}
 	var b strings.Builder
+	if r.droppedTail != "" {
+		// The model asked for a tail; it gets the bounded output instead
+		// and must know why there is more than it asked for.
+		fmt.Fprintf(&b, "[winx: the trailing `| %s` was not run: output is bounded already (its tail is kept); WINX_KEEP_TAIL_PIPE=1 keeps it]\n", r.droppedTail)
+	}
 	b.WriteString(o.Output.Text)
 	if b.Len() > 0 {
 		b.WriteString("\n")

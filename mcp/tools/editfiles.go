@@ -484,6 +484,12 @@ func (t *editTool) failure(in *editInput, err error) *mcp.CallToolResult {
 				ce.Want, ce.Path, ce.Got, listOrNone(changed), ce.Got, ce.Got)
 			env.NextAction = nil
 		case ce.NeverIssued:
+			// No read gave that revision: a read is what is missing, not a
+			// change since one (the contract's needs_read). The session
+			// does know the current revision, so it is named.
+			env.Status, env.ErrorCode = mcp.StatusNeedsRead, codeReadRequired
+			env.RequiredReads = []mcp.RequiredRead{{Path: ce.Path}}
+			env.Data = editData{Revision: string(ce.Got)}
 			env.Message = fmt.Sprintf("expected_revision %s was never given to this session for %s (no read or edit returned it); the file is at %s, which you have read: use that revision. Nothing was written.", ce.Want, ce.Path, ce.Got)
 			env.NextAction = nil
 		}
