@@ -112,6 +112,9 @@ type Registry struct {
 	resourceIndex map[string]*registeredResource
 
 	templates []*registeredTemplate
+
+	// toolsJSON caches the encoded tools/list catalog per set of tools.
+	toolsJSON toolsCache
 }
 
 type registeredTool struct {
@@ -166,6 +169,7 @@ func (r *Registry) AddTool(t Tool, h ToolHandler) {
 	}
 	rt := &registeredTool{tool: t, handler: h, headers: headers}
 	r.tools = append(r.tools, rt)
+	r.toolsJSON.reset()
 	r.toolIndex[t.Name] = rt
 }
 
