@@ -1,4 +1,4 @@
-// Package main (e2ebench) owns the end-to-end benchmark: it drives winx and
+// Command e2ebench is the end-to-end benchmark: it drives winx and
 // peer MCP servers over stdio through one independent client (mcpprobe, on
 // the official Go SDK) in one run and prints each measure's p50 and its
 // ratio to the peer.
