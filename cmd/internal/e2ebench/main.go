@@ -24,6 +24,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 )
 
@@ -77,6 +78,9 @@ func run(c config) error {
 		return err
 	}
 	defer os.RemoveAll(tmp)
+	// winxd and the guardians outlive their adapters by design; the ones
+	// this run started (their sockets are under tmp) end with it.
+	defer stopServers(tmp)
 	if err := isolate(tmp); err != nil {
 		return err
 	}
@@ -240,6 +244,28 @@ func loadavg() string {
 		return "unknown"
 	}
 	return strings.Join(f[:3], " ")
+}
+
+// stopServers ends the processes whose command line names a path under
+// tmp: the winxd and guardians this run started, and nothing else.
+func stopServers(tmp string) {
+	ents, err := os.ReadDir("/proc")
+	if err != nil {
+		return
+	}
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil || pid == os.Getpid() {
+			continue
+		}
+		cmdline, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+		if err != nil || !bytes.Contains(cmdline, []byte(tmp+string(filepath.Separator))) {
+			continue
+		}
+		if p, err := os.FindProcess(pid); err == nil {
+			p.Signal(syscall.SIGTERM)
+		}
+	}
 }
 
 func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
