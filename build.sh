@@ -6,7 +6,12 @@
 #                       its tests, the reproducibility check and every fuzz target for
 #                       $WINX_FUZZTIME (default 30s) each
 #   ./build.sh repro    only the reproducibility check: build twice, compare every byte
-#   ./build.sh bench    Go benchmarks (they report; they never fail on time)
+#   ./build.sh bench    the end-to-end benchmark: winx and peer MCP servers driven by one
+#                       independent client (the official Go SDK) in one run, p50 of each
+#                       measure and its ratio to the peer (it reports; it never fails on time).
+#                       The client and peers come from $WINX_SHARED (default ../shared); the peers
+#                       are installed once into $WINX_BENCH_PEERS (default: a cache dir)
+#   ./build.sh bench go the Go benchmarks of every package
 #   ./build.sh install PREFIX
 #                       build into PREFIX/lib/winx/<build id>/ (never changed afterwards),
 #                       smoke-test it there, then switch PREFIX/lib/winx/current to it with
@@ -115,8 +120,28 @@ suite() {
 }
 
 bench() {
-	begin "go test -run='^\$' -bench=. -benchmem ./..."
-	go test -run='^$' -bench=. -benchmem ./...
+	if [[ ${1:-} == go ]]; then
+		begin "go test -run='^\$' -bench=. -benchmem ./..."
+		go test -run='^$' -bench=. -benchmem ./...
+		return
+	fi
+	begin "end-to-end benchmark"
+	local tmp clients peers shared=${WINX_SHARED:-../shared}
+	if [[ ! -x $shared/mcpclients/setup.sh || ! -f $shared/peers/setup.sh ]]; then
+		echo "bench: $shared has no mcpclients/setup.sh and peers/setup.sh; set WINX_SHARED" >&2
+		return 1
+	fi
+	tmp=$(mktemp -d "${TMPDIR:-/tmp}/winx-bench-XXXXXX")
+	tmpdirs+=("$tmp")
+	build_into "$tmp/bin"
+	# The client and the reference server live outside the module.
+	clients=$("$shared/mcpclients/setup.sh" "$tmp/clients" | tail -n 1)
+	peers=${WINX_BENCH_PEERS:-${XDG_CACHE_HOME:-$HOME/.cache}/winx-bench-peers}
+	if [[ ! -f $peers/node_modules/@modelcontextprotocol/server-filesystem/dist/index.js ]]; then
+		sh "$shared/peers/setup.sh" "$peers" >/dev/null
+	fi
+	go run ./cmd/internal/e2ebench -winx "$tmp/bin/winx" -probe "$clients/mcpprobe" \
+		-testserver "$clients/testserver" -peers "$peers" -n "${WINX_BENCH_N:-200}"
 }
 
 # smoke DIR runs the freshly built binaries in DIR: each prints its identity,
@@ -237,7 +262,7 @@ case ${1:-build} in
 build) build ;;
 test) suite ;;
 repro) repro ;;
-bench) bench ;;
+bench) bench "${2:-}" ;;
 install) install_prefix "${2:-}" ;;
 dist) dist "${2:-}" ;;
 -h | --help | help)

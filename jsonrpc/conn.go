@@ -33,6 +33,9 @@ type ConnOptions struct {
 	// MaxInFlight bounds concurrently running incoming calls; further calls
 	// wait for a slot, which applies back-pressure to the reader. Zero means 64.
 	MaxInFlight int
+	// EncodedResults says the handler's results come from a JSON encoder
+	// (valid by construction): they are sent without being scanned again.
+	EncodedResults bool
 	// DrainTimeout is how long Run lets running calls finish and answer
 	// after the input ended cleanly, before cancelling them. Zero means 5 s.
 	DrainTimeout time.Duration
@@ -190,7 +193,7 @@ func (c *Conn) dispatch(ctx context.Context, req *Request) error {
 		if errors.Is(err, ErrNoResponse) {
 			return
 		}
-		resp := &Response{ID: req.ID, Result: result}
+		resp := &Response{ID: req.ID, Result: result, Encoded: c.opts.EncodedResults}
 		if err != nil {
 			resp = &Response{ID: req.ID, Error: AsWireError(err)}
 		}

@@ -119,6 +119,10 @@ type Response struct {
 	ID     ID
 	Result json.RawMessage
 	Error  *Error
+	// Encoded says Result came from a JSON encoder, so it is valid by
+	// construction and EncodeMessage does not scan it again (a large
+	// answer is otherwise read once more just to be checked).
+	Encoded bool
 }
 
 func (*Request) isMessage()  {}
@@ -230,7 +234,7 @@ func EncodeMessage(m Message) ([]byte, error) {
 		}
 	case *Response:
 		if m.Error == nil {
-			if m.Result != nil && !json.Valid(m.Result) {
+			if m.Result != nil && !m.Encoded && !json.Valid(m.Result) {
 				return nil, errors.New("jsonrpc: response result is not valid JSON")
 			}
 			return encodeResult(m.ID, m.Result), nil

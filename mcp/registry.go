@@ -116,6 +116,9 @@ type Registry struct {
 	// extensions are the server extensions the tools implement, advertised
 	// in 2026-07-28 capabilities.extensions.
 	extensions []string
+
+	// toolsJSON caches the encoded tools/list catalog per set of tools.
+	toolsJSON toolsCache
 }
 
 // AddExtension advertises a server extension (for example a result
@@ -178,6 +181,7 @@ func (r *Registry) AddTool(t Tool, h ToolHandler) {
 	}
 	rt := &registeredTool{tool: t, handler: h, headers: headers}
 	r.tools = append(r.tools, rt)
+	r.toolsJSON.reset()
 	r.toolIndex[t.Name] = rt
 }
 

@@ -259,7 +259,7 @@ func (s *Server) dispatchResult(ctx context.Context, ex *exchange, req *jsonrpc.
 			}
 		}
 	}
-	b, err := json.Marshal(res)
+	b, err := marshalResult(res)
 	if err != nil {
 		return nil, fmt.Errorf("mcp: marshal %s result: %w", req.Method, err)
 	}
@@ -438,7 +438,12 @@ func (s *Server) listTools(ex *exchange, params json.RawMessage) (result, error)
 	if err := checkNoCursor(params); err != nil {
 		return nil, err
 	}
-	return &ListToolsResult{Tools: s.registry.listTools(ex.caller.Profile)}, nil
+	tools := s.registry.listTools(ex.caller.Profile)
+	enc, err := s.registry.toolsJSON.encoded(tools)
+	if err != nil {
+		return nil, err
+	}
+	return &listToolsWire{ListToolsResult: &ListToolsResult{Tools: tools}, tools: enc}, nil
 }
 
 func (s *Server) listPrompts(params json.RawMessage) (result, error) {

@@ -34,7 +34,9 @@ func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer, op
 		o.Caller.Profile = FullProfile()
 	}
 	p := &stdioPeer{server: s, caller: o.Caller}
-	p.conn = jsonrpc.NewConn(jsonrpc.NewLineReader(in, o.MaxLine), jsonrpc.NewLineWriter(out), p, nil)
+	p.conn = jsonrpc.NewConn(jsonrpc.NewLineReader(in, o.MaxLine), jsonrpc.NewLineWriter(out), p,
+		// Every answer is built by the server's encoder (marshalResult).
+		&jsonrpc.ConnOptions{EncodedResults: true})
 	return p.conn.Run(ctx)
 }
 

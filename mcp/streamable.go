@@ -747,7 +747,7 @@ func (o *sseOutbound) finish(id jsonrpc.ID, res json.RawMessage, err error, stat
 		}
 		return
 	}
-	resp := &jsonrpc.Response{ID: id, Result: res}
+	resp := &jsonrpc.Response{ID: id, Result: res, Encoded: true} // built by the server's encoder
 	code := http.StatusOK
 	if err != nil {
 		resp = &jsonrpc.Response{ID: id, Error: jsonrpc.AsWireError(err)}

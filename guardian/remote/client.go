@@ -50,11 +50,14 @@ type ClientOptions struct {
 // that finds the guardian gone fails with a *guardian.ShellLostError
 // wrapping the *GuardianGoneError.
 //
-// Every action opens its own connection (dial, hello, one call, ack,
-// close), so a call cancelled by its context closes only its connection:
-// nothing of it can reach the next call, and the guardian treats the drop
-// as "caller went away" (a foreground command keeps running and stays
-// pollable by generation).
+// Actions share one persistent connection (dial and hello once, calls
+// multiplexed by request id, so a status poll runs while a run waits). A
+// call cancelled by its context is abandoned: the guardian finishes it and
+// its answer is dropped unacknowledged, so its output is delivered again
+// to the next reader; a foreground command keeps running and stays
+// pollable by generation. A connection that ended (the guardian closed it,
+// or a call on it found the guardian unresponsive) is replaced by a new
+// one on the next call, after checking that the same incarnation answers.
 //
 // Input and cancel name the newest generation this client learned (from
 // attach, runs and polls), never "whatever runs now": an action meant for
@@ -86,6 +89,18 @@ type RemoteShell struct {
 	cwd   string
 	cwdAt time.Time
 	gone  error // sticky *GuardianGoneError
+	// conn is the shared connection; nil before the first call and after
+	// it was dropped.
+	conn *sharedConn
+}
+
+// sharedConn is a connection and the calls using it; it is closed once it
+// is dropped and its last call ended. Its fields are guarded by
+// RemoteShell.mu.
+type sharedConn struct {
+	c       *wire.Client
+	calls   int  // calls in flight on c
+	dropped bool // no new call may use c
 }
 
 var _ guardian.Terminal = (*RemoteShell)(nil)
@@ -202,9 +217,13 @@ type ackable interface{ delivery() uint64 }
 func (o *Outcome) delivery() uint64 { return o.Seq }
 
 // setAck is implemented by every params struct through reqBase.
-type setAcker interface{ setAck(uint64) }
+type setAcker interface {
+	setAck(uint64)
+	setExpires(time.Time)
+}
 
-func (b *reqBase) setAck(seq uint64) { b.Ack = seq }
+func (b *reqBase) setAck(seq uint64)       { b.Ack = seq }
+func (b *reqBase) setExpires(at time.Time) { b.ExpiresMS = at.UnixMilli() }
 
 // waiter is a params struct that asks the guardian to wait.
 type waiter interface{ waitFor() time.Duration }
@@ -240,10 +259,10 @@ func (r *RemoteShell) callBudget(method string, params setAcker) time.Duration {
 	return d
 }
 
-// call runs one action on its own connection, within callBudget.
+// call runs one action on the shared connection, within callBudget.
 func (r *RemoteShell) call(ctx context.Context, method string, params setAcker, result any) error {
 	r.mu.Lock()
-	gone, epoch, ack := r.gone, r.peer.Epoch, r.ack
+	gone, ack := r.gone, r.ack
 	r.mu.Unlock()
 	if gone != nil {
 		return gone
@@ -253,36 +272,120 @@ func (r *RemoteShell) call(ctx context.Context, method string, params setAcker, 
 	outer := ctx
 	ctx, cancel := context.WithTimeout(ctx, budget)
 	defer cancel()
-	c, err := wire.Dial(ctx, r.socket, r.local)
+	if dl, ok := ctx.Deadline(); ok {
+		params.setExpires(dl)
+	}
+	sc, err := r.acquire(ctx)
 	if err != nil {
+		if errors.Is(err, ErrGuardianGone) {
+			return err
+		}
 		return r.fail(outer, ctx, method, budget, err)
 	}
-	defer c.Close()
-	peer := c.Peer()
-	switch {
-	case epoch == "":
-		r.mu.Lock()
-		r.peer = peer
-		r.mu.Unlock()
-	case peer.Epoch != epoch:
-		return r.markGone(&GuardianGoneError{Socket: r.socket, Replaced: true})
-	}
-	if !peer.Has(method) {
+	if !sc.c.Peer().Has(method) {
+		r.release(sc, false)
 		return errors.Join(ErrUnsupported, errors.New("remote: "+method))
 	}
-	if err := c.Call(ctx, method, params, result); err != nil {
+	err = sc.c.Request(ctx, method, params, result)
+	// A guardian that did not answer within the budget, or a connection
+	// that ended, is not used again: the next call dials afresh.
+	r.release(sc, err != nil && (errors.Is(err, wire.ErrConnectionLost) || (ctx.Err() != nil && outer.Err() == nil)))
+	if err != nil {
 		return r.fail(outer, ctx, method, budget, err)
 	}
 	if a, ok := result.(ackable); ok {
 		if seq := a.delivery(); seq != 0 {
 			// Best effort: the next request carries the ack again.
-			_ = c.Notify(MethodAck, ackParams{Seq: seq})
+			_ = sc.c.Notify(MethodAck, ackParams{Seq: seq})
 			r.mu.Lock()
 			r.ack = max(r.ack, seq)
 			r.mu.Unlock()
 		}
 	}
 	return nil
+}
+
+// acquire returns the shared connection with one more call counted on it,
+// dialing (hello included) when there is none or it ended. A new
+// connection must reach the incarnation of the first one; another one
+// answering marks the guardian gone.
+func (r *RemoteShell) acquire(ctx context.Context) (*sharedConn, error) {
+	r.mu.Lock()
+	if sc := r.conn; sc != nil {
+		select {
+		case <-sc.c.Done():
+			r.dropLocked(sc)
+		default:
+			sc.calls++
+			r.mu.Unlock()
+			return sc, nil
+		}
+	}
+	r.mu.Unlock()
+	c, err := wire.Dial(ctx, r.socket, r.local)
+	if err != nil {
+		return nil, err
+	}
+	peer := c.Peer()
+	r.mu.Lock()
+	switch {
+	case r.peer.Epoch == "":
+		r.peer = peer
+	case peer.Epoch != r.peer.Epoch:
+		r.mu.Unlock()
+		c.Close()
+		return nil, r.markGone(&GuardianGoneError{Socket: r.socket, Replaced: true})
+	}
+	sc := &sharedConn{c: c, calls: 1}
+	if r.conn == nil && r.gone == nil {
+		r.conn = sc
+	} else {
+		// Another call dialed at the same time, or the session ended:
+		// this connection serves this call only.
+		sc.dropped = true
+	}
+	r.mu.Unlock()
+	return sc, nil
+}
+
+// release ends one call on sc; drop stops new calls from using it. The
+// connection is closed once it is dropped and idle.
+func (r *RemoteShell) release(sc *sharedConn, drop bool) {
+	r.mu.Lock()
+	sc.calls--
+	if drop {
+		r.dropLocked(sc)
+	}
+	closeIt := sc.dropped && sc.calls == 0
+	r.mu.Unlock()
+	if closeIt {
+		sc.c.Close()
+	}
+}
+
+// dropLocked stops new calls from using sc; r.mu is held. The caller (or
+// the last call on sc) closes it.
+func (r *RemoteShell) dropLocked(sc *sharedConn) {
+	sc.dropped = true
+	if r.conn == sc {
+		r.conn = nil
+	}
+}
+
+// closeConn drops the shared connection and closes it once idle.
+func (r *RemoteShell) closeConn() {
+	r.mu.Lock()
+	sc := r.conn
+	if sc == nil {
+		r.mu.Unlock()
+		return
+	}
+	r.dropLocked(sc)
+	idle := sc.calls == 0
+	r.mu.Unlock()
+	if idle {
+		sc.c.Close()
+	}
 }
 
 // fail types a call's error: the caller's context ending is the caller's
@@ -304,11 +407,20 @@ func (r *RemoteShell) fail(outer, ctx context.Context, method string, budget tim
 
 func (r *RemoteShell) markGone(err error) error {
 	r.mu.Lock()
-	defer r.mu.Unlock()
 	if r.gone == nil {
 		r.gone = err
 	}
-	return r.gone
+	gone := r.gone
+	sc := r.conn
+	if sc != nil {
+		r.dropLocked(sc)
+	}
+	idle := sc != nil && sc.calls == 0
+	r.mu.Unlock()
+	if idle {
+		sc.c.Close()
+	}
+	return gone
 }
 
 // outcome converts a wire outcome and learns its generation.
@@ -549,9 +661,12 @@ func (r *RemoteShell) Healthy(ctx context.Context) bool {
 }
 
 // Release detaches: the guardian outlives the adapter, and ends by winxd's
-// idle TTLs, `winx kill` or `winx prune`. Every action opens its own
-// connection, so there is nothing to close.
-func (r *RemoteShell) Release(context.Context) error { return nil }
+// idle TTLs, `winx kill` or `winx prune`. Release closes the shared
+// connection (once its calls ended); a later call dials again.
+func (r *RemoteShell) Release(context.Context) error {
+	r.closeConn()
+	return nil
+}
 
 // Close ends the session: the guardian kills the shell and its background
 // commands and exits. A guardian already gone is not an error.

@@ -50,8 +50,14 @@ func Capabilities() []string {
 
 // reqBase is in every request: Ack acknowledges the delivery the client
 // received last, in case its ack notification was lost or is still queued.
+//
+// ExpiresMS (Unix milliseconds) is when the client stops waiting for the
+// answer. A guardian that reads the request only later (it was stopped
+// while the request sat in its socket buffer) does not act on it: a call
+// its client reported unresponsive never runs afterwards. Zero: no limit.
 type reqBase struct {
-	Ack uint64 `json:"ack,omitempty"`
+	Ack       uint64 `json:"ack,omitempty"`
+	ExpiresMS int64  `json:"expires_ms,omitempty"`
 }
 
 type attachParams struct {

@@ -136,6 +136,9 @@ func handler[P any, PP interface {
 		if err := s.params(req, p); err != nil {
 			return nil, err
 		}
+		if exp := p.expires(); exp != 0 && time.Now().UnixMilli() > exp {
+			return nil, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "remote: "+req.Method+": the caller stopped waiting before the request was read")
+		}
 		res, err := fn(ctx, p)
 		if err != nil {
 			return nil, err
@@ -262,9 +265,13 @@ func (s *Server) bgSendText(ctx context.Context, p *bgSendTextParams) (*Outcome,
 }
 
 // acker is a params struct; its Ack is applied before the call runs.
-type acker interface{ acked() uint64 }
+type acker interface {
+	acked() uint64
+	expires() int64
+}
 
-func (b *reqBase) acked() uint64 { return b.Ack }
+func (b *reqBase) acked() uint64  { return b.Ack }
+func (b *reqBase) expires() int64 { return b.ExpiresMS }
 
 // params decodes req's params into p and applies its acknowledgement.
 func (s *Server) params(req *jsonrpc.Request, p acker) error {

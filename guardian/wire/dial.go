@@ -13,8 +13,9 @@ import (
 	"winx/jsonrpc"
 )
 
-// Client is one connection to a server, past its hello. Close it when done;
-// the protocol's clients open one per action (see guardian/remote).
+// Client is one connection to a server, past its hello. Close it when done.
+// Call gives the connection to one caller (a ctx that ends closes it);
+// Request shares it between concurrent callers (see guardian/remote).
 type Client struct {
 	nc   *net.UnixConn
 	conn *jsonrpc.Conn
@@ -109,6 +110,27 @@ func lost(err error) bool {
 	return errors.Is(err, jsonrpc.ErrClosed) || errors.Is(err, net.ErrClosed) ||
 		errors.Is(err, syscall.EPIPE) || errors.Is(err, syscall.ECONNRESET) || errors.Is(err, io.EOF)
 }
+
+// Request is Call for a connection shared by concurrent callers: its
+// calls are told apart by request id, and a ctx that ends abandons only
+// this call (the server finishes it and its answer is dropped), so the
+// connection and every other call on it stay. Errors are those of Call.
+func (c *Client) Request(ctx context.Context, method string, params, result any) error {
+	err := c.conn.Call(ctx, method, params, result)
+	switch {
+	case err == nil:
+		return nil
+	case ctx.Err() != nil:
+		return ctx.Err()
+	case lost(err):
+		return fmt.Errorf("%w: %s: %w", ErrConnectionLost, method, err)
+	}
+	return err
+}
+
+// Done is closed once the connection ended (closed by either side); a
+// shared connection is then replaced by a new one.
+func (c *Client) Done() <-chan struct{} { return c.done }
 
 // Notify sends a notification.
 func (c *Client) Notify(method string, params any) error { return c.conn.Notify(method, params) }

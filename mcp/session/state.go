@@ -1,6 +1,7 @@
 package session
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"io"
@@ -304,6 +305,9 @@ type ledgerStore struct {
 	// saved too (it may have been emptied); otherwise an empty one is not
 	// worth a file.
 	onDisk bool
+	// saved is what was last written: a ledger that did not change (the
+	// same file read again) is not written again.
+	saved []byte
 }
 
 // UseLedgerDir keeps the session's read ledger in dir (a principal's
@@ -353,10 +357,16 @@ func (s *Session) SaveLedger() {
 		return
 	}
 	st.onDisk = true
+	b := s.Ledger.Encode()
+	if st.saved != nil && bytes.Equal(b, st.saved) {
+		return
+	}
 	if atomicfile.MkdirPrivate(filepath.Dir(st.path)) != nil {
 		return
 	}
-	atomicfile.WriteFile(st.path, s.Ledger.Encode(), 0o600, atomicfile.Durability{})
+	if atomicfile.WriteFile(st.path, b, 0o600, atomicfile.Durability{}) == nil {
+		st.saved = b
+	}
 }
 
 // sweepLedgers removes saved ledgers older than LedgerTTL from dir, except

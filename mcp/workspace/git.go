@@ -45,6 +45,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -195,6 +196,28 @@ func gitCommandEnv(drivers [][2]string) []string {
 type gitRunner struct {
 	dir string
 	env []string
+}
+
+// errNoRepository: no directory from root up holds a .git entry, so git
+// would find no work tree there.
+var errNoRepository = errors.New("workspace: not inside a git repository")
+
+// mayBeInRepository reports whether dir or one of its ancestors holds a
+// .git entry (a directory, or the file of a worktree or submodule). Git
+// finds a work tree only through one (its GIT_* variables are removed),
+// so without one the two git processes of an overview are skipped: a new
+// session in a plain directory starts without them.
+func mayBeInRepository(dir string) bool {
+	for {
+		if _, err := os.Lstat(filepath.Join(dir, ".git")); err == nil || !errors.Is(err, fs.ErrNotExist) {
+			return true // present, or unknown: let git decide
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return false
+		}
+		dir = parent
+	}
 }
 
 // newGitRunner lists the drivers of dir's configuration (within timeout).

@@ -135,7 +135,11 @@ func NewOverview(ctx context.Context, root string, limits Limits) (Overview, err
 		return ov, &fs.PathError{Op: "overview", Path: root, Err: syscall.ENOTDIR}
 	}
 	var files []scannedFile
-	git, gerr := newGitRunner(ctx, root, lim.GitTimeout)
+	var git *gitRunner
+	gerr := errNoRepository
+	if mayBeInRepository(root) {
+		git, gerr = newGitRunner(ctx, root, lim.GitTimeout)
+	}
 	if gerr == nil && git.workTree(ctx, lim.GitTimeout) {
 		if files, ov.ScanTruncated, err = git.files(ctx, root, lim); err == nil {
 			ov.Git = true

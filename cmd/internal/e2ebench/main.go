@@ -1,0 +1,271 @@
+// Command e2ebench is the end-to-end benchmark: it drives winx and
+// peer MCP servers over stdio through one independent client (mcpprobe, on
+// the official Go SDK) in one run and prints each measure's p50 and its
+// ratio to the peer.
+//
+// It measures only: it never fails on time. `./build.sh bench` builds the
+// client and installs the peers, then runs it:
+//
+//	e2ebench -winx bin/winx -probe OUT/mcpprobe -testserver OUT/testserver -peers PEERS [-n 200]
+//
+// Every winx it starts runs with a throwaway HOME, XDG directories and
+// WINX_SOCKET, so the user's state, rc file and daemon are never touched.
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// protocol is the version every measure asks for: the peers speak it, and
+// it makes the Go SDK client send tools/list instead of answering from its
+// cache.
+const protocol = "2025-11-25"
+
+type config struct {
+	winx, probe, testserver, peers string
+	n, warmup                      int
+}
+
+// measure is one row of the table.
+type measure struct {
+	name string
+	// server is the stdio command line (run by mcpprobe through sh -c).
+	server string
+	tool   string
+	args   string
+	setup  []map[string]any // script steps run before the timed calls
+	// peer names the row this row is compared with ("" for none).
+	peer string
+}
+
+func main() {
+	var c config
+	flag.StringVar(&c.winx, "winx", "bin/winx", "winx binary (winxd and winx-guardian beside it)")
+	flag.StringVar(&c.probe, "probe", "", "mcpprobe binary (../shared/mcpclients/setup.sh)")
+	flag.StringVar(&c.testserver, "testserver", "", "Go SDK reference server binary (optional)")
+	flag.StringVar(&c.peers, "peers", "", "directory the peers were installed into (../shared/peers/setup.sh; optional)")
+	flag.IntVar(&c.n, "n", 200, "timed calls per measure")
+	flag.IntVar(&c.warmup, "warmup", 20, "untimed calls before each measure")
+	flag.Parse()
+	if err := run(c); err != nil {
+		fmt.Fprintln(os.Stderr, "e2ebench:", err)
+		os.Exit(1)
+	}
+}
+
+func run(c config) error {
+	if c.probe == "" {
+		return errors.New("-probe is required")
+	}
+	winx, err := filepath.Abs(c.winx)
+	if err != nil {
+		return err
+	}
+	tmp, err := os.MkdirTemp("", "winx-e2ebench-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+	// winxd and the guardians outlive their adapters by design; the ones
+	// this run started (their sockets are under tmp) end with it.
+	defer stopServers(tmp)
+	if err := isolate(tmp); err != nil {
+		return err
+	}
+	ws := filepath.Join(tmp, "ws")
+	if err := os.MkdirAll(ws, 0o700); err != nil {
+		return err
+	}
+	big := filepath.Join(ws, "big.txt")
+	if err := os.WriteFile(big, fileOf(400, 24<<10), 0o600); err != nil {
+		return err
+	}
+
+	// Every winx measure starts from an Initialize whose thread id and
+	// workspace root the timed calls name.
+	initStep := []map[string]any{{
+		"tool": "Initialize",
+		"args": map[string]any{"type": "first_call", "any_workspace_path": ws},
+		"save": map[string]string{"tid": "data.thread_id", "root": "data.workspace_root"},
+	}}
+	bound := func(extra string) string {
+		return `{"thread_id":"${tid}","workspace_root":"${root}",` + extra + `}`
+	}
+	daemon := "WINX_RUNTIME=daemon exec " + shellQuote(winx)
+	embedded := "WINX_RUNTIME=embedded exec " + shellQuote(winx)
+	echo := bound(`"action_json":{"type":"command","command":"echo hi"}`)
+	ms := []measure{
+		{name: "BashCommand echo hi (embedded)", server: embedded, tool: "BashCommand", args: echo, setup: initStep},
+		{name: "BashCommand echo hi (daemon)", server: daemon, tool: "BashCommand", args: echo, setup: initStep, peer: "BashCommand echo hi (embedded)"},
+	}
+	fsServer := ""
+	if c.peers != "" {
+		fsServer = "exec node " + shellQuote(filepath.Join(c.peers, "node_modules/@modelcontextprotocol/server-filesystem/dist/index.js")) + " " + shellQuote(ws)
+		ms = append(ms, measure{name: "filesystem read_text_file 24 KB", server: fsServer, tool: "read_text_file", args: fmt.Sprintf(`{"path":%q}`, big)})
+	}
+	readPeer := ""
+	if fsServer != "" {
+		readPeer = "filesystem read_text_file 24 KB"
+	}
+	ms = append(ms,
+		measure{name: "ReadFiles 400 lines 24 KB", server: daemon, tool: "ReadFiles", args: bound(fmt.Sprintf(`"file_paths":[%q]`, big)), setup: initStep, peer: readPeer},
+		measure{name: "ReadFiles 20 lines", server: daemon, tool: "ReadFiles", args: bound(fmt.Sprintf(`"file_paths":[%q]`, big+":1-20")), setup: initStep},
+	)
+	listPeer := ""
+	if c.testserver != "" {
+		ts, err := filepath.Abs(c.testserver)
+		if err != nil {
+			return err
+		}
+		ms = append(ms, measure{name: "Go SDK reference tools/list", server: "exec " + shellQuote(ts) + " --stdio", tool: "tools/list"})
+		listPeer = "Go SDK reference tools/list"
+	}
+	ms = append(ms,
+		measure{name: "tools/list", server: daemon, tool: "tools/list", peer: listPeer},
+		measure{name: "ping", server: daemon, tool: "ping"},
+	)
+
+	p50 := map[string]time.Duration{}
+	fmt.Printf("e2ebench: p50 of %d calls each (warmup %d), protocol %s, load average %s\n", c.n, c.warmup, protocol, loadavg())
+	fmt.Printf("%-36s %10s  %s\n", "measure", "p50", "ratio to peer")
+	for _, m := range ms {
+		d, err := bench(c, tmp, m)
+		if err != nil {
+			return fmt.Errorf("%s: %w", m.name, err)
+		}
+		p50[m.name] = d
+		ratio := ""
+		if pd, ok := p50[m.peer]; ok && pd > 0 {
+			ratio = fmt.Sprintf("%.2fx %s", float64(d)/float64(pd), m.peer)
+		}
+		fmt.Printf("%-36s %8.3fms  %s\n", m.name, float64(d.Microseconds())/1000, ratio)
+	}
+	return nil
+}
+
+// isolate points every state, config and runtime directory of the servers
+// this process starts into tmp.
+func isolate(tmp string) error {
+	for _, kv := range [][2]string{
+		{"HOME", "home"}, {"XDG_RUNTIME_DIR", "run"}, {"XDG_STATE_HOME", "state"},
+		{"XDG_CONFIG_HOME", "config"}, {"XDG_CACHE_HOME", "cache"}, {"XDG_DATA_HOME", "data"},
+	} {
+		dir := filepath.Join(tmp, kv[1])
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			return err
+		}
+		os.Setenv(kv[0], dir)
+	}
+	// An empty rc file: the shell's start-up is winx's own share only.
+	if err := os.WriteFile(filepath.Join(tmp, "home", ".bashrc"), nil, 0o600); err != nil {
+		return err
+	}
+	os.Setenv("WINX_SOCKET", filepath.Join(tmp, "run", "winxd.sock"))
+	return nil
+}
+
+// bench runs one measure in its own mcpprobe process and returns its p50.
+func bench(c config, tmp string, m measure) (time.Duration, error) {
+	args := []string{"bench", "--stdio", m.server, "--protocol", protocol, "--tool", m.tool,
+		"-n", strconv.Itoa(c.n), "-c", "1", "--warmup", strconv.Itoa(c.warmup)}
+	if m.args != "" {
+		args = append(args, "--args", m.args)
+	}
+	if len(m.setup) > 0 {
+		b, err := json.Marshal(m.setup)
+		if err != nil {
+			return 0, err
+		}
+		f := filepath.Join(tmp, "setup.json")
+		if err := os.WriteFile(f, b, 0o600); err != nil {
+			return 0, err
+		}
+		args = append(args, "--setup", f)
+	}
+	var out, errb bytes.Buffer
+	cmd := exec.Command(c.probe, args...)
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Run(); err != nil {
+		return 0, fmt.Errorf("mcpprobe: %w: %s%s", err, out.String(), errb.String())
+	}
+	sc := bufio.NewScanner(&out)
+	for sc.Scan() {
+		line := sc.Text()
+		if !strings.HasPrefix(line, "latency_us ") {
+			continue
+		}
+		for _, f := range strings.Fields(line) {
+			if v, ok := strings.CutPrefix(f, "p50="); ok {
+				us, err := strconv.ParseInt(v, 10, 64)
+				if err != nil {
+					return 0, err
+				}
+				return time.Duration(us) * time.Microsecond, nil
+			}
+		}
+	}
+	return 0, fmt.Errorf("no p50 in mcpprobe output: %s", out.String())
+}
+
+// fileOf returns lines lines of text totalling about size bytes.
+func fileOf(lines, size int) []byte {
+	var b bytes.Buffer
+	per := size/lines - 1
+	for i := range lines {
+		s := fmt.Sprintf("line %d: ", i+1)
+		for len(s) < per {
+			s += "lorem ipsum "
+		}
+		b.WriteString(s[:per])
+		b.WriteByte('\n')
+	}
+	return b.Bytes()
+}
+
+func loadavg() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "unknown"
+	}
+	f := strings.Fields(string(b))
+	if len(f) < 3 {
+		return "unknown"
+	}
+	return strings.Join(f[:3], " ")
+}
+
+// stopServers ends the processes whose command line names a path under
+// tmp: the winxd and guardians this run started, and nothing else.
+func stopServers(tmp string) {
+	ents, err := os.ReadDir("/proc")
+	if err != nil {
+		return
+	}
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil || pid == os.Getpid() {
+			continue
+		}
+		cmdline, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+		if err != nil || !bytes.Contains(cmdline, []byte(tmp+string(filepath.Separator))) {
+			continue
+		}
+		if p, err := os.FindProcess(pid); err == nil {
+			p.Signal(syscall.SIGTERM)
+		}
+	}
+}
+
+func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
