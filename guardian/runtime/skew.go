@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"os"
 	"sync"
 	"time"
 
@@ -87,6 +88,12 @@ func (g *skewGuard) restart(ctx context.Context, peer wire.Hello) bool {
 	case g.start == nil:
 		g.warn(peer, "this adapter does not start winxd, so it cannot restart it")
 		return false
+	case runsFile(peer.PID, g.start.Bin):
+		// A restart would start the very same build again: the winxd
+		// binary this adapter starts (WINXD_BIN, or the one next to winx)
+		// is itself of another build.
+		g.warn(peer, "it runs the winxd binary this adapter starts ("+g.start.Bin+"), which is of another build")
+		return false
 	case !g.last.IsZero() && g.now().Sub(g.last) < g.every:
 		g.warn(peer, fmt.Sprintf("this adapter restarted winxd less than %v ago (a restart loop with an adapter of another build is avoided)", g.every))
 		return false
@@ -114,6 +121,21 @@ func (g *skewGuard) warn(peer wire.Hello, why string) {
 	g.warned = peer.Epoch
 	g.log.Warn("talking to a winxd of another build: "+why,
 		"winxd_pid", peer.PID, "winxd_build", formatBuild(peer.Build), "adapter_build", formatBuild(g.hello.Build))
+}
+
+// runsFile reports whether process pid executes the file bin now names
+// (Linux: /proc/<pid>/exe is the executed file even after it was replaced
+// or removed, so a winxd started before bin was reinstalled does not).
+func runsFile(pid int, bin string) bool {
+	if pid <= 0 || bin == "" {
+		return false
+	}
+	running, err := os.Stat(fmt.Sprintf("/proc/%d/exe", pid))
+	if err != nil {
+		return false
+	}
+	named, err := os.Stat(bin)
+	return err == nil && os.SameFile(running, named)
 }
 
 // formatBuild renders a build on one line for the log.
