@@ -57,7 +57,12 @@ type daemonEnv struct {
 // kills every guardian and winxd started in it, even when the test failed.
 func newDaemonEnv(tb testing.TB, extraEnv ...string) *daemonEnv {
 	tb.Helper()
-	bins := daemonBins(tb)
+	return newDaemonEnvWith(tb, daemonBins(tb), extraEnv...)
+}
+
+// newDaemonEnvWith is newDaemonEnv running the binaries in bins.
+func newDaemonEnvWith(tb testing.TB, bins string, extraEnv ...string) *daemonEnv {
+	tb.Helper()
 	// Short: socket paths must fit a sockaddr_un.
 	sock, err := os.MkdirTemp("", "wxd")
 	if err != nil {

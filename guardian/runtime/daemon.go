@@ -44,6 +44,11 @@ type DaemonOptions struct {
 // running command. The guardian's own hello decides what the session can do
 // (the client checks each method against it), never this adapter's version.
 //
+// A winxd of another build than this adapter's is restarted into the
+// adapter's build first (a planned restart: guardians keep running, and
+// those of older builds keep serving their sessions), at most once per
+// SkewRestartInterval per factory; see skewGuard.
+//
 // Releasing such a terminal detaches from it: the guardian keeps running
 // when the adapter exits, and ends by winxd's idle TTLs, `winx kill` or
 // `winx prune`. A reset of a healthy guardian replaces its shell in place;
@@ -58,6 +63,7 @@ func Daemon(o DaemonOptions) (Factory, error) {
 	}
 	hello := wire.NewHello(wire.RoleAdapter, o.Build, nil).WithSecret(o.Secret)
 	copts := &remote.ClientOptions{Build: o.Build, Timeout: o.CallTimeout, Secret: o.Secret}
+	skew := newSkewGuard(o.Socket, hello, o.Start, o.Logger)
 	return func(ctx context.Context, spec Spec) (*Started, error) {
 		if old, ok := spec.Replacing.(*remote.RemoteShell); ok && old.Healthy(ctx) {
 			// A reset of a live guardian: same process and socket, a new
@@ -72,7 +78,7 @@ func Daemon(o DaemonOptions) (Factory, error) {
 			return &Started{Terminal: rs}, nil
 		}
 		key := guardianKey(&spec, sandboxed)
-		c, _, err := daemon.Connect(ctx, o.Socket, hello, o.Start)
+		c, err := skew.connect(ctx)
 		if err != nil {
 			return nil, err
 		}

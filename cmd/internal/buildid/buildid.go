@@ -12,6 +12,16 @@ import (
 	"strings"
 )
 
+// stamp, when set at link time, is the version a packager gives the build:
+//
+//	go build -ldflags "-X winx/cmd/internal/buildid.stamp=v1.4.0-deb1" ./cmd/...
+//
+// It replaces the module version the go command recorded, which is
+// "(devel)" for any build from a work tree, so two builds of one commit that
+// a packager tells apart (and every process of the project compares in its
+// hellos) are told apart. Unset, the recorded version stands.
+var stamp string
+
 // shortRevision is how many hex digits of the revision String prints; the
 // full revision stays in Identity.Revision.
 const shortRevision = 12
@@ -30,7 +40,11 @@ type Identity struct {
 
 // Read returns the identity of the running binary.
 func Read() Identity {
-	return fromBuildInfo(debug.ReadBuildInfo())
+	id := fromBuildInfo(debug.ReadBuildInfo())
+	if stamp != "" {
+		id.Version = stamp
+	}
+	return id
 }
 
 // fromBuildInfo is Read without the process: ok is false when the binary

@@ -102,3 +102,20 @@ func TestReadGoVersion(t *testing.T) {
 		t.Errorf("Read().GoVersion = %q, want %q", got, want)
 	}
 }
+
+// TestStampReplacesVersion: a version stamped at link time is the version
+// the identity reports, so two builds a packager stamped differently differ.
+func TestStampReplacesVersion(t *testing.T) {
+	defer func(s string) { stamp = s }(stamp)
+	stamp = ""
+	plain := Read()
+	stamp = "v9.9.9-test"
+	got := Read()
+	if got.Version != "v9.9.9-test" {
+		t.Errorf("stamped Version = %q, want v9.9.9-test", got.Version)
+	}
+	got.Version = plain.Version
+	if got != plain {
+		t.Errorf("the stamp changed more than the version: %+v vs %+v", got, plain)
+	}
+}

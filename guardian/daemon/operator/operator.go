@@ -29,7 +29,6 @@ import (
 const (
 	operatorTimeout = 30 * time.Second       // one list, kill, prune or doctor
 	followInterval  = 500 * time.Millisecond // how often attach --follow looks
-	restartWait     = 10 * time.Second       // for the old winxd to exit
 )
 
 // Names of the operator commands.
@@ -374,60 +373,20 @@ func (op *operator) prune(ctx context.Context, idle *time.Duration) error {
 // restartDaemon stops winxd (a planned stop: guardians keep running) and
 // starts a new one, which finds them from their sockets.
 func (op *operator) restartDaemon(ctx context.Context) error {
-	c := &daemon.Client{Socket: op.Paths.Daemon, Hello: op.hello}
-	old, err := c.Shutdown(ctx, "winx restart-daemon")
-	switch {
-	case errors.Is(err, wire.ErrNoServer):
-		fmt.Fprintln(op.Stdout, "winxd was not running")
-	case err != nil:
-		return err
-	default:
-		if err := waitExit(ctx, old.PID, restartWait); err != nil {
-			return err
-		}
-	}
-	peer, err := daemon.Start(ctx, op.Paths.Daemon, op.hello, daemon.StartOptions{Bin: op.WinxdBin, Env: op.DaemonEnv})
+	r, err := daemon.Restart(ctx, op.Paths.Daemon, op.hello, daemon.StartOptions{Bin: op.WinxdBin, Env: op.DaemonEnv}, "winx restart-daemon")
 	if err != nil {
 		return err
 	}
-	live, _, _ := op.fleet.Discover(ctx)
-	fmt.Fprintf(op.Stdout, "winxd restarted: pid %d -> %d; %d guardians kept running\n", old.PID, peer.PID, len(live))
-	return nil
-}
-
-// waitExit waits until process pid is gone (or a zombie nobody reaped yet).
-func waitExit(ctx context.Context, pid int, limit time.Duration) error {
-	deadline := time.Now().Add(limit)
-	for pid > 0 {
-		if Exited(pid) {
-			return nil
-		}
-		if time.Now().After(deadline) {
-			return fmt.Errorf("winx: winxd (pid %d) did not exit within %v", pid, limit)
-		}
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(20 * time.Millisecond):
-		}
+	if r.Old.PID == 0 {
+		fmt.Fprintln(op.Stdout, "winxd was not running")
 	}
+	live, _, _ := op.fleet.Discover(ctx)
+	fmt.Fprintf(op.Stdout, "winxd restarted: pid %d -> %d (%s); %d guardians kept running\n", r.Old.PID, r.New.PID, op.FormatBuild(r.New.Build), len(live))
 	return nil
 }
 
 // Exited reports a process that is gone or a zombie nobody reaped yet.
-func Exited(pid int) bool {
-	return syscall.Kill(pid, 0) != nil || zombie(pid)
-}
-
-// zombie reports a process that exited and waits to be reaped (Linux).
-func zombie(pid int) bool {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return false
-	}
-	i := strings.LastIndexByte(string(b), ')')
-	return i > 0 && i+2 < len(b) && b[i+2] == 'Z'
-}
+func Exited(pid int) bool { return daemon.Exited(pid) }
 
 // doctor reports where the runtime sockets are, what answers on them and
 // what does not, split-brain setups, mixed builds and winxd's last exit. It
@@ -566,12 +525,13 @@ func (op *operator) doctor(ctx context.Context) error {
 	return nil
 }
 
-// buildNote is how doctor shows a peer's build next to this binary's.
+// buildNote is how doctor shows a peer's build next to this binary's: the
+// build is always named, so a report shows which build each process runs.
 func (op *operator) buildNote(b wire.Build) string {
 	if b != op.Build {
 		return "MIXED BUILD: " + op.FormatBuild(b)
 	}
-	return "same build"
+	return "same build: " + op.FormatBuild(b)
 }
 
 // socketCandidate is a place the runtime sockets may be, by the rule that
