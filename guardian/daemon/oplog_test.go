@@ -19,24 +19,27 @@ import (
 // and nothing of the parameters: no workspace path, no principal name, no
 // environment value.
 func TestWinxdLogsEachRequest(t *testing.T) {
-	dir := socketDir(t)
+	// Every directory a guardian or its shell may write in is made before
+	// socketDir, whose cleanup (ending them) then runs before theirs.
 	state := t.TempDir()
+	work := filepath.Join(t.TempDir(), "workspace-marker-7c1f")
+	daemonEnv, shellEnv := testEnv(t), testEnv(t)
+	dir := socketDir(t)
 	writeSecret(t, state)
 	socket := filepath.Join(dir, wire.DaemonSocketName)
 	hello := wire.NewHello(wire.RoleAdapter, wire.Build{}, nil).WithSecret(testSecret)
-	env := append(testEnv(t), "XDG_STATE_HOME="+state, "WINX_GUARDIAN_BIN="+filepath.Join(bins, "winx-guardian"), "WINX_LOG_FORMAT=json")
+	env := append(daemonEnv, "XDG_STATE_HOME="+state, "WINX_GUARDIAN_BIN="+filepath.Join(bins, "winx-guardian"), "WINX_LOG_FORMAT=json")
 	c, _, err := Connect(t.Context(), socket, hello, &StartOptions{Bin: filepath.Join(bins, "winxd"), Env: env})
 	if err != nil {
 		t.Fatal(err)
 	}
-	work := filepath.Join(t.TempDir(), "workspace-marker-7c1f")
 	if err := os.Mkdir(work, 0o700); err != nil {
 		t.Fatal(err)
 	}
 	const secretValue = "env-secret-value-93ab"
 	const principal = "principal-name-d40e"
 	key := SessionKey{ExternalID: "ws_w_00000001", Principal: principal, Workspace: work}.String()
-	params := &EnsureParams{Key: key, Dir: work, Workspace: work, Env: append(testEnv(t), "API_TOKEN="+secretValue)}
+	params := &EnsureParams{Key: key, Dir: work, Workspace: work, Env: append(shellEnv, "API_TOKEN="+secretValue)}
 	if _, err := c.Ensure(t.Context(), params); err != nil {
 		t.Fatal(err)
 	}
