@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"sync"
 	"time"
 
 	"winx/jsonrpc"
@@ -33,6 +34,72 @@ type ToolCallRecord struct {
 	// Status and ErrorCode come from the result's Envelope, if it has one.
 	Status    string
 	ErrorCode string
+	// Facts are what the tool noted of the call (NoteCall); zero when it
+	// noted nothing or ran it as a task after answering.
+	Facts CallFacts
+}
+
+// CallFacts are what a tool tells telemetry about one call beyond how it
+// ended, each from a small fixed vocabulary the tool documents: never
+// arguments, command text or paths.
+type CallFacts struct {
+	// Action is the kind of request within the tool (BashCommand's
+	// action type: command, status_check, send_text, ...).
+	Action string
+	// Category classifies what a command runs (BashCommand: build, test,
+	// vcs, search, read, edit, other).
+	Category string
+	// Session says whether the call started a session (SessionCreated)
+	// or attached to a running one (SessionReused).
+	Session string
+	// Batch is how many items the call carried (files of ReadFiles or
+	// EditFiles); 0 when the tool has no batch.
+	Batch int
+}
+
+// Session values of CallFacts.
+const (
+	SessionCreated = "created"
+	SessionReused  = "reused"
+)
+
+type factsKey struct{}
+
+// factsBox holds the facts of one call; a tool may note from several
+// goroutines (ReadFiles reads in parallel).
+type factsBox struct {
+	mu    sync.Mutex
+	facts CallFacts
+}
+
+// NoteCall adds f to the facts of the tool call served under ctx: its
+// non-zero fields replace the ones noted before. Without an observer (no
+// usage log, no operational log) it does nothing.
+func NoteCall(ctx context.Context, f CallFacts) {
+	box, _ := ctx.Value(factsKey{}).(*factsBox)
+	if box == nil {
+		return
+	}
+	box.mu.Lock()
+	defer box.mu.Unlock()
+	if f.Action != "" {
+		box.facts.Action = f.Action
+	}
+	if f.Category != "" {
+		box.facts.Category = f.Category
+	}
+	if f.Session != "" {
+		box.facts.Session = f.Session
+	}
+	if f.Batch != 0 {
+		box.facts.Batch = f.Batch
+	}
+}
+
+func (b *factsBox) get() CallFacts {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.facts
 }
 
 type requestIDKey struct{}
@@ -61,7 +128,8 @@ func NewRequestID() string {
 // observeToolCall runs one tools/call dispatch and reports it.
 func (s *Server) observeToolCall(ctx context.Context, ex *exchange, req *jsonrpc.Request) (json.RawMessage, error) {
 	start := time.Now()
-	b, err := s.dispatchResult(ctx, ex, req)
+	box := &factsBox{}
+	b, err := s.dispatchResult(context.WithValue(ctx, factsKey{}, box), ex, req)
 	var p struct {
 		Name      string          `json:"name"`
 		Arguments json.RawMessage `json:"arguments"`
@@ -93,6 +161,7 @@ func (s *Server) observeToolCall(ctx context.Context, ex *exchange, req *jsonrpc
 			rec.IsError, rec.Status, rec.ErrorCode = out.IsError, out.Structured.Status, out.Structured.ErrorCode
 		}
 	}
+	rec.Facts = box.get()
 	s.opts.ToolObserver(rec)
 	return b, err
 }

@@ -40,6 +40,7 @@ func usageObserver(l *usage.Log, logger *slog.Logger) func(mcp.ToolCallRecord) {
 			DurationMs: float64(r.Duration.Microseconds()) / 1000, ResponseBytes: r.ResponseBytes,
 			Principal: r.Principal, Correlation: r.Correlation, ArgsDigest: r.ArgsDigest,
 			Type: usage.EventToolCall, RequestID: r.RequestID,
+			Action: r.Facts.Action, Category: r.Facts.Category, Session: r.Facts.Session, Batch: r.Facts.Batch,
 		})
 		if err != nil {
 			logger.Warn("usage log write failed", "err", err)

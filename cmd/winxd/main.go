@@ -83,6 +83,12 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		Build:         build,
 		Secret:        secret,
 		Logger:        logger,
+		OnRequest: func(r daemon.Request) {
+			oplog.LogDaemonCall(logger, oplog.DaemonCall{
+				Method: r.Method, Peer: r.Peer, KeyHash: r.KeyHash, Principal: r.Principal,
+				Outcome: r.Outcome, Code: r.Code, Duration: r.Duration, Bytes: r.Bytes,
+			})
+		},
 	})
 	writeRecord := func(st, reason string) {
 		if state == "" {

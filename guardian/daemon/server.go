@@ -2,6 +2,8 @@ package daemon
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -53,6 +55,11 @@ type Options struct {
 	// to every guardian (which is handed it when spawned).
 	Secret string
 	Logger *slog.Logger
+	// OnRequest, when set, is told of every call winxd answered, after
+	// it answered: the hook of the operational log, which this package
+	// cannot format (that is the binary's). It is called on the serving
+	// goroutine and must not block.
+	OnRequest func(Request)
 	// Now is the clock of TTL decisions; nil means time.Now.
 	Now func() time.Time
 }
@@ -110,8 +117,81 @@ func newServer(opts Options, ops fleetOps, hello wire.Hello) *Server {
 // Hello is what the server says in the wire hello.
 func (s *Server) Hello() wire.Hello { return s.hello }
 
-// Handle answers one call; it implements jsonrpc.Handler.
+// Request is one call winxd answered, as its operational log sees it. It
+// holds no parameter: not the key (which names a workspace), the
+// directories or the environment of an ensure; only hashes of the key and
+// the principal's name, which the log hashes again before writing it.
+type Request struct {
+	Method string // as the peer sent it: the log clips it
+	// Peer is the role the peer said in its hello (adapter, operator).
+	Peer string
+	// KeyHash names the session key of an ensure without its text: the
+	// first 12 hex digits of its SHA-256, which also begin the hash that
+	// names the guardian's socket. "" for other methods.
+	KeyHash string
+	// Principal is the principal the ensure's key names ("" when the key
+	// has another layout or the method has no key); never log it unhashed.
+	Principal string
+	// Outcome is OutcomeOK, OutcomeSpawned, OutcomeReused or OutcomeError.
+	Outcome string
+	// Code is the JSON-RPC error code of a failed call, else 0.
+	Code     int64
+	Duration time.Duration
+	Bytes    int // size of the JSON result
+}
+
+// Outcomes of a Request.
+const (
+	OutcomeOK      = "ok"
+	OutcomeSpawned = "spawned" // an ensure started a guardian
+	OutcomeReused  = "reused"  // an ensure found the key's guardian running
+	OutcomeError   = "error"
+)
+
+// Handle answers one call and reports it to Options.OnRequest; it
+// implements jsonrpc.Handler.
 func (s *Server) Handle(ctx context.Context, req *jsonrpc.Request) (json.RawMessage, error) {
+	if s.opts.OnRequest == nil {
+		b, _, err := s.handle(ctx, req)
+		return b, err
+	}
+	start := time.Now()
+	b, spawned, err := s.handle(ctx, req)
+	r := Request{Method: req.Method, Outcome: OutcomeOK, Duration: time.Since(start), Bytes: len(b)}
+	if peer, ok := wire.PeerFrom(ctx); ok {
+		r.Peer = peer.Hello.Role
+	}
+	if req.Method == MethodEnsure {
+		var p struct {
+			Key string `json:"key"`
+		}
+		if json.Unmarshal(req.Params, &p) == nil && p.Key != "" {
+			sum := sha256.Sum256([]byte(p.Key))
+			r.KeyHash = hex.EncodeToString(sum[:6])
+			if k, ok := ParseSessionKey(p.Key); ok {
+				r.Principal = k.Principal
+			}
+		}
+		if spawned {
+			r.Outcome = OutcomeSpawned
+		} else {
+			r.Outcome = OutcomeReused
+		}
+	}
+	if err != nil {
+		r.Outcome, r.Code = OutcomeError, jsonrpc.CodeInternalError
+		var we *jsonrpc.Error
+		if errors.As(err, &we) {
+			r.Code = we.Code
+		}
+	}
+	s.opts.OnRequest(r)
+	return b, err
+}
+
+// handle answers one call; spawned reports an ensure that started a
+// guardian.
+func (s *Server) handle(ctx context.Context, req *jsonrpc.Request) (_ json.RawMessage, spawned bool, _ error) {
 	var (
 		res any
 		err error
@@ -120,12 +200,15 @@ func (s *Server) Handle(ctx context.Context, req *jsonrpc.Request) (json.RawMess
 	case MethodEnsure:
 		var p EnsureParams
 		if err := decode(req.Params, &p); err != nil {
-			return nil, err
+			return nil, false, err
 		}
 		if err := p.validate(); err != nil {
-			return nil, jsonrpc.NewError(CodeRequest, err.Error())
+			return nil, false, jsonrpc.NewError(CodeRequest, err.Error())
 		}
-		res, err = s.Ensure(ctx, &p)
+		var er *EnsureResult
+		er, err = s.Ensure(ctx, &p)
+		spawned = er != nil && er.Spawned
+		res = er
 	case MethodList:
 		var lr ListResult
 		lr.Guardians, lr.Unreachable, err = s.ops.Discover(ctx)
@@ -133,7 +216,7 @@ func (s *Server) Handle(ctx context.Context, req *jsonrpc.Request) (json.RawMess
 	case MethodShutdown:
 		var p ShutdownParams
 		if err := decode(req.Params, &p); err != nil {
-			return nil, err
+			return nil, false, err
 		}
 		reason := "shutdown requested"
 		if p.Reason != "" {
@@ -148,12 +231,13 @@ func (s *Server) Handle(ctx context.Context, req *jsonrpc.Request) (json.RawMess
 		}
 		res = struct{}{}
 	default:
-		return nil, jsonrpc.NewError(jsonrpc.CodeMethodNotFound, "daemon: unknown method "+req.Method)
+		return nil, false, jsonrpc.NewError(jsonrpc.CodeMethodNotFound, "daemon: unknown method "+req.Method)
 	}
 	if err != nil {
-		return nil, toWireError(err)
+		return nil, false, toWireError(err)
 	}
-	return json.Marshal(res)
+	b, err := json.Marshal(res)
+	return b, spawned, err
 }
 
 func decode(raw json.RawMessage, v any) error {

@@ -175,6 +175,11 @@ func (t *bashTool) handle(ctx context.Context, req *mcp.ToolRequest) (*mcp.CallT
 	if err != nil {
 		return bashFailure(err), nil
 	}
+	facts := mcp.CallFacts{Action: act.Type}
+	if act.Type == "command" && act.Command != nil {
+		facts.Category = commandCategory(*act.Command)
+	}
+	mcp.NoteCall(ctx, facts)
 	wait, err := in.wait()
 	if err != nil {
 		return bashFailure(err), nil

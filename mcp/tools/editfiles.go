@@ -163,6 +163,7 @@ func (t *editTool) apply(ctx context.Context, caller mcp.Caller, in *editInput) 
 	if err != nil {
 		return toolFailure(EditFilesTool, err)
 	}
+	mcp.NoteCall(ctx, mcp.CallFacts{Batch: len(edits)})
 	wait := time.Duration(defaultVerifyWait) * time.Second
 	if in.VerifyWaitForSeconds != nil {
 		if *in.VerifyWaitForSeconds < 0 || *in.VerifyWaitForSeconds > maxVerifyWait {

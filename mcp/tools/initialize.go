@@ -579,6 +579,11 @@ type answerOpts struct {
 // answer builds the result for a session: the thread line, the session
 // facts, the workspace context when asked, and the initial files.
 func (t *initializer) answer(ctx context.Context, in *initializeInput, sess *session.Session, tid string, o answerOpts) *mcp.CallToolResult {
+	if o.reattached {
+		mcp.NoteCall(ctx, mcp.CallFacts{Session: mcp.SessionReused})
+	} else {
+		mcp.NoteCall(ctx, mcp.CallFacts{Session: mcp.SessionCreated})
+	}
 	sh := sess.Shell()
 	mode := sess.Mode()
 	data := initializeData{

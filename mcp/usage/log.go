@@ -176,6 +176,10 @@ func (l *Log) Record(e Entry) error {
 		Principal:     hashOrEmpty(e.Principal),
 		Correlation:   hashOrEmpty(e.Correlation),
 		ArgsDigest:    hashOrEmpty(e.ArgsDigest),
+		Action:        label(e.Action),
+		Category:      label(e.Category),
+		Session:       label(e.Session),
+		Batch:         max(e.Batch, 0),
 	})
 	if err != nil {
 		panic("usage: Record does not marshal: " + err.Error()) // only strings, numbers and a time

@@ -103,6 +103,13 @@ type Entry struct {
 	// to see a rejected call repeated unchanged. Only HashID(ArgsDigest) is
 	// written, so a digest of guessable arguments cannot be looked up.
 	ArgsDigest string
+	// Action, Category, Session and Batch are what the tool noted of the
+	// call (mcp.CallFacts): labels of a fixed vocabulary and a count,
+	// never the command or paths themselves. Empty or 0 when not noted.
+	Action   string
+	Category string
+	Session  string
+	Batch    int
 }
 
 // Record is one line of the log as written and read back. Principal,
@@ -126,6 +133,14 @@ type Record struct {
 	Principal     string    `json:"principal,omitempty"`
 	Correlation   string    `json:"correlation,omitempty"`
 	ArgsDigest    string    `json:"argsDigest,omitempty"`
+	// Optional facts of a tool call (schema 2 still: a record without
+	// them reads as before). Action is BashCommand's action type,
+	// Category the class of a command's program, Session "created" or
+	// "reused" (Initialize), Batch the file count of ReadFiles/EditFiles.
+	Action   string `json:"action,omitempty"`
+	Category string `json:"category,omitempty"`
+	Session  string `json:"session,omitempty"`
+	Batch    int    `json:"batch,omitempty"`
 }
 
 // Version is the record's schema version: 1 for records written before

@@ -25,6 +25,7 @@ const (
 const (
 	MsgToolCall    = "tool_call"
 	MsgHTTPRequest = "http_request"
+	MsgDaemonCall  = "daemon_call"
 )
 
 // New is the operational logger writing to w at level (debug, info,
@@ -115,4 +116,35 @@ func LogHTTPRequest(l *slog.Logger, r HTTPRequest) {
 		slog.Float64("duration_ms", float64(r.Duration.Microseconds())/1000),
 		slog.Int64("bytes", r.Bytes),
 		slog.String("request_id", r.RequestID))
+}
+
+// DaemonCall is one call winxd answered (daemon.Request, which this
+// package does not import so that the daemon need not know the log).
+type DaemonCall struct {
+	Method    string
+	Peer      string // the peer's role: adapter, operator
+	KeyHash   string // hash of the session key of an ensure, else ""
+	Principal string // the principal the key names; logged hashed
+	Outcome   string // ok, spawned, reused, error
+	Code      int64  // the wire error code of a failed call
+	Duration  time.Duration
+	Bytes     int
+}
+
+// LogDaemonCall writes c as one info record. A call without a principal
+// (list, shutdown, a key of another layout) logs none rather than "local".
+func LogDaemonCall(l *slog.Logger, c DaemonCall) {
+	principal := ""
+	if c.Principal != "" {
+		principal = PrincipalHash(c.Principal)
+	}
+	l.LogAttrs(context.Background(), slog.LevelInfo, MsgDaemonCall,
+		slog.String("method", clip(c.Method)),
+		slog.String("peer", clip(c.Peer)),
+		slog.String("key", clip(c.KeyHash)),
+		slog.String("principal", principal),
+		slog.String("outcome", clip(c.Outcome)),
+		slog.Int64("code", c.Code),
+		slog.Float64("duration_ms", float64(c.Duration.Microseconds())/1000),
+		slog.Int("bytes", c.Bytes))
 }
