@@ -39,6 +39,11 @@ func Follow(ctx context.Context, term Terminal, first *Outcome, slice time.Durat
 // the state (running, exit code, elapsed time, cwd when known) is next's.
 func (o *Outcome) Merge(next *Outcome) {
 	text := o.Output.Text
+	if o.Output.Open && next.Output.Text != "" {
+		// next carries that line again, as it is now.
+		text = DropOpenLine(text)
+	}
+	o.Output.Open = next.Output.Open
 	if text != "" && next.Output.Text != "" {
 		text += "\n"
 	}

@@ -488,6 +488,9 @@ func (s *Session) await(ctx context.Context, c *command, wait time.Duration, pro
 		s.mu.Lock()
 		c.prompt = c.partial
 		s.mu.Unlock()
+		// The prompt is shown once: the next look drops it, so it is not
+		// an open line to replace.
+		o.Output.Open = false
 	}
 	return o, nil
 }
@@ -496,6 +499,10 @@ func (s *Session) await(ctx context.Context, c *command, wait time.Duration, pro
 func (s *Session) outcome(c *command) *Outcome {
 	s.mu.Lock()
 	text, sk, redactions := c.takeNewLocked()
+	// The open line is sent again by the next look unless it is a prompt
+	// already handed out (that look drops it instead).
+	partial := c.partial
+	open := !c.done && partial != "" && c.prompt == ""
 	note := c.out.note(sk)
 	if c.done {
 		if fn := c.out.finalNote(); fn != "" && note != "" {
@@ -548,6 +555,7 @@ func (s *Session) outcome(c *command) *Outcome {
 		}
 		shaped.Text = note + "\n" + shaped.Text
 	}
+	shaped.Open = open && strings.HasSuffix(shaped.Text, partial)
 	o.Output = shaped
 	return o
 }

@@ -95,6 +95,19 @@ type Shaped struct {
 	// said so in Text.
 	LostLines int
 	LostBytes int64
+	// Open: the last line of Text is a running command's line still being
+	// written (no newline yet); the next look sends it again, whole and
+	// current. Joining two looks drops it from the first (DropOpenLine).
+	Open bool
+}
+
+// DropOpenLine returns text without its last line: the open line of a
+// look that a later look sends again.
+func DropOpenLine(text string) string {
+	if i := strings.LastIndexByte(text, '\n'); i >= 0 {
+		return text[:i]
+	}
+	return ""
 }
 
 // Shape collapses, redacts and truncates text for delivery. The returned

@@ -101,6 +101,11 @@ func mergeShaped(a, b guardian.Shaped) guardian.Shaped {
 	if out.Journal == "" {
 		out.Journal = a.Journal
 	}
+	out.Open = b.Open
+	if a.Open && b.Text != "" {
+		// b carries a's open line again, as it is now.
+		a.Text = guardian.DropOpenLine(a.Text)
+	}
 	switch {
 	case a.Text == "":
 		out.Text = b.Text

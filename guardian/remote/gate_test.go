@@ -137,6 +137,15 @@ func TestDeliveries(t *testing.T) {
 		t.Fatalf("background text = %q, want bg kept", o.Output.Text)
 	}
 
+	// A look whose last line was open is followed by one that carries
+	// that line again: it appears once.
+	if m := mergeShaped(guardian.Shaped{Text: "one\nOverwrite? ", Open: true}, guardian.Shaped{Text: "Overwrite? y\ndone"}); m.Text != "one\nOverwrite? y\ndone" || m.Open {
+		t.Errorf("merge after an open line = %q (open %v)", m.Text, m.Open)
+	}
+	if m := mergeShaped(guardian.Shaped{Text: "ab", Open: true}, guardian.Shaped{}); m.Text != "ab" {
+		t.Errorf("merge with an empty look lost the open line: %q", m.Text)
+	}
+
 	big := strings.Repeat("line\n", maxRedeliverBytes/5)
 	m := mergeShaped(guardian.Shaped{Text: big}, guardian.Shaped{Text: "tail", Redactions: 1})
 	if len(m.Text) > maxRedeliverBytes+100 || !strings.HasSuffix(m.Text, "\ntail") || m.DroppedBytes == 0 || m.Redactions != 1 {

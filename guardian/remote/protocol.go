@@ -195,6 +195,7 @@ type Shaped struct {
 	Journal      string `json:"journal,omitempty"`
 	LostLines    int    `json:"lost_lines,omitempty"`
 	LostBytes    int64  `json:"lost_bytes,omitempty"`
+	Open         bool   `json:"open,omitempty"`
 }
 
 func toWire(o *guardian.Outcome, seq uint64) *Outcome {
@@ -204,7 +205,7 @@ func toWire(o *guardian.Outcome, seq uint64) *Outcome {
 		Cwd: o.Cwd, ElapsedNS: int64(o.Elapsed), ShellExited: o.ShellExited, ShellReset: o.ShellReset, Seq: seq, AwaitingInput: o.AwaitingInput,
 		Output: Shaped{Text: s.Text, DroppedBytes: s.DroppedBytes, DroppedLines: s.DroppedLines,
 			DroppedFile: s.DroppedFile, Collapsed: s.Collapsed, Redactions: s.Redactions,
-			Journal: s.Journal, LostLines: s.LostLines, LostBytes: s.LostBytes},
+			Journal: s.Journal, LostLines: s.LostLines, LostBytes: s.LostBytes, Open: s.Open},
 	}
 }
 
@@ -217,7 +218,7 @@ func (o *Outcome) Guardian() *guardian.Outcome {
 		AwaitingInput: o.AwaitingInput,
 		Output: guardian.Shaped{Text: s.Text, DroppedBytes: s.DroppedBytes, DroppedLines: s.DroppedLines,
 			DroppedFile: s.DroppedFile, Collapsed: s.Collapsed, Redactions: s.Redactions,
-			Journal: s.Journal, LostLines: s.LostLines, LostBytes: s.LostBytes},
+			Journal: s.Journal, LostLines: s.LostLines, LostBytes: s.LostBytes, Open: s.Open},
 	}
 }
 
