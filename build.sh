@@ -4,7 +4,7 @@
 #   ./build.sh          build bin/winx, bin/winxd and bin/winx-guardian, print their sha256
 #   ./build.sh test     the whole suite: go vet, race-enabled tests, the cgo-free build and
 #                       its tests, the reproducibility check and every fuzz target for
-#                       $WINX_FUZZTIME (default 30s) each
+#                       $WINX_FUZZTIME (default 20s) each
 #   ./build.sh repro    only the reproducibility check: build twice, compare every byte
 #   ./build.sh bench    the end-to-end benchmark: winx and peer MCP servers driven by one
 #                       independent client (the official Go SDK) in one run, p50 of each
@@ -89,7 +89,7 @@ repro() {
 }
 
 suite() {
-	local fuzztime=${WINX_FUZZTIME:-30s}
+	local fuzztime=${WINX_FUZZTIME:-20s}
 	begin "gofmt -l ."
 	local unformatted
 	unformatted=$(gofmt -l .)
