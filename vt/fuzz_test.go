@@ -71,7 +71,10 @@ func FuzzVT(f *testing.F) {
 					}
 				}
 			}
-			limit := (max(opts.ScrollbackLines, 0) + r) * (maxCols*MaxCellBytes + 1)
+			// The scrollback keeps logical lines (soft-wrapped rows joined),
+			// so a kept line may span many rows; every byte written makes at
+			// most one cell, which bounds what the joined rows add.
+			limit := (max(opts.ScrollbackLines, 0)+r)*(maxCols*MaxCellBytes+1) + len(data)*MaxCellBytes
 			if n := len(term.Transcript()); n > limit {
 				t.Fatalf("%s: Transcript() is %d bytes, more than %d", step, n, limit)
 			}
