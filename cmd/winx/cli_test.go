@@ -219,37 +219,8 @@ type daemonToolResult struct {
 
 func (a *adapter) tool(name string, args map[string]any) daemonToolResult {
 	a.tb.Helper()
-	a.id++
-	req, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": a.id, "method": "tools/call",
-		"params": map[string]any{"name": name, "arguments": args, "_meta": json.RawMessage(strings.TrimPrefix(modernMeta, `"_meta":`))}})
-	if _, err := a.in.Write(append(req, '\n')); err != nil {
-		a.tb.Fatalf("write: %v", err)
-	}
-	timeout := time.After(30 * time.Second)
-	for {
-		select {
-		case line, ok := <-a.lines:
-			if !ok {
-				a.tb.Fatal("winx closed stdout")
-			}
-			var m struct {
-				ID     int `json:"id"`
-				Result struct {
-					Structured daemonToolResult `json:"structuredContent"`
-				} `json:"result"`
-				Error json.RawMessage `json:"error"`
-			}
-			if err := json.Unmarshal([]byte(line), &m); err != nil || m.ID != a.id {
-				continue // a notification
-			}
-			if m.Error != nil {
-				a.tb.Fatalf("%s: wire error %s", name, m.Error)
-			}
-			return m.Result.Structured
-		case <-timeout:
-			a.tb.Fatalf("%s: no answer within 30s", name)
-		}
-	}
+	_, r := a.toolText(name, args, strings.TrimPrefix(modernMeta, `"_meta":`))
+	return r
 }
 
 type initData struct {

@@ -11,7 +11,8 @@ import (
 )
 
 // toolText calls a tool with the given _meta (a 2026-07-28 request) and
-// returns the text content and the structured envelope.
+// returns the text content and the structured envelope; adapter.tool is
+// this with the default _meta.
 func (a *adapter) toolText(name string, args map[string]any, meta string) (string, daemonToolResult) {
 	a.tb.Helper()
 	a.id++
@@ -35,9 +36,13 @@ func (a *adapter) toolText(name string, args map[string]any, meta string) (strin
 					} `json:"content"`
 					Structured daemonToolResult `json:"structuredContent"`
 				} `json:"result"`
+				Error json.RawMessage `json:"error"`
 			}
 			if json.Unmarshal([]byte(line), &m) != nil || m.ID != a.id {
-				continue
+				continue // a notification
+			}
+			if m.Error != nil {
+				a.tb.Fatalf("%s: wire error %s", name, m.Error)
 			}
 			if len(m.Result.Content) == 0 {
 				a.tb.Fatalf("%s: no content: %s", name, line)

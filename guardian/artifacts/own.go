@@ -1,12 +1,7 @@
 package artifacts
 
 import (
-	"cmp"
-	"errors"
-	"io/fs"
-	"os"
 	"path/filepath"
-	"slices"
 	"time"
 )
 
@@ -69,29 +64,5 @@ func reclaimSession(u *Usage, id string, now time.Time, lim *Limits) (*Reclaimed
 			cands = append(cands, candidate{rel: filepath.Join(SessionPrefix+id, hn), session: id, helper: hn, Tally: h.Tally})
 		}
 	}
-	if len(cands) == 0 {
-		return res, nil
-	}
-	slices.SortFunc(cands, func(a, b candidate) int {
-		return cmp.Or(a.Newest.Compare(b.Newest), cmp.Compare(a.rel, b.rel))
-	})
-	r, err := os.OpenRoot(u.Dir)
-	if err != nil {
-		return nil, &ScanError{Path: u.Dir, Err: err}
-	}
-	defer r.Close()
-	for _, c := range cands {
-		if u.SessionPressure(id, &l) <= ReclaimTarget {
-			break
-		}
-		if err := r.RemoveAll(c.rel); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return res, &ScanError{Path: filepath.Join(u.Dir, c.rel), Err: err}
-		}
-		res.Removed = append(res.Removed, filepath.Join(u.Dir, c.rel))
-		res.Sizes = append(res.Sizes, c.Tally)
-		res.Bytes += c.Bytes
-		res.Files += c.Files
-		u.forget(c)
-	}
-	return res, nil
+	return u.removeOldest(cands, res, func() bool { return u.SessionPressure(id, &l) <= ReclaimTarget })
 }

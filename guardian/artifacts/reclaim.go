@@ -66,19 +66,25 @@ func Reclaim(root string, now time.Time, live map[string]bool, lim *Limits) (*Re
 			}
 		}
 	}
-	slices.SortFunc(cands, func(a, b candidate) int {
-		return cmp.Or(a.Newest.Compare(b.Newest), cmp.Compare(a.rel, b.rel))
-	})
+	return u.removeOldest(cands, res, func() bool { return u.Bytes <= l.WorkspaceBytes && !u.Truncated })
+}
+
+// removeOldest deletes cands oldest first, counting each in res and taking
+// it out of the usage, until enough() holds.
+func (u *Usage) removeOldest(cands []candidate, res *Reclaimed, enough func() bool) (*Reclaimed, error) {
 	if len(cands) == 0 {
 		return res, nil
 	}
+	slices.SortFunc(cands, func(a, b candidate) int {
+		return cmp.Or(a.Newest.Compare(b.Newest), cmp.Compare(a.rel, b.rel))
+	})
 	r, err := os.OpenRoot(u.Dir)
 	if err != nil {
 		return nil, &ScanError{Path: u.Dir, Err: err}
 	}
 	defer r.Close()
 	for _, c := range cands {
-		if u.Bytes <= l.WorkspaceBytes && !u.Truncated {
+		if enough() {
 			break
 		}
 		if err := r.RemoveAll(c.rel); err != nil && !errors.Is(err, fs.ErrNotExist) {

@@ -15,23 +15,8 @@ import (
 
 	"winx/guardian/remote"
 	"winx/guardian/wire"
+	"winx/guardian/wire/hermetic"
 )
-
-// procsWith lists the live processes whose command line contains marker.
-func procsWith(marker string) []string {
-	var found []string
-	ents, _ := os.ReadDir("/proc")
-	for _, e := range ents {
-		if e.Name()[0] < '0' || e.Name()[0] > '9' {
-			continue
-		}
-		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
-		if err == nil && strings.Contains(string(b), marker) {
-			found = append(found, e.Name()+": "+strings.ReplaceAll(string(b), "\x00", " "))
-		}
-	}
-	return found
-}
 
 func waitFor(d time.Duration, cond func() bool) bool {
 	deadline := time.Now().Add(d)
@@ -77,7 +62,7 @@ func lifetimeSession(t *testing.T) (*Server, Guardian, []string, string) {
 	markers := []string{fmt.Sprintf("61.%05d1", n), fmt.Sprintf("61.%05d2", n)}
 	t.Cleanup(func() {
 		for _, m := range markers {
-			for _, p := range procsWith(m) {
+			for _, p := range hermetic.Processes(m) {
 				var pid int
 				if _, err := fmt.Sscanf(p, "%d:", &pid); err == nil && pid > 0 {
 					syscall.Kill(pid, syscall.SIGKILL)
@@ -92,7 +77,7 @@ func lifetimeSession(t *testing.T) (*Server, Guardian, []string, string) {
 		t.Fatalf("sleep | cat: %+v, %v", o, err)
 	}
 	for _, m := range markers {
-		if !waitFor(10*time.Second, func() bool { return len(procsWith(m)) > 0 }) {
+		if !waitFor(10*time.Second, func() bool { return len(hermetic.Processes(m)) > 0 }) {
 			t.Fatalf("marker %s never ran", m)
 		}
 	}
@@ -124,8 +109,8 @@ func TestKilledGuardianLeavesNothing(t *testing.T) {
 		t.Fatalf("Sweep: %v", err)
 	}
 	for _, m := range markers {
-		if !waitFor(20*time.Second, func() bool { return len(procsWith(m)) == 0 }) {
-			t.Errorf("after the sweep, still running: %v", procsWith(m))
+		if !waitFor(20*time.Second, func() bool { return len(hermetic.Processes(m)) == 0 }) {
+			t.Errorf("after the sweep, still running: %v", hermetic.Processes(m))
 		}
 	}
 	if _, err := os.Lstat(g.Socket); !errors.Is(err, fs.ErrNotExist) {
@@ -148,8 +133,8 @@ func TestClosedGuardianLeavesNothing(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, m := range markers {
-		if !waitFor(20*time.Second, func() bool { return len(procsWith(m)) == 0 }) {
-			t.Errorf("after winx kill, still running: %v", procsWith(m))
+		if !waitFor(20*time.Second, func() bool { return len(hermetic.Processes(m)) == 0 }) {
+			t.Errorf("after winx kill, still running: %v", hermetic.Processes(m))
 		}
 	}
 }
@@ -227,7 +212,7 @@ func TestGuardianAdoptsAndReapsOrphans(t *testing.T) {
 	var adopted []string
 	if !waitFor(10*time.Second, func() bool {
 		// The sleep itself, not the setsid that starts it and exits.
-		adopted = slices.DeleteFunc(procsWith(marker), func(p string) bool { return !strings.Contains(p, ": sleep ") })
+		adopted = slices.DeleteFunc(hermetic.Processes(marker), func(p string) bool { return !strings.Contains(p, ": sleep ") })
 		return len(adopted) == 1
 	}) {
 		t.Fatalf("orphan never seen: %v", adopted)

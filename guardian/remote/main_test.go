@@ -8,7 +8,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
-	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -103,22 +102,6 @@ func ctxT(tb testing.TB) context.Context {
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	tb.Cleanup(cancel)
 	return ctx
-}
-
-// markerProcs lists the processes whose command line contains marker.
-func markerProcs(marker string) []string {
-	var found []string
-	ents, _ := os.ReadDir("/proc")
-	for _, e := range ents {
-		if e.Name()[0] < '0' || e.Name()[0] > '9' {
-			continue
-		}
-		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
-		if err == nil && strings.Contains(string(b), marker) {
-			found = append(found, e.Name()+": "+strings.ReplaceAll(string(b), "\x00", " "))
-		}
-	}
-	return found
 }
 
 // eventually polls cond for up to d; real processes need real time to exit.

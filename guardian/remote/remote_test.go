@@ -18,6 +18,7 @@ import (
 
 	"winx/guardian"
 	"winx/guardian/wire"
+	"winx/guardian/wire/hermetic"
 	"winx/jsonrpc"
 )
 
@@ -280,8 +281,8 @@ func TestCancelRacingLaunch(t *testing.T) {
 		default:
 			t.Fatalf("round %d: CancelLaunch = %v", round, cerr)
 		}
-		if !eventually(3*time.Second, func() bool { return len(markerProcs(marker)) == 0 }) {
-			t.Fatalf("round %d: processes left running: %v", round, markerProcs(marker))
+		if !eventually(3*time.Second, func() bool { return len(hermetic.Processes(marker)) == 0 }) {
+			t.Fatalf("round %d: processes left running: %v", round, hermetic.Processes(marker))
 		}
 	}
 }

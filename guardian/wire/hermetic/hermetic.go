@@ -62,3 +62,21 @@ func Main(m *testing.M) {
 	os.RemoveAll(dir)
 	os.Exit(code)
 }
+
+// Processes lists the live processes whose command line contains marker,
+// each as "PID: command line": what a test looks for to prove a process
+// it started is gone.
+func Processes(marker string) []string {
+	var found []string
+	ents, _ := os.ReadDir("/proc")
+	for _, e := range ents {
+		if e.Name()[0] < '0' || e.Name()[0] > '9' {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+		if err == nil && strings.Contains(string(b), marker) {
+			found = append(found, e.Name()+": "+strings.ReplaceAll(string(b), "\x00", " "))
+		}
+	}
+	return found
+}
