@@ -19,6 +19,7 @@ import (
 	"winx/guardian/daemon"
 	"winx/guardian/daemon/operator"
 	"winx/guardian/wire"
+	"winx/guardian/wire/hermetic"
 )
 
 var (
@@ -100,16 +101,16 @@ func (d *daemonEnv) teardown() {
 	}
 	for _, g := range live {
 		waitGone(g.PID, 3*time.Second)
-		syscall.Kill(g.PID, syscall.SIGKILL)
-		syscall.Kill(-g.Status.ShellPID, syscall.SIGKILL)
+		hermetic.Kill(g.PID, false)
+		hermetic.Kill(g.Status.ShellPID, true)
 	}
 	c := &daemon.Client{Socket: filepath.Join(d.sock, wire.DaemonSocketName), Hello: hello}
 	if peer, err := c.Ping(ctx); err == nil && peer.PID > 0 {
-		syscall.Kill(peer.PID, syscall.SIGKILL)
+		hermetic.Kill(peer.PID, false)
 	}
 	if rec, err := daemon.ReadExitRecord(filepath.Join(d.state, "winx")); err == nil && rec.State == daemon.StateRunning && rec.PID > 0 {
 		if exe, err := os.Readlink(fmt.Sprintf("/proc/%d/exe", rec.PID)); err == nil && strings.HasPrefix(exe, d.bins) {
-			syscall.Kill(rec.PID, syscall.SIGKILL)
+			hermetic.Kill(rec.PID, false)
 		}
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"winx/guardian/wire"
+	"winx/guardian/wire/hermetic"
 )
 
 // nobody is the unprivileged uid and gid the /proc test runs winx as.
@@ -94,7 +95,7 @@ func TestProcEnvironUnreadable(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
-		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		hermetic.Kill(cmd.Process.Pid, true)
 		cmd.Wait()
 	})
 	s := &runningServe{base: "http://127.0.0.1:" + port, port: port, client: &http.Client{Timeout: 30 * time.Second},
@@ -157,7 +158,7 @@ func killByExe(dir string) {
 		}
 		exe, err := os.Readlink(fmt.Sprintf("/proc/%d/exe", pid))
 		if err == nil && strings.HasPrefix(exe, dir+string(filepath.Separator)) {
-			syscall.Kill(pid, syscall.SIGKILL)
+			hermetic.Kill(pid, false)
 		}
 	}
 }

@@ -51,7 +51,7 @@ func lifetimeSession(t *testing.T) (*Server, Guardian, []string, string) {
 	g := res.Guardian
 	t.Cleanup(func() {
 		if g.PID > 0 {
-			syscall.Kill(g.PID, syscall.SIGKILL)
+			hermetic.Kill(g.PID, false)
 		}
 	})
 	rs, err := remote.Attach(ctx, g.Socket, &remote.ClientOptions{Secret: testSecret})
@@ -65,7 +65,7 @@ func lifetimeSession(t *testing.T) (*Server, Guardian, []string, string) {
 			for _, p := range hermetic.Processes(m) {
 				var pid int
 				if _, err := fmt.Sscanf(p, "%d:", &pid); err == nil && pid > 0 {
-					syscall.Kill(pid, syscall.SIGKILL)
+					hermetic.Kill(pid, false)
 				}
 			}
 		}
@@ -221,7 +221,7 @@ func TestGuardianAdoptsAndReapsOrphans(t *testing.T) {
 	fmt.Sscanf(adopted[0], "%d:", &pid)
 	t.Cleanup(func() {
 		if pid > 0 {
-			syscall.Kill(pid, syscall.SIGKILL)
+			hermetic.Kill(pid, false)
 		}
 	})
 	// Its parent (setsid, which forked it) exits at once.

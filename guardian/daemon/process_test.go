@@ -55,17 +55,14 @@ func socketDir(t *testing.T) string {
 		live, _, _ := f.Discover(ctx)
 		for _, g := range live {
 			f.Close(ctx, g)
-			// A pid of 0 would signal this test's own process group.
-			if g.PID > 0 {
-				syscall.Kill(g.PID, syscall.SIGKILL)
-			}
-			if g.Status.ShellPID > 0 {
-				syscall.Kill(-g.Status.ShellPID, syscall.SIGKILL)
-			}
+			hermetic.Kill(g.PID, false)
+			hermetic.Kill(g.Status.ShellPID, true)
 		}
 		c := &Client{Socket: filepath.Join(dir, wire.DaemonSocketName), Hello: hello}
-		if peer, err := c.Ping(ctx); err == nil && peer.PID > 0 {
-			syscall.Kill(peer.PID, syscall.SIGKILL)
+		// The in-process server of serve has stopped by now (its cleanup
+		// runs first); a winxd a test started answers with its own pid.
+		if peer, err := c.Ping(ctx); err == nil {
+			hermetic.Kill(peer.PID, false)
 		}
 		os.RemoveAll(dir)
 	})
@@ -102,11 +99,18 @@ func serve(t *testing.T, dir string, p Policy) (*Server, <-chan string) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	reasons := make(chan string, 1)
+	stopped := make(chan struct{})
 	go func() {
+		defer close(stopped)
 		r, _ := srv.Run(ctx, ln)
 		reasons <- r
 	}()
-	t.Cleanup(cancel)
+	// The server runs in this process: until it has stopped listening, a
+	// cleanup that pings the socket would find this process's own pid.
+	t.Cleanup(func() {
+		cancel()
+		<-stopped
+	})
 	return srv, reasons
 }
 

@@ -20,6 +20,7 @@ import (
 	"winx/guardian/remote"
 	"winx/guardian/runtime"
 	"winx/guardian/wire"
+	"winx/guardian/wire/hermetic"
 	"winx/mcp"
 	"winx/mcp/mcptest"
 	"winx/mcp/session"
@@ -78,12 +79,12 @@ func (rt *daemonRuntime) teardown() {
 	live, _, _ := f.Discover(ctx)
 	for _, g := range live {
 		f.Close(ctx, g)
-		syscall.Kill(g.PID, syscall.SIGKILL)
-		syscall.Kill(-g.Status.ShellPID, syscall.SIGKILL)
+		hermetic.Kill(g.PID, false)
+		hermetic.Kill(g.Status.ShellPID, true)
 	}
 	c := &daemon.Client{Socket: rt.opts.Socket, Hello: hello}
 	if peer, err := c.Ping(ctx); err == nil && peer.PID > 0 {
-		syscall.Kill(peer.PID, syscall.SIGKILL)
+		hermetic.Kill(peer.PID, false)
 	}
 }
 

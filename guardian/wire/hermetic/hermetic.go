@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -79,4 +80,19 @@ func Processes(marker string) []string {
 		}
 	}
 	return found
+}
+
+// Kill sends SIGKILL to the process pid, or to the process group -pid when
+// group is set, unless pid names nothing (0 or less: kill(2) would signal
+// this test's own process group, or every process) or this very process. A
+// test that cleans up after itself gets pids from a peer's answer, and an
+// in-process server answers with this process's own pid.
+func Kill(pid int, group bool) {
+	if pid <= 0 || pid == os.Getpid() {
+		return
+	}
+	if group {
+		pid = -pid
+	}
+	syscall.Kill(pid, syscall.SIGKILL)
 }
