@@ -137,6 +137,7 @@ func serve(ctx context.Context, c *config.Serve, id buildid.Identity, stdin io.R
 			RequestTimeout:    c.RequestTimeout,
 		},
 		Logger: logger,
+		REST:   c.REST,
 		Wrap:   func(h http.Handler) http.Handler { return oplog.Handler(logger, observeHTTP, h) },
 	})
 }

@@ -1,5 +1,6 @@
 // Package httpserve assembles winx's Streamable HTTP server: the listener
-// (loopback unless allowed otherwise), the admission gate in front of /mcp,
+// (loopback unless allowed otherwise), the admission gate in front of /mcp
+// (and of the REST tool API under /api/ when it is on),
 // the health probes /healthz and /readyz, bearer-token and principal
 // authentication, and the drain on shutdown. It does not speak the protocol
 // (package mcp does) and does not know the tool catalog: profiles come from
@@ -42,6 +43,10 @@ type Options struct {
 	// max(MaxBodyBytes, mcp.DefaultMaxBodyBytes).
 	Admission admission.Options
 	Logger    *slog.Logger // nil discards
+	// REST mounts the REST tool API (mcp.RESTHandler) under /api/, behind
+	// the same authentication and admission gate as /mcp; off, /api/
+	// paths answer 404.
+	REST bool
 	// Wrap, when set, wraps the whole handler (every path, before
 	// admission): the operational log's per-request record.
 	Wrap func(http.Handler) http.Handler
@@ -98,6 +103,10 @@ func Serve(ctx context.Context, srv *mcp.Server, authn mcp.Authenticator, o *Opt
 	g := admission.New(ao)
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", g.Wrap(handler))
+	if o.REST {
+		// One gate for both doors: limits, shares and drain are shared.
+		mux.Handle("/api/", g.Wrap(mcp.NewRESTHandler(srv, hopts)))
+	}
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
 		io.WriteString(w, "ok\n")
 	})
@@ -129,7 +138,7 @@ func Serve(ctx context.Context, srv *mcp.Server, authn mcp.Authenticator, o *Opt
 		MaxHeaderBytes:    maxHeaderBytes,
 		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
 	}
-	logger.Info("serving Streamable HTTP", "addr", ln.Addr().String(), "endpoint", "/mcp")
+	logger.Info("serving Streamable HTTP", "addr", ln.Addr().String(), "endpoint", "/mcp", "rest", o.REST)
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()
 	select {

@@ -52,6 +52,7 @@ type Serve struct {
 	Version bool // --version: print the build identity and exit; nothing below is read
 
 	HTTP             bool     // --http
+	REST             bool     // --rest: the REST tool API under /api/ (needs HTTP)
 	Bind             string   // --bind
 	AllowNonLoopback bool     // --allow-non-loopback
 	AllowedHosts     []string // --allowed-host
@@ -181,6 +182,7 @@ func loadServe(args, environ []string, getenv func(string) string, cat Catalog, 
 	fs.SetOutput(stderr)
 	fs.BoolVar(&s.Version, "version", false, "print the build identity and exit")
 	fs.BoolVar(&s.HTTP, "http", false, "serve Streamable HTTP instead of stdio")
+	fs.BoolVar(&s.REST, "rest", false, "with --http, also serve the REST tool API: GET /api/tools, POST /api/tools/call, GET /api/openapi.json")
 	fs.StringVar(&s.Bind, "bind", "127.0.0.1:8000", "HTTP listen address")
 	fs.StringVar(&s.TokenFile, "token-file", "", "file holding the bearer token (regular file, mode 0600, at least 32 bytes)")
 	fs.BoolVar(&s.AllowNonLoopback, "allow-non-loopback", false, "allow binding an address that is not loopback")
@@ -214,6 +216,9 @@ func loadServe(args, environ []string, getenv func(string) string, cat Catalog, 
 	s.AllowedHosts, s.AllowTools = allowedHosts, allowTools
 	if fs.NArg() > 0 {
 		return s, usagef(stderr, "unexpected argument %q", fs.Arg(0))
+	}
+	if s.REST && !s.HTTP {
+		return s, usagef(stderr, "--rest needs --http")
 	}
 	if !slices.Contains(cat.Affinities, s.SessionAffinity) {
 		return s, usagef(stderr, "--session-affinity %q is not one of %s", s.SessionAffinity, strings.Join(cat.Affinities, ", "))
