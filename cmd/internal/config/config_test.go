@@ -256,6 +256,12 @@ func TestLoadAdapterServe(t *testing.T) {
 		s.Shell != "zsh" || len(s.AllowPaths) != 2 || s.StateDir != tmp+"/winx" || s.MaxBodyBytes != 1<<20 || s.Runtime != RuntimeDaemon {
 		t.Errorf("LoadAdapter = %+v", s)
 	}
+	if s.REST {
+		t.Errorf("LoadAdapter without --rest: REST = true, want the REST API off by default")
+	}
+	if a, err := LoadAdapter([]string{"serve", "--http", "--token", "t", "--rest"}, serveEnv(t), testCatalog, io.Discard); err != nil || !a.Serve.REST {
+		t.Errorf("LoadAdapter(--http --rest) = %+v, %v; want REST on", a.Serve.REST, err)
+	}
 	if s.Getenv("WINX_SOCKET") != "/s/winxd.sock" {
 		t.Errorf("Getenv(WINX_SOCKET) = %q", s.Getenv("WINX_SOCKET"))
 	}
@@ -270,6 +276,7 @@ func TestLoadAdapterServe(t *testing.T) {
 		{[]string{"--http", "--principal-config", "p", "--allow-tool", "A"}, nil, "--allow-tool"},
 		{[]string{"--http", "--token", "t", "--max-concurrency", "0"}, nil, "--max-concurrency"},
 		{[]string{"--session-affinity", "user"}, nil, "--session-affinity"},
+		{[]string{"--rest"}, nil, "--rest needs --http"},
 		{[]string{"extra"}, nil, "unexpected argument"},
 		{[]string{"--port", "1"}, nil, "usage: winx"},
 	}
