@@ -42,7 +42,7 @@ type restFixture struct {
 	records []mcp.ToolCallRecord
 }
 
-func newRESTFixture(t *testing.T, maxBody int64) *restFixture {
+func newRESTFixture(t testing.TB, maxBody int64) *restFixture {
 	t.Helper()
 	f := &restFixture{client: &http.Client{}}
 	reg := echoRegistry()
@@ -294,6 +294,9 @@ func openAPITools(t *testing.T, b []byte, catalog map[string]json.RawMessage) []
 	if err := json.Unmarshal(b, &doc); err != nil {
 		t.Fatalf("OpenAPI document is not valid JSON: %v", err)
 	}
+	var whole map[string]any
+	json.Unmarshal(b, &whole)
+	checkRefs(t, whole, whole)
 	if doc.OpenAPI != "3.1.0" {
 		t.Errorf("openapi = %q, want 3.1.0", doc.OpenAPI)
 	}
@@ -335,6 +338,32 @@ func openAPITools(t *testing.T, b []byte, catalog map[string]json.RawMessage) []
 	return names
 }
 
+// checkRefs fails on a local $ref anywhere in v that does not name a member
+// of root.
+func checkRefs(t *testing.T, root map[string]any, v any) {
+	t.Helper()
+	switch x := v.(type) {
+	case map[string]any:
+		if ref, ok := x["$ref"].(string); ok {
+			var at any = root
+			for _, part := range strings.Split(strings.TrimPrefix(ref, "#/"), "/") {
+				m, _ := at.(map[string]any)
+				if at, ok = m[part]; !ok {
+					t.Errorf("$ref %q does not resolve", ref)
+					return
+				}
+			}
+		}
+		for _, e := range x {
+			checkRefs(t, root, e)
+		}
+	case []any:
+		for _, e := range x {
+			checkRefs(t, root, e)
+		}
+	}
+}
+
 func jsonEqual(a, b json.RawMessage) bool {
 	var x, y any
 	if json.Unmarshal(a, &x) != nil || json.Unmarshal(b, &y) != nil {
@@ -371,5 +400,41 @@ func TestRESTOpenAPIListsTheCallersTools(t *testing.T) {
 	}
 	if docs[restFullToken] == docs[restNarrowToken] {
 		t.Error("two principals with different profiles got the same OpenAPI document")
+	}
+}
+
+// BenchmarkRESTCall compares one echo call through POST /api/tools/call
+// with the same call as a stateless tools/call on /mcp, on a loopback
+// listener: the REST door adds its decoding and nothing else.
+func BenchmarkRESTCall(b *testing.B) {
+	f := newRESTFixture(b, 0)
+	meta := `"_meta":{"` + mcp.MetaProtocolVersion + `":"` + mcp.Version20260728 + `","` + mcp.MetaClientCapabilities + `":{}}`
+	for _, c := range []struct {
+		name, path, body string
+		hdr              map[string]string
+	}{
+		{"rest", mcp.RESTCallPath, `{"name":"Alpha","arguments":{"x":1}}`, nil},
+		{"mcp", "/mcp", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"Alpha","arguments":{"x":1},` + meta + `}}`,
+			map[string]string{"MCP-Protocol-Version": mcp.Version20260728, "Mcp-Method": "tools/call", "Mcp-Name": "Alpha", "Accept": "application/json"}},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			for b.Loop() {
+				req, _ := http.NewRequest(http.MethodPost, f.base+c.path, strings.NewReader(c.body))
+				req.Header.Set("Authorization", "Bearer "+restFullToken)
+				req.Header.Set("Content-Type", "application/json")
+				for k, v := range c.hdr {
+					req.Header.Set(k, v)
+				}
+				resp, err := f.client.Do(req)
+				if err != nil {
+					b.Fatal(err)
+				}
+				io.Copy(io.Discard, resp.Body)
+				resp.Body.Close()
+				if resp.StatusCode != http.StatusOK {
+					b.Fatalf("%s = %d", c.path, resp.StatusCode)
+				}
+			}
+		})
 	}
 }
