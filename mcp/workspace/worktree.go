@@ -27,6 +27,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -327,9 +328,8 @@ func (r *repo) fill(wt *Worktree) {
 	}
 	defer f.Close()
 	var m worktreeMeta
-	b := make([]byte, maxWorktreeMeta)
-	n, _ := f.Read(b)
-	if json.Unmarshal(b[:n], &m) == nil {
+	b, err := io.ReadAll(io.LimitReader(f, maxWorktreeMeta))
+	if err == nil && json.Unmarshal(b, &m) == nil {
 		wt.Base, wt.BaseRef = m.Base, m.BaseRef
 	}
 }
