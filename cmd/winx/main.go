@@ -65,6 +65,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	switch cfg.Command {
 	case config.CommandReport:
 		return runReport(cfg.Report, stdout)
+	case config.CommandWorktrees:
+		return runWorktrees(ctx, cfg.Worktree, stdout)
 	case config.CommandServe:
 		if cfg.Serve.Version {
 			fmt.Fprintln(stdout, "winx", id.String())

@@ -21,6 +21,7 @@ import (
 	"winx/mcp/httpserve"
 	"winx/mcp/session"
 	"winx/mcp/tools"
+	wspace "winx/mcp/workspace"
 	"winx/pty/sandbox"
 )
 
@@ -59,9 +60,10 @@ func serve(ctx context.Context, c *config.Serve, id buildid.Identity, stdin io.R
 	}
 	sessions := session.NewSessions(shells, time.Now)
 	defer sessions.Close()
-	// The scratch playgrounds live under the state directory and stay
-	// usable; the rest of it, and every credential file, is refused.
-	protected, err := auth.NewProtected(c.Protect, []string{session.ScratchRootOr("")})
+	// The scratch playgrounds and the managed worktrees live under the
+	// state directory and stay usable; the rest of it (the worktrees'
+	// records among it), and every credential file, is refused.
+	protected, err := auth.NewProtected(c.Protect, []string{session.ScratchRootOr(""), wspace.WorktreesDir(c.StateDir)})
 	if err != nil {
 		return err
 	}

@@ -41,38 +41,38 @@ var initializeSchema = json.RawMessage(`{
       "type": "string",
       "enum": ["first_call", "user_asked_mode_change", "reset_shell", "user_asked_change_workspace"],
       "default": "first_call",
-      "description": "first_call starts or reattaches; the others only when the user asked"
+      "description": "others only when the user asked"
     },
     "any_workspace_path": {
       "type": "string",
-      "description": "Absolute project path (a file means its directory); empty: a scratch playground"
+      "description": "Absolute project path; empty: a scratch playground"
     },
     "initial_files_to_read": {
       "type": "array",
       "items": {"type": "string"},
-      "description": "Files to show now, inside the workspace"
+      "description": "Files to show now"
     },
     "task_id_to_resume": {
       "type": "string",
-      "description": "A ContextSave id to resume"
+      "description": "A ContextSave id"
     },
     "mode_name": {
       "type": "string",
       "enum": ["wcgw", "architect", "code_writer"],
       "default": "wcgw",
-      "description": "wcgw: full access; architect: no writes, read-only commands; code_writer: limited by code_writer_config. A reattach without it keeps the mode"
+      "description": "wcgw: full access; architect: read-only; code_writer: per code_writer_config. Omitted: kept on reattach"
     },
     "thread_id": {
       "type": "string",
-      "description": "An earlier thread_id, to return to it; omit on the first call"
+      "description": "An earlier thread_id, to return to it"
     },
     "code_writer_config": {
       "type": "object",
-      "description": "Required with mode_name code_writer.",
+      "description": "For code_writer",
       "properties": {
         "allowed_globs": {
           "anyOf": [{"type": "string", "enum": ["all"]}, {"type": "array", "items": {"type": "string"}}],
-          "description": "writable paths; relative globs join the workspace"
+          "description": "writable globs"
         },
         "allowed_commands": {
           "anyOf": [{"type": "string", "enum": ["all"]}, {"type": "array", "items": {"type": "string"}}],
@@ -81,15 +81,18 @@ var initializeSchema = json.RawMessage(`{
       },
       "required": ["allowed_globs", "allowed_commands"],
       "additionalProperties": false
-    }
+    },
+    "worktree": {"type": "string", "description": "Task name: a git worktree on branch winx/NAME"},
+    "worktree_base": {"type": "string", "description": "Its base; default HEAD"},
+    "worktree_action": {"type": "string", "enum": ["list", "changes", "remove"], "description": "No session; changes, remove need worktree"},
+    "force": {"type": "boolean", "description": "remove even if dirty"}
   },
   "additionalProperties": false
 }`)
 
-const initializeDescription = `Start or reattach a Winx session. Call it first, once per conversation, with type first_call and the project path; it returns thread_id and workspace_root, which every other Winx tool needs. ` +
-	`The first answer shows a ranked file tree, git status and guideline files (AGENTS.md, CLAUDE.md). ` +
-	`Calling it again for the workspace reattaches the same shell with a compact answer. ` +
-	`Use reset_shell only when the shell is stuck.`
+const initializeDescription = `Start or reattach a Winx session; call it first with the project path. ` +
+	`Returns thread_id and workspace_root (every other Winx tool needs both), a file tree, git status and guideline files. ` +
+	`Again: same shell, compact answer. reset_shell only when the shell is stuck.`
 
 // initializeInput is the decoded arguments.
 type initializeInput struct {
@@ -110,6 +113,7 @@ type initializeInput struct {
 	ModeName           string            `json:"mode_name"`
 	ThreadID           string            `json:"thread_id"`
 	CodeWriterConfig   *codeWriterConfig `json:"code_writer_config"`
+	worktreeInput
 }
 
 type codeWriterConfig struct {
@@ -133,6 +137,7 @@ type initializeData struct {
 	InitialFiles         []initialFileNote `json:"initial_files,omitempty"`
 	ResumedTask          string            `json:"resumed_task,omitempty"`
 	Warnings             []string          `json:"warnings,omitempty"`
+	Worktree             *wspace.Worktree  `json:"worktree,omitempty"`
 }
 
 // initialFileNote is the outcome of one initial file.
@@ -225,6 +230,9 @@ func (t *initializer) handle(ctx context.Context, req *mcp.ToolRequest) (*mcp.Ca
 			return nil, err
 		}
 		return failure(err), nil
+	}
+	if r, done := t.worktree(ctx, &in); done {
+		return r, nil
 	}
 	return call(ctx, req.Caller().Principal, &in), nil
 }
@@ -604,6 +612,7 @@ func (t *initializer) answer(ctx context.Context, in *initializeInput, sess *ses
 	if sess.Scratch {
 		b.WriteString("This is a scratch playground: no workspace path was given.\n")
 	}
+	in.writeWorktree(&b, &data)
 	if o.note != "" {
 		b.WriteString(o.note + "\n")
 	}

@@ -41,6 +41,7 @@ type Adapter struct {
 	Command  string           // CommandServe, CommandReport or an operator command
 	Serve    Serve            // when Command is CommandServe
 	Report   Report           // when Command is CommandReport
+	Worktree Worktrees        // when Command is CommandWorktrees
 	Operator operator.Command // when Command is an operator command
 	// OperatorOptions is the rest of an operator command's configuration;
 	// Stdout is left to the caller.
@@ -127,6 +128,9 @@ func LoadAdapter(args, environ []string, cat Catalog, stderr io.Writer) (*Adapte
 	case len(args) > 0 && args[0] == CommandReport:
 		r, err := loadReport(args[1:], getenv, stderr)
 		return &Adapter{Command: CommandReport, Report: r}, err
+	case len(args) > 0 && args[0] == CommandWorktrees:
+		w, err := loadWorktrees(args[1:], getenv, stderr)
+		return &Adapter{Command: CommandWorktrees, Worktree: w}, err
 	case len(args) > 0 && operator.IsCommand(args[0]):
 		return loadOperator(args[0], args[1:], environ, getenv, stderr)
 	case len(args) > 0 && args[0] == CommandServe:
@@ -148,6 +152,7 @@ func commandHelp() [][2]string {
 		{operator.Prune, "end idle sessions (--idle-seconds N)"},
 		{operator.RestartDaemon, "stop winxd and start a new one; guardians keep running"},
 		{operator.Doctor, "check the runtime: sockets, binaries, builds, configuration"},
+		{CommandWorktrees, "the managed git worktrees of a repository: list, changes NAME, remove NAME"},
 	}
 }
 
@@ -203,6 +208,7 @@ func loadServe(args, environ []string, getenv func(string) string, cat Catalog, 
 		fmt.Fprintln(stderr, "usage: winx [serve] [--http --bind ADDR --token-file FILE] [--version]")
 		fmt.Fprintln(stderr, "       winx report [--log FILE] [--last N] [--since-minutes M]")
 		fmt.Fprintln(stderr, "       winx list | attach <thread> [--follow] | kill <thread>|--all | prune [--idle-seconds N] | restart-daemon | doctor")
+		fmt.Fprintln(stderr, "       "+worktreesUsage)
 		fmt.Fprintln(stderr, "commands:")
 		for _, c := range commandHelp() {
 			fmt.Fprintf(stderr, "  %-15s %s\n", c[0], c[1])

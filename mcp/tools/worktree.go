@@ -1,0 +1,212 @@
+package tools
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"winx/mcp"
+	"winx/mcp/session"
+	wspace "winx/mcp/workspace"
+)
+
+// Initialize's worktree_action values: they answer without a session.
+const (
+	worktreeList    = "list"
+	worktreeChanges = "changes"
+	worktreeRemove  = "remove"
+)
+
+// Error codes of the worktree calls.
+const (
+	codeWorktreeConflict = "worktree_conflict"
+	codeWorktreeNotFound = "worktree_not_found"
+	codeWorktreeDirty    = "worktree_dirty"
+)
+
+// worktreeInput is Initialize's worktree arguments, embedded in
+// initializeInput (its fields decode as Initialize's own).
+type worktreeInput struct {
+	Worktree       string `json:"worktree"`
+	WorktreeBase   string `json:"worktree_base"`
+	WorktreeAction string `json:"worktree_action"`
+	Force          bool   `json:"force"`
+
+	// worktree is the managed worktree a first_call works in, and
+	// worktreeCreated whether the call made it (not client input).
+	worktree        *wspace.Worktree
+	worktreeCreated bool
+}
+
+// worktreeData is the envelope's data of a worktree_action.
+type worktreeData struct {
+	Action    string                  `json:"action"`
+	Worktrees []wspace.Worktree       `json:"worktrees,omitempty"`
+	Changes   *wspace.WorktreeChanges `json:"changes,omitempty"`
+	Removed   *wspace.Worktree        `json:"removed,omitempty"`
+}
+
+// worktrees is the service over the server's state directory.
+func (t *initializer) worktrees() *wspace.Worktrees { return &wspace.Worktrees{StateDir: t.stateDir} }
+
+// worktree handles Initialize's worktree arguments before the call type
+// runs. A worktree_action is answered here (done true), without a session.
+// A first_call with worktree gets its managed worktree (made, or found
+// again) and goes on with any_workspace_path pointing into it, so the
+// session, the mode's globs and the root checks all bind to the worktree.
+func (t *initializer) worktree(ctx context.Context, in *initializeInput) (*mcp.CallToolResult, bool) {
+	w := &in.worktreeInput
+	if w.Worktree == "" && w.WorktreeBase == "" && w.WorktreeAction == "" && !w.Force {
+		return nil, false
+	}
+	fail := func(err error) (*mcp.CallToolResult, bool) { return worktreeFailure(err), true }
+	if in.Type != initFirstCall {
+		return fail(&InputError{Msg: "worktree, worktree_base, worktree_action and force work only with type first_call"})
+	}
+	if in.AnyWorkspacePath == "" {
+		return fail(&InputError{Msg: "worktree needs any_workspace_path inside a git repository"})
+	}
+	// The repository path passes the checks any_workspace_path passes.
+	root, _, err := session.ResolveWorkspace(in.AnyWorkspacePath, "")
+	if err == nil {
+		err = checkRoot(mcp.Caller{Roots: in.roots}, root, in.AnyWorkspacePath)
+	}
+	if err != nil {
+		return fail(err)
+	}
+	svc := t.worktrees()
+	needName := func() error {
+		if w.Worktree == "" {
+			return &InputError{Msg: "worktree_action " + w.WorktreeAction + " needs worktree (the task name)"}
+		}
+		return nil
+	}
+	if w.WorktreeAction != worktreeRemove && w.Force {
+		return fail(&InputError{Msg: "force works only with worktree_action remove"})
+	}
+	if w.WorktreeAction != "" && w.WorktreeBase != "" {
+		return fail(&InputError{Msg: "worktree_base works only when a worktree is made (no worktree_action)"})
+	}
+	var b strings.Builder
+	data := worktreeData{Action: w.WorktreeAction}
+	message := ""
+	switch w.WorktreeAction {
+	case "":
+		if err := needName(); err != nil {
+			return fail(&InputError{Msg: "worktree_base needs worktree (the task name)"})
+		}
+		wt, created, err := svc.Create(ctx, root, w.Worktree, w.WorktreeBase)
+		if err != nil {
+			return fail(err)
+		}
+		w.worktree, w.worktreeCreated = wt, created
+		in.AnyWorkspacePath = wt.Path
+		return nil, false
+	case worktreeList:
+		list, err := svc.List(ctx, root)
+		if err != nil {
+			return fail(err)
+		}
+		data.Worktrees = list
+		message = fmt.Sprintf("%d managed worktree(s).", len(list))
+		writeWorktreeList(&b, list)
+	case worktreeChanges:
+		if err := needName(); err != nil {
+			return fail(err)
+		}
+		c, err := svc.Changes(ctx, root, w.Worktree, wspace.DefaultChangesTokens)
+		if err != nil {
+			return fail(err)
+		}
+		data.Changes = c
+		message = fmt.Sprintf("Changes of worktree %s against its base.", c.Name)
+		b.WriteString(c.Text)
+	case worktreeRemove:
+		if err := needName(); err != nil {
+			return fail(err)
+		}
+		wt, err := svc.Remove(ctx, root, w.Worktree, w.Force)
+		if err != nil {
+			return fail(err)
+		}
+		data.Removed = wt
+		message = fmt.Sprintf("Worktree %s removed; branch %s is kept.", wt.Name, wt.Branch)
+		fmt.Fprintf(&b, "Removed worktree %s (%s). Branch %s is kept: merge it or delete it with git.\n", wt.Name, wt.Path, wt.Branch)
+	default:
+		return fail(&InputError{Msg: fmt.Sprintf("worktree_action %q is not one of %s, %s, %s", w.WorktreeAction, worktreeList, worktreeChanges, worktreeRemove)})
+	}
+	env := mcp.Envelope{Status: mcp.StatusCompleted, Tool: InitializeTool, Message: message, Data: data}
+	text, _ := t.redactor.String(b.String())
+	return env.Result(text), true
+}
+
+// writeWorktreeList writes one line per worktree.
+func writeWorktreeList(b *strings.Builder, list []wspace.Worktree) {
+	if len(list) == 0 {
+		b.WriteString("No managed worktrees for this repository.\n")
+		return
+	}
+	for _, wt := range list {
+		fmt.Fprintf(b, "%s  %s  branch %s  base %s  %s\n", wt.Name, wt.State, wt.Branch, shortBase(wt), wt.Path)
+	}
+}
+
+func shortBase(wt wspace.Worktree) string {
+	s := wt.Base[:min(len(wt.Base), 12)]
+	if s == "" {
+		s = "unknown"
+	}
+	if wt.BaseRef != "" {
+		s += " (" + wt.BaseRef + ")"
+	}
+	return s
+}
+
+// writeWorktree adds a first_call's worktree to its answer.
+func (in *initializeInput) writeWorktree(b *strings.Builder, data *initializeData) {
+	wt := in.worktree
+	if wt == nil {
+		return
+	}
+	data.Worktree = wt
+	verb := "Reattached to"
+	if in.worktreeCreated {
+		verb = "Created"
+	}
+	fmt.Fprintf(b, "%s worktree %s: branch %s, base %s, path %s (the main checkout is %s).\n",
+		verb, wt.Name, wt.Branch, shortBase(*wt), wt.Path, wt.Repo)
+	if !in.worktreeCreated && in.WorktreeBase != "" {
+		b.WriteString("worktree_base was ignored: the worktree already existed.\n")
+	}
+}
+
+// worktreeFailure maps the worktree service's errors to envelopes; others
+// go to errorEnvelope.
+func worktreeFailure(err error) *mcp.CallToolResult {
+	env := errorEnvelope(InitializeTool, err)
+	var we *wspace.WorktreeError
+	errors.As(err, &we)
+	switch {
+	case errors.Is(err, wspace.ErrWorktreeName), errors.Is(err, wspace.ErrWorktreeBase), errors.Is(err, wspace.ErrNotRepository):
+		env.Status, env.ErrorCode, env.Retryable = mcp.StatusInvalidInput, codeInvalidToolInput, true
+		env.Message = "Invalid input: " + err.Error() + "."
+		if errors.Is(err, wspace.ErrNotRepository) {
+			env.Message = "Invalid input: worktree needs any_workspace_path inside a git repository; " + we.Path + " is not."
+		}
+	case errors.Is(err, wspace.ErrWorktreeTaken):
+		env.Status, env.ErrorCode, env.Retryable = mcp.StatusConflict, codeWorktreeConflict, false
+		env.Message = "Worktree name " + we.Name + " is taken: " + we.Detail + "."
+	case errors.Is(err, wspace.ErrWorktreeNotFound):
+		env.Status, env.ErrorCode, env.Retryable = mcp.StatusNotFound, codeWorktreeNotFound, false
+		env.Message = "No managed worktree " + we.Name + " in this repository; worktree_action list shows them."
+	case errors.Is(err, wspace.ErrWorktreeDirty):
+		env.Status, env.ErrorCode, env.Retryable = mcp.StatusConflict, codeWorktreeDirty, false
+		env.Message = "Worktree " + we.Name + " has uncommitted changes or untracked files (" + we.Detail +
+			"); commit them, or pass force: true to discard them."
+	case errors.Is(err, wspace.ErrNoStateDir):
+		env.Status, env.ErrorCode, env.Retryable = mcp.StatusFailed, codeExecutionFailed, false
+		env.Message = "Managed worktrees need the server's state directory, and none is configured."
+	}
+	return env.Result(env.Message)
+}

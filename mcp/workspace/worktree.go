@@ -1,0 +1,661 @@
+package workspace
+
+// Managed git worktrees: a task gets its own checkout of a repository on
+// branch winx/<name>, in a directory winx owns outside the main checkout
+// (<state>/worktrees/<repo>-<8 hex>/<name>), so two sessions on two tasks
+// of one repository never touch each other's files.
+//
+// Git is the record of which worktrees exist: a worktree is managed when
+// `git worktree list` of the repository shows it at its managed path on
+// its winx/<name> branch. What git does not keep (the base commit and the
+// ref it was given as) is in a small 0600 file per worktree beside, not
+// inside, the directory file tools may reach (<state>/worktree-meta/).
+//
+// Every git process runs as the other git queries of this package do (no
+// repository-configured program, see git.go) and, besides, with hooks and
+// fsmonitor switched off on its command line: `git worktree add` checks
+// files out, and a post-checkout hook of the repository must not run.
+// Arguments are argv, never a shell string; names are checked before any
+// git runs; a base ref is passed after --end-of-options.
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// Limits of the worktree service.
+const (
+	// MaxWorktreeName is the longest task name.
+	MaxWorktreeName = 64
+	// DefaultChangesTokens is the budget of a changes view (about 16 KB).
+	DefaultChangesTokens = 4000
+	// DefaultWorktreeTimeout bounds each git process of the service; a
+	// checkout of a large repository is the slowest.
+	DefaultWorktreeTimeout = 60 * time.Second
+	// WorktreeBranchPrefix starts the branch of every managed worktree.
+	WorktreeBranchPrefix = "winx/"
+
+	maxWorktreeGitBytes = 1 << 20  // what is kept of a git listing
+	maxWorktreeGitErr   = 4 << 10  // what is kept of git's stderr
+	maxWorktreeMeta     = 16 << 10 // a metadata file
+	maxChangeCommits    = 500      // commits listed before counting only
+)
+
+// Worktree states in a listing.
+const (
+	WorktreeClean   = "clean"
+	WorktreeDirty   = "dirty"
+	WorktreeMissing = "missing" // git lists it, its directory is gone
+)
+
+// Sentinels of the worktree service; a *WorktreeError carries the details.
+var (
+	// ErrNotRepository: the path is not inside a git work tree.
+	ErrNotRepository = errors.New("workspace: not inside a git repository")
+	// ErrWorktreeName: a task name outside the allowed spelling.
+	ErrWorktreeName = errors.New("workspace: invalid worktree name")
+	// ErrWorktreeBase: the base does not name a commit.
+	ErrWorktreeBase = errors.New("workspace: worktree base is not a commit")
+	// ErrWorktreeTaken: the branch winx/<name> or the managed directory
+	// exists but is not a managed worktree of this repository.
+	ErrWorktreeTaken = errors.New("workspace: worktree name is taken")
+	// ErrWorktreeNotFound: no managed worktree of that name.
+	ErrWorktreeNotFound = errors.New("workspace: no such managed worktree")
+	// ErrWorktreeDirty: removal without force of a worktree with
+	// uncommitted changes or untracked files.
+	ErrWorktreeDirty = errors.New("workspace: worktree has uncommitted changes or untracked files")
+	// ErrWorktreeGit: a git command of the service failed.
+	ErrWorktreeGit = errors.New("workspace: git failed")
+)
+
+// WorktreeError is an error about one worktree (or one repository).
+type WorktreeError struct {
+	Name   string // the task name, "" when none
+	Path   string // the worktree or workspace path
+	Detail string // bounded: what git said, or the files that block
+	Err    error  // one of the sentinels above
+}
+
+func (e *WorktreeError) Error() string {
+	msg := e.Err.Error()
+	if e.Name != "" {
+		msg += " (" + e.Name + ")"
+	}
+	if e.Detail != "" {
+		msg += ": " + e.Detail
+	}
+	return msg
+}
+
+func (e *WorktreeError) Unwrap() error { return e.Err }
+
+// Worktree is one managed worktree.
+type Worktree struct {
+	Name    string `json:"name"`
+	Path    string `json:"path"`
+	Branch  string `json:"branch"`
+	Base    string `json:"base"`               // commit sha; "" when its record is lost
+	BaseRef string `json:"base_ref,omitempty"` // the ref the base was given as
+	Repo    string `json:"repo"`               // the repository's top level
+	State   string `json:"state,omitempty"`    // WorktreeClean, WorktreeDirty, WorktreeMissing
+}
+
+// Worktrees is the worktree service of one state directory. The zero
+// Timeout means DefaultWorktreeTimeout.
+type Worktrees struct {
+	StateDir string
+	Timeout  time.Duration
+}
+
+// WorktreesDir is the managed directory of every repository's worktrees,
+// "" without a state directory.
+func WorktreesDir(stateDir string) string {
+	if stateDir == "" {
+		return ""
+	}
+	return filepath.Join(stateDir, "worktrees")
+}
+
+// ValidWorktreeName checks a task name: 1..MaxWorktreeName bytes of
+// [A-Za-z0-9._-], not starting with '.' or '-', without "..", not ending
+// in ".lock" or '.' (both make the branch name invalid). The name becomes
+// a directory and a branch, so nothing else is let through.
+func ValidWorktreeName(name string) error {
+	bad := func(why string) error {
+		return &WorktreeError{Name: name[:min(len(name), MaxWorktreeName)], Detail: why + "; use 1.." + strconv.Itoa(MaxWorktreeName) + " of A-Z a-z 0-9 . _ -", Err: ErrWorktreeName}
+	}
+	if name == "" || len(name) > MaxWorktreeName {
+		return bad("length " + strconv.Itoa(len(name)))
+	}
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '_' || c == '-') {
+			return bad(fmt.Sprintf("byte %q is not allowed", c))
+		}
+	}
+	switch {
+	case name[0] == '.' || name[0] == '-':
+		return bad("it starts with " + name[:1])
+	case strings.Contains(name, ".."):
+		return bad(`it contains ".."`)
+	case strings.HasSuffix(name, ".lock") || strings.HasSuffix(name, "."):
+		return bad(`it ends with ".lock" or "."`)
+	}
+	return nil
+}
+
+func (w *Worktrees) timeout() time.Duration {
+	if w.Timeout > 0 {
+		return w.Timeout
+	}
+	return DefaultWorktreeTimeout
+}
+
+// repo is one repository opened for an operation.
+type repo struct {
+	top     string   // canonical top level of the main checkout (the common dir of a bare one)
+	key     string   // <basename>-<8 hex of sha256(top)>
+	env     []string // the neutralised git environment (git.go)
+	managed string   // canonical <state>/worktrees/<key>
+	meta    string   // <state>/worktree-meta/<key>
+}
+
+// git runs git in dir with the repository's environment, hooks and
+// fsmonitor off, a timeout, and at most limit bytes of output kept. The
+// error of a failing git is a *WorktreeError wrapping ErrWorktreeGit with
+// the start of its stderr.
+func (w *Worktrees) git(ctx context.Context, env []string, dir string, limit int, args ...string) ([]byte, bool, error) {
+	ctx, cancel := context.WithTimeout(ctx, w.timeout())
+	defer cancel()
+	argv := append([]string{"--no-pager", "-c", "core.hooksPath=/dev/null", "-c", "core.fsmonitor=false"}, args...)
+	cmd := exec.CommandContext(ctx, "git", argv...)
+	cmd.Dir, cmd.Env = dir, env
+	out, stderr := &cappedBuffer{limit: limit}, &cappedBuffer{limit: maxWorktreeGitErr}
+	cmd.Stdout, cmd.Stderr = out, stderr
+	cmd.WaitDelay = time.Second
+	if err := cmd.Run(); err != nil {
+		detail := strings.TrimSpace(stderr.buf.String())
+		if detail == "" {
+			detail = err.Error()
+		}
+		if ctx.Err() != nil {
+			detail = "timed out after " + w.timeout().String()
+		}
+		return nil, false, &WorktreeError{Path: dir, Detail: "git " + args[0] + ": " + detail, Err: ErrWorktreeGit}
+	}
+	return out.buf.Bytes(), out.truncated, nil
+}
+
+// open finds the repository of path (a file means its directory) and makes
+// its managed directories (0700).
+func (w *Worktrees) open(ctx context.Context, path string) (*repo, error) {
+	if w.StateDir == "" {
+		return nil, ErrNoStateDir
+	}
+	dir := path
+	if fi, err := os.Stat(dir); err == nil && !fi.IsDir() {
+		dir = filepath.Dir(dir)
+	}
+	notRepo := &WorktreeError{Path: path, Err: ErrNotRepository}
+	if !mayBeInRepository(dir) {
+		return nil, notRepo
+	}
+	g, err := newGitRunner(ctx, dir, w.timeout())
+	if err != nil {
+		if errors.Is(err, ErrGitTooOld) {
+			return nil, err
+		}
+		return nil, notRepo // git config refuses to run outside a repository too
+	}
+	out, _, err := w.git(ctx, g.env, dir, 4096, "rev-parse", "--path-format=absolute", "--git-common-dir")
+	if err != nil {
+		return nil, notRepo
+	}
+	common, err := filepath.EvalSymlinks(strings.TrimSpace(string(out)))
+	if err != nil {
+		return nil, notRepo
+	}
+	top := common
+	if filepath.Base(common) == ".git" {
+		top = filepath.Dir(common)
+	}
+	sum := sha256.Sum256([]byte(top))
+	r := &repo{top: top, key: filepath.Base(top) + "-" + hex.EncodeToString(sum[:4]), env: g.env}
+	for _, d := range []string{filepath.Join(WorktreesDir(w.StateDir), r.key), filepath.Join(w.StateDir, "worktree-meta", r.key)} {
+		if err := os.MkdirAll(d, 0o700); err != nil {
+			return nil, err
+		}
+	}
+	if r.managed, err = filepath.EvalSymlinks(filepath.Join(WorktreesDir(w.StateDir), r.key)); err != nil {
+		return nil, err
+	}
+	r.meta = filepath.Join(w.StateDir, "worktree-meta", r.key)
+	return r, nil
+}
+
+// lock serialises the operations of one repository's worktrees across
+// processes (two adapters creating one name): an flock on a 0600 file in
+// the metadata directory, released by the returned function.
+func (r *repo) lock() (func(), error) {
+	f, err := os.OpenFile(filepath.Join(r.meta, ".lock"), os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return nil, err
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return func() { f.Close() }, nil // closing releases the lock
+}
+
+// managedList is the repository's managed worktrees by name, as git lists
+// them: at <managed>/<name> on branch winx/<name>.
+func (w *Worktrees) managedList(ctx context.Context, r *repo) (map[string]*Worktree, error) {
+	out, _, err := w.git(ctx, r.env, r.top, maxWorktreeGitBytes, "worktree", "list", "--porcelain")
+	if err != nil {
+		return nil, err
+	}
+	found := map[string]*Worktree{}
+	var path, branch string
+	var prunable bool
+	flush := func() {
+		defer func() { path, branch, prunable = "", "", false }()
+		if path == "" || filepath.Dir(path) != r.managed {
+			return
+		}
+		name := filepath.Base(path)
+		if ValidWorktreeName(name) != nil || branch != "refs/heads/"+WorktreeBranchPrefix+name {
+			return
+		}
+		wt := &Worktree{Name: name, Path: path, Branch: WorktreeBranchPrefix + name, Repo: r.top}
+		if prunable {
+			wt.State = WorktreeMissing
+		}
+		found[name] = wt
+	}
+	sc := bufio.NewScanner(bytes.NewReader(out))
+	sc.Buffer(make([]byte, 64<<10), maxWorktreeGitBytes)
+	for sc.Scan() {
+		line := sc.Text()
+		switch {
+		case line == "":
+			flush()
+		case strings.HasPrefix(line, "worktree "):
+			path = strings.TrimPrefix(line, "worktree ")
+			if c, err := filepath.EvalSymlinks(path); err == nil {
+				path = c
+			}
+		case strings.HasPrefix(line, "branch "):
+			branch = strings.TrimPrefix(line, "branch ")
+		case strings.HasPrefix(line, "prunable"):
+			prunable = true
+		}
+	}
+	flush()
+	return found, nil
+}
+
+// worktreeMeta is the record of what git does not keep.
+type worktreeMeta struct {
+	Base    string    `json:"base"`
+	BaseRef string    `json:"base_ref"`
+	Created time.Time `json:"created"`
+}
+
+func (r *repo) metaPath(name string) string { return filepath.Join(r.meta, name+".json") }
+
+// fill adds the recorded base to wt, when the record is there.
+func (r *repo) fill(wt *Worktree) {
+	f, err := os.Open(r.metaPath(wt.Name))
+	if err != nil {
+		return
+	}
+	defer f.Close()
+	var m worktreeMeta
+	b, err := io.ReadAll(io.LimitReader(f, maxWorktreeMeta))
+	if err == nil && json.Unmarshal(b, &m) == nil {
+		wt.Base, wt.BaseRef = m.Base, m.BaseRef
+	}
+}
+
+// Create makes the managed worktree name of the repository path is in, on a
+// new branch winx/<name> from base ("" means HEAD), or finds it when it is
+// already there (created false; base is then ignored). A branch or
+// directory of that name that is not a managed worktree of this repository
+// is refused (ErrWorktreeTaken).
+func (w *Worktrees) Create(ctx context.Context, path, name, base string) (wt *Worktree, created bool, err error) {
+	if err := ValidWorktreeName(name); err != nil {
+		return nil, false, err
+	}
+	r, err := w.open(ctx, path)
+	if err != nil {
+		return nil, false, err
+	}
+	unlock, err := r.lock()
+	if err != nil {
+		return nil, false, err
+	}
+	defer unlock()
+	list, err := w.managedList(ctx, r)
+	if err != nil {
+		return nil, false, err
+	}
+	if wt, ok := list[name]; ok {
+		r.fill(wt)
+		return wt, false, nil
+	}
+	branch := WorktreeBranchPrefix + name
+	if _, _, err := w.git(ctx, r.env, r.top, 256, "rev-parse", "--verify", "--quiet", "refs/heads/"+branch); err == nil {
+		return nil, false, &WorktreeError{Name: name, Path: r.top, Err: ErrWorktreeTaken,
+			Detail: "branch " + branch + " exists and is not a winx worktree of this repository; pick another name"}
+	}
+	dir := filepath.Join(r.managed, name)
+	if _, err := os.Lstat(dir); !errors.Is(err, fs.ErrNotExist) {
+		return nil, false, &WorktreeError{Name: name, Path: dir, Err: ErrWorktreeTaken,
+			Detail: "directory " + dir + " exists and is not a worktree of this repository; pick another name"}
+	}
+	baseRef := base
+	if baseRef == "" {
+		baseRef = "HEAD"
+	}
+	// The base is resolved where the caller stands (a linked worktree has
+	// its own HEAD) and passed on as a sha, never as an option.
+	at := path
+	if fi, err := os.Stat(at); err == nil && !fi.IsDir() {
+		at = filepath.Dir(at)
+	}
+	out, _, err := w.git(ctx, r.env, at, 256, "rev-parse", "--verify", "--quiet", "--end-of-options", baseRef+"^{commit}")
+	if err != nil {
+		return nil, false, &WorktreeError{Name: name, Path: r.top, Detail: fmt.Sprintf("%q does not name a commit", baseRef), Err: ErrWorktreeBase}
+	}
+	sha := strings.TrimSpace(string(out))
+	if _, _, err := w.git(ctx, r.env, r.top, maxWorktreeGitErr, "worktree", "add", "-b", branch, "--", dir, sha); err != nil {
+		return nil, false, err
+	}
+	if err := os.Chmod(dir, 0o700); err != nil {
+		return nil, false, err
+	}
+	m, _ := json.Marshal(worktreeMeta{Base: sha, BaseRef: baseRef, Created: time.Now().UTC()})
+	if err := os.WriteFile(r.metaPath(name), m, 0o600); err != nil {
+		return nil, false, err
+	}
+	return &Worktree{Name: name, Path: dir, Branch: branch, Base: sha, BaseRef: baseRef, Repo: r.top}, true, nil
+}
+
+// List returns the managed worktrees of the repository path is in, by
+// name, each with its state.
+func (w *Worktrees) List(ctx context.Context, path string) ([]Worktree, error) {
+	r, err := w.open(ctx, path)
+	if err != nil {
+		return nil, err
+	}
+	list, err := w.managedList(ctx, r)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Worktree, 0, len(list))
+	for _, wt := range list {
+		r.fill(wt)
+		if wt.State == "" {
+			wt.State = WorktreeClean
+			if st, err := w.status(ctx, r, wt.Path); err != nil {
+				wt.State = WorktreeMissing
+			} else if len(st) > 0 {
+				wt.State = WorktreeDirty
+			}
+		}
+		out = append(out, *wt)
+	}
+	slices.SortFunc(out, func(a, b Worktree) int { return strings.Compare(a.Name, b.Name) })
+	return out, nil
+}
+
+// status lists the uncommitted changes and untracked files of a worktree
+// (git status --porcelain entries).
+func (w *Worktrees) status(ctx context.Context, r *repo, dir string) ([]string, error) {
+	out, _, err := w.git(ctx, r.env, dir, 64<<10, "status", "--porcelain", "-z", "--untracked-files=normal", "--ignore-submodules=none")
+	if err != nil {
+		return nil, err
+	}
+	var entries []string
+	for e := range strings.SplitSeq(string(out), "\x00") {
+		if len(e) > 3 {
+			entries = append(entries, e)
+		}
+	}
+	return entries, nil
+}
+
+// find is the managed worktree name of r, with its record.
+func (w *Worktrees) find(ctx context.Context, r *repo, name string) (*Worktree, error) {
+	if err := ValidWorktreeName(name); err != nil {
+		return nil, err
+	}
+	list, err := w.managedList(ctx, r)
+	if err != nil {
+		return nil, err
+	}
+	wt, ok := list[name]
+	if !ok {
+		return nil, &WorktreeError{Name: name, Path: r.top, Err: ErrWorktreeNotFound}
+	}
+	r.fill(wt)
+	return wt, nil
+}
+
+// Remove removes the managed worktree name (git worktree remove) and its
+// record; the branch winx/<name> is kept. Without force a worktree with
+// uncommitted changes or untracked files is refused (ErrWorktreeDirty,
+// the blocking entries in Detail).
+func (w *Worktrees) Remove(ctx context.Context, path, name string, force bool) (*Worktree, error) {
+	r, err := w.open(ctx, path)
+	if err != nil {
+		return nil, err
+	}
+	unlock, err := r.lock()
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+	wt, err := w.find(ctx, r, name)
+	if err != nil {
+		return nil, err
+	}
+	args := []string{"worktree", "remove"}
+	if force {
+		args = append(args, "--force")
+	} else if wt.State != WorktreeMissing {
+		st, err := w.status(ctx, r, wt.Path)
+		if err != nil {
+			return nil, err
+		}
+		if len(st) > 0 {
+			shown := st[:min(len(st), 10)]
+			detail := strings.Join(shown, ", ")
+			if len(st) > len(shown) {
+				detail += fmt.Sprintf(", ... %d more", len(st)-len(shown))
+			}
+			return nil, &WorktreeError{Name: name, Path: wt.Path, Detail: detail, Err: ErrWorktreeDirty}
+		}
+	}
+	if _, _, err := w.git(ctx, r.env, r.top, maxWorktreeGitErr, append(args, "--", wt.Path)...); err != nil {
+		return nil, err
+	}
+	if err := os.Remove(r.metaPath(name)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, err
+	}
+	wt.State = ""
+	return wt, nil
+}
+
+// WorktreeChanges is what a worktree changed against its base.
+type WorktreeChanges struct {
+	Worktree
+	Commits   int    `json:"commits"`
+	Files     int    `json:"files"`
+	Added     int    `json:"added"`
+	Deleted   int    `json:"deleted"`
+	Untracked int    `json:"untracked"`
+	Omitted   int    `json:"omitted_files,omitempty"` // files left out of Text by the budget
+	Text      string `json:"-"`
+}
+
+// changedFile is one line of a changes view.
+type changedFile struct {
+	status, path string
+	added, del   string // "-" for binary
+}
+
+// Changes summarises what the managed worktree name changed against its
+// base: commits base..HEAD, the files changed in the work tree against the
+// base (committed, staged, unstaged and untracked) and a diffstat, within
+// maxTokens (0 means DefaultChangesTokens); files beyond it are counted in
+// a "... N more files" line.
+func (w *Worktrees) Changes(ctx context.Context, path, name string, maxTokens int) (*WorktreeChanges, error) {
+	if maxTokens <= 0 {
+		maxTokens = DefaultChangesTokens
+	}
+	r, err := w.open(ctx, path)
+	if err != nil {
+		return nil, err
+	}
+	wt, err := w.find(ctx, r, name)
+	if err != nil {
+		return nil, err
+	}
+	if wt.State == WorktreeMissing {
+		return nil, &WorktreeError{Name: name, Path: wt.Path, Detail: "its directory is gone", Err: ErrWorktreeNotFound}
+	}
+	if wt.Base == "" {
+		// The record is lost: the fork point from the main checkout's HEAD.
+		head, _, err := w.git(ctx, r.env, r.top, 256, "rev-parse", "--verify", "HEAD")
+		if err != nil {
+			return nil, err
+		}
+		out, _, err := w.git(ctx, r.env, wt.Path, 256, "merge-base", "HEAD", strings.TrimSpace(string(head)))
+		if err != nil {
+			return nil, err
+		}
+		wt.Base = strings.TrimSpace(string(out))
+	}
+	c := &WorktreeChanges{Worktree: *wt}
+	diff := []string{"diff", "--no-ext-diff", "--no-textconv", "--no-renames", "--no-color", "--ignore-submodules=none"}
+	count, _, err := w.git(ctx, r.env, wt.Path, 64, "rev-list", "--count", wt.Base+"..HEAD")
+	if err != nil {
+		return nil, err
+	}
+	c.Commits, _ = strconv.Atoi(strings.TrimSpace(string(count)))
+	logOut, _, err := w.git(ctx, r.env, wt.Path, maxWorktreeGitBytes, "log", "--oneline", "--no-decorate", "--no-color",
+		"-n", strconv.Itoa(maxChangeCommits), wt.Base+"..HEAD")
+	if err != nil {
+		return nil, err
+	}
+	names, _, err := w.git(ctx, r.env, wt.Path, maxWorktreeGitBytes, append(diff, "--name-status", "-z", wt.Base, "--")...)
+	if err != nil {
+		return nil, err
+	}
+	nums, _, err := w.git(ctx, r.env, wt.Path, maxWorktreeGitBytes, append(diff, "--numstat", "-z", wt.Base, "--")...)
+	if err != nil {
+		return nil, err
+	}
+	untracked, _, err := w.git(ctx, r.env, wt.Path, maxWorktreeGitBytes, "ls-files", "-z", "--others", "--exclude-standard")
+	if err != nil {
+		return nil, err
+	}
+	stat := map[string][2]string{}
+	for rec := range strings.SplitSeq(string(nums), "\x00") {
+		f := strings.SplitN(rec, "\t", 3)
+		if len(f) == 3 {
+			stat[f[2]] = [2]string{f[0], f[1]}
+			a, _ := strconv.Atoi(f[0])
+			d, _ := strconv.Atoi(f[1])
+			c.Added, c.Deleted = c.Added+a, c.Deleted+d
+		}
+	}
+	var files []changedFile
+	parts := strings.Split(string(names), "\x00")
+	for i := 0; i+1 < len(parts); i += 2 {
+		s := stat[parts[i+1]]
+		files = append(files, changedFile{status: parts[i], path: parts[i+1], added: s[0], del: s[1]})
+	}
+	for p := range strings.SplitSeq(string(untracked), "\x00") {
+		if p != "" {
+			files = append(files, changedFile{status: "??", path: p})
+			c.Untracked++
+		}
+	}
+	c.Files = len(files)
+	c.Text, c.Omitted = c.render(string(logOut), files, maxTokens*bytesPerToken)
+	return c, nil
+}
+
+// render writes the view within budget bytes: the header, the commits (at
+// most a quarter of the budget), then files while they fit.
+func (c *WorktreeChanges) render(log string, files []changedFile, budget int) (string, int) {
+	var b strings.Builder
+	fmt.Fprintf(&b, "Worktree %s (branch %s, %s) against base %s", c.Name, c.Branch, c.Path, shortSHA(c.Base))
+	if c.BaseRef != "" {
+		fmt.Fprintf(&b, " (%s)", c.BaseRef)
+	}
+	fmt.Fprintf(&b, ":\n%d commit(s); %d file(s) changed, +%d -%d", c.Commits, c.Files, c.Added, c.Deleted)
+	if c.Untracked > 0 {
+		fmt.Fprintf(&b, ", %d untracked", c.Untracked)
+	}
+	b.WriteString(".\n")
+	if c.Commits > 0 {
+		b.WriteString("Commits:\n")
+		limit := b.Len() + budget/4
+		lines := strings.Split(strings.TrimRight(log, "\n"), "\n")
+		for i, l := range lines {
+			if b.Len()+len(l)+1 > limit {
+				fmt.Fprintf(&b, "... %d more commits\n", c.Commits-i)
+				break
+			}
+			b.WriteString(l + "\n")
+			if i == len(lines)-1 && c.Commits > len(lines) {
+				fmt.Fprintf(&b, "... %d more commits\n", c.Commits-len(lines))
+			}
+		}
+	}
+	if len(files) == 0 {
+		b.WriteString("No file differs from the base.\n")
+		return b.String(), 0
+	}
+	b.WriteString("Files (status, path, +added -deleted):\n")
+	for i, f := range files {
+		line := f.status + " " + f.path
+		switch {
+		case f.status == "??":
+			line += " (untracked)"
+		case f.added == "-":
+			line += " (binary)"
+		case f.added != "":
+			line += " +" + f.added + " -" + f.del
+		}
+		tail := fmt.Sprintf("... %d more files\n", len(files)-i)
+		if b.Len()+len(line)+1+len(tail) > budget {
+			b.WriteString(tail)
+			return b.String(), len(files) - i
+		}
+		b.WriteString(line + "\n")
+	}
+	return b.String(), 0
+}
+
+func shortSHA(s string) string { return s[:min(len(s), 12)] }
