@@ -39,6 +39,15 @@ type worktreeInput struct {
 	worktreeCreated bool
 }
 
+// errWorktreeReadOnly refuses making or removing a worktree to a caller
+// whose tool profile writes nothing.
+var errWorktreeReadOnly = errors.New("tools: this caller's tool profile cannot write")
+
+// profileWrites reports a profile with a tool that changes files.
+func profileWrites(p mcp.Profile) bool {
+	return p.Allows(EditFilesTool) || p.Allows(BashCommandTool)
+}
+
 // worktreeData is the envelope's data of a worktree_action.
 type worktreeData struct {
 	Action    string                  `json:"action"`
@@ -55,7 +64,7 @@ func (t *initializer) worktrees() *wspace.Worktrees { return &wspace.Worktrees{S
 // A first_call with worktree gets its managed worktree (made, or found
 // again) and goes on with any_workspace_path pointing into it, so the
 // session, the mode's globs and the root checks all bind to the worktree.
-func (t *initializer) worktree(ctx context.Context, in *initializeInput) (*mcp.CallToolResult, bool) {
+func (t *initializer) worktree(ctx context.Context, in *initializeInput, profile mcp.Profile) (*mcp.CallToolResult, bool) {
 	w := &in.worktreeInput
 	if w.Worktree == "" && w.WorktreeBase == "" && w.WorktreeAction == "" && !w.Force {
 		return nil, false
@@ -74,6 +83,12 @@ func (t *initializer) worktree(ctx context.Context, in *initializeInput) (*mcp.C
 	}
 	if err != nil {
 		return fail(err)
+	}
+	// Making a worktree adds a branch and a checkout; removing one may
+	// discard work. A caller whose profile cannot write (read-only) may
+	// list and inspect worktrees, nothing more.
+	if w.WorktreeAction != worktreeList && w.WorktreeAction != worktreeChanges && !profileWrites(profile) {
+		return fail(errWorktreeReadOnly)
 	}
 	svc := t.worktrees()
 	needName := func() error {
@@ -204,6 +219,9 @@ func worktreeFailure(err error) *mcp.CallToolResult {
 		env.Status, env.ErrorCode, env.Retryable = mcp.StatusConflict, codeWorktreeDirty, false
 		env.Message = "Worktree " + we.Name + " has uncommitted changes or untracked files (" + we.Detail +
 			"); commit them, or pass force: true to discard them."
+	case errors.Is(err, errWorktreeReadOnly):
+		env.Status, env.ErrorCode, env.Retryable = mcp.StatusDenied, codeFileOperationDenied, false
+		env.Message = "This caller's tool profile writes nothing (no EditFiles, no BashCommand): it may list worktrees and see their changes, not make or remove one."
 	case errors.Is(err, wspace.ErrNoStateDir):
 		env.Status, env.ErrorCode, env.Retryable = mcp.StatusFailed, codeExecutionFailed, false
 		env.Message = "Managed worktrees need the server's state directory, and none is configured."

@@ -2,6 +2,7 @@ package tools
 
 import (
 	"encoding/json"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -21,6 +22,7 @@ import (
 // (author and committer from the environment, HOME a temp dir), a
 // repository with one commit, and a client.
 type worktreeEnv struct {
+	readOnly *mcptest.Client // a caller with the read-only profile
 	t        *testing.T
 	client   *mcptest.Client
 	repo     string
@@ -43,6 +45,7 @@ func newWorktreeEnv(t *testing.T) *worktreeEnv {
 	reg := NewRegistry(Options{Build: "test", Transport: "http", Sessions: sessions, ScratchRoot: t.TempDir(), StateDir: e.stateDir})
 	srv := mcp.NewServer(mcp.Implementation{Name: "winx", Version: "test"}, reg, nil)
 	e.client = &mcptest.Client{Handler: mcp.NewHTTPHandler(srv, &mcp.HTTPOptions{Auth: principalAuth("p")})}
+	e.readOnly = &mcptest.Client{Handler: mcp.NewHTTPHandler(srv, &mcp.HTTPOptions{Auth: profileAuth{"r", ProfileFor("read-only", nil)}})}
 	writeFile(t, filepath.Join(e.repo, "main.txt"), "one\n")
 	e.git("init", "-q", "-b", "main")
 	e.git("add", ".")
@@ -227,5 +230,44 @@ func TestWorktreeInitializeRefusals(t *testing.T) {
 	}
 	if st := e.git("status", "--porcelain", "--untracked-files=all"); st != "" {
 		t.Errorf("main checkout changed: %q", st)
+	}
+}
+
+// profileAuth lets every request in as one principal with one profile.
+type profileAuth struct {
+	principal string
+	profile   mcp.Profile
+}
+
+func (p profileAuth) Authenticate(*http.Request) (mcp.Caller, error) {
+	return mcp.Caller{Principal: p.principal, Profile: p.profile}, nil
+}
+
+// A caller whose profile writes nothing may list worktrees and see their
+// changes, but neither make nor remove one.
+func TestWorktreeReadOnlyProfile(t *testing.T) {
+	e := newWorktreeEnv(t)
+	e.session("kept")
+	ro := &bashEnv{t: t, client: e.readOnly}
+	for _, args := range []map[string]any{
+		{"worktree": "made"},
+		{"worktree": "kept", "worktree_action": "remove", "force": true},
+	} {
+		args["any_workspace_path"] = e.repo
+		if r := ro.call(InitializeTool, args); !r.IsError || r.Structured.ErrorCode != codeFileOperationDenied {
+			t.Errorf("read-only %v: errorCode %q (%s), want %q", args, r.Structured.ErrorCode, r.Structured.Output, codeFileOperationDenied)
+		}
+	}
+	for _, action := range []string{"list", "changes"} {
+		r := ro.call(InitializeTool, map[string]any{"worktree": "kept", "worktree_action": action, "any_workspace_path": e.repo})
+		if r.IsError {
+			t.Errorf("read-only %s: %s", action, r.Structured.Output)
+		}
+	}
+	if entries, _ := os.ReadDir(filepath.Join(e.stateDir, "worktrees")); len(entries) != 1 {
+		t.Fatalf("worktree dirs = %v", entries)
+	}
+	if got := e.git("branch", "--list", "winx/*"); strings.Contains(got, "made") || !strings.Contains(got, "kept") {
+		t.Errorf("branches after the read-only calls: %q", got)
 	}
 }
