@@ -62,6 +62,7 @@ func (s *Session) StartBackground(ctx context.Context, command string) (string, 
 	s.journals = append(s.journals, b.cmd)
 	s.bg[id] = b
 	s.mu.Unlock()
+	s.jobsChanged()
 	go s.backgroundLoop(b)
 	return id, nil
 }
@@ -86,11 +87,13 @@ func (s *Session) backgroundLoop(b *background) {
 	b.cmd.finishLocked(shellCode(status), false)
 	s.broadcastLocked()
 	s.mu.Unlock()
+	s.jobsChanged()
 }
 
 // pruneBackgroundLocked forgets finished background commands whose output
-// was delivered.
+// was delivered, and the jobs of a previous process of the session.
 func (s *Session) pruneBackgroundLocked() {
+	s.prior = nil
 	for id, b := range s.bg {
 		if b.cmd.done {
 			b.proc.Close()
