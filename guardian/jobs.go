@@ -2,6 +2,7 @@ package guardian
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"strconv"
 	"strings"
@@ -148,4 +149,18 @@ func (s *Session) jobsChanged() {
 	if s.opts.OnJobsChange != nil {
 		s.opts.OnJobsChange()
 	}
+}
+
+// JobAge renders a job's age for a table: whole seconds, minutes, hours or
+// days.
+func JobAge(d time.Duration) string {
+	switch {
+	case d < time.Minute:
+		return fmt.Sprintf("%ds", max(int(d.Seconds()), 0))
+	case d < time.Hour:
+		return fmt.Sprintf("%dm", int(d.Minutes()))
+	case d < 48*time.Hour:
+		return fmt.Sprintf("%dh", int(d.Hours()))
+	}
+	return fmt.Sprintf("%dd", int(d.Hours()/24))
 }

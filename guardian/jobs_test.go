@@ -135,3 +135,14 @@ func TestJobsPriorAreLost(t *testing.T) {
 		t.Errorf("Jobs = %+v, want the prior two then bg-5", jobs)
 	}
 }
+
+func TestJobAge(t *testing.T) {
+	for _, c := range []struct {
+		d    time.Duration
+		want string
+	}{{-time.Second, "0s"}, {59 * time.Second, "59s"}, {90 * time.Minute, "1h"}, {30 * time.Minute, "30m"}, {72 * time.Hour, "3d"}} {
+		if got := JobAge(c.d); got != c.want {
+			t.Errorf("JobAge(%v) = %q, want %q", c.d, got, c.want)
+		}
+	}
+}

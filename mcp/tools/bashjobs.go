@@ -26,7 +26,7 @@ func (r *bashRun) jobs(jobs []guardian.Job, now time.Time) *mcp.CallToolResult {
 		if j.State == guardian.JobExited {
 			code = fmt.Sprint(j.ExitCode)
 		}
-		fmt.Fprintf(&b, "%s\t%s\t%s\t%s\t%s\n", j.ID, j.State, code, JobAge(now.Sub(j.Started)), oneLine(j.Command))
+		fmt.Fprintf(&b, "%s\t%s\t%s\t%s\t%s\n", j.ID, j.State, code, guardian.JobAge(now.Sub(j.Started)), oneLine(j.Command))
 		switch j.State {
 		case guardian.JobRunning:
 			running = j.ID
@@ -43,20 +43,6 @@ func (r *bashRun) jobs(jobs []guardian.Job, now time.Time) *mcp.CallToolResult {
 		env.NextAction = r.statusCheck("Check on the running background job.")
 	}
 	return env.Result(strings.TrimSuffix(b.String(), "\n"))
-}
-
-// JobAge renders a job's age for a table: whole seconds, minutes, hours or
-// days.
-func JobAge(d time.Duration) string {
-	switch {
-	case d < time.Minute:
-		return fmt.Sprintf("%ds", max(int(d.Seconds()), 0))
-	case d < time.Hour:
-		return fmt.Sprintf("%dm", int(d.Minutes()))
-	case d < 48*time.Hour:
-		return fmt.Sprintf("%dh", int(d.Hours()))
-	}
-	return fmt.Sprintf("%dd", int(d.Hours()/24))
 }
 
 // oneLine keeps a table row on one line.

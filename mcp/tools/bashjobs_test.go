@@ -3,7 +3,6 @@ package tools
 import (
 	"strings"
 	"testing"
-	"time"
 
 	"winx/guardian"
 )
@@ -47,16 +46,5 @@ func TestBashCommandJobs(t *testing.T) {
 	act, _ := na.Arguments["action_json"].(map[string]any)
 	if act["type"] != "status_check" || act["bg_command_id"] != running.BgCommandID {
 		t.Errorf("jobs nextAction = %+v, want a status_check of %s", na, running.BgCommandID)
-	}
-}
-
-func TestJobAge(t *testing.T) {
-	for _, c := range []struct {
-		d    time.Duration
-		want string
-	}{{-time.Second, "0s"}, {59 * time.Second, "59s"}, {90 * time.Minute, "1h"}, {30 * time.Minute, "30m"}, {72 * time.Hour, "3d"}} {
-		if got := JobAge(c.d); got != c.want {
-			t.Errorf("JobAge(%v) = %q, want %q", c.d, got, c.want)
-		}
 	}
 }
