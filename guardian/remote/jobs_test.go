@@ -149,3 +149,19 @@ func TestJobsRecordBounds(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkWriteJobsRecord measures one rewrite of a full jobs record
+// (MaxBackground jobs): the cost a background command's start and end add.
+func BenchmarkWriteJobsRecord(b *testing.B) {
+	socket := shortDir(b) + "/g-x.sock"
+	r := JobsRecord{Key: "k", PID: 1}
+	for i := range guardian.MaxBackground {
+		r.Jobs = append(r.Jobs, guardian.Job{ID: "bg-" + strings.Repeat("1", i%3+1), Command: strings.Repeat("x", 120),
+			State: guardian.JobRunning, Started: time.Now(), Journal: "/tmp/winx-shell-123456/output-bg-1.txt"})
+	}
+	for b.Loop() {
+		if err := writeJobsRecord(socket, r); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
