@@ -87,7 +87,7 @@ func (r JobsRecord) LostJobs() []guardian.Job {
 }
 
 // writeJobsRecord replaces the jobs record of socket atomically (a
-// private temporary file in the same directory, synced, renamed), dropping
+// private temporary file in the same directory, renamed), dropping
 // the oldest jobs while it would pass MaxJobsRecordBytes.
 func writeJobsRecord(socket string, r JobsRecord) error {
 	var b []byte
@@ -106,10 +106,10 @@ func writeJobsRecord(socket string, r JobsRecord) error {
 	if err != nil {
 		return fmt.Errorf("remote: write the jobs record: %w", err)
 	}
+	// No fsync: the record must outlive its guardian's process, not the
+	// machine (a reboot ends the jobs too, and the runtime directory is
+	// usually a tmpfs); a rename is atomic for every other process.
 	_, err = f.Write(b)
-	if err == nil {
-		err = f.Sync()
-	}
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
