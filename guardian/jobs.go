@@ -87,14 +87,15 @@ func (s *Session) jobsLocked() []Job {
 
 func (s *Session) jobLocked(b *background) Job {
 	c := b.cmd
-	j := Job{ID: b.id, Command: s.jobCommand(c.text), State: JobRunning, Started: c.started, OutputBytes: c.out.bytes, Journal: c.out.path}
+	j := Job{ID: b.id, Command: b.shown, State: JobRunning, Started: c.started, OutputBytes: c.out.bytes, Journal: c.out.path}
 	if c.done {
 		j.State, j.ExitCode, j.Ended = JobExited, c.exitCode, c.finished
 	}
 	return j
 }
 
-// jobCommand is command as a Job shows it: redacted, on one line, cut.
+// jobCommand is command as a Job shows it: redacted whole (a cut first
+// could leave half a secret unrecognised), then cut.
 func (s *Session) jobCommand(command string) string {
 	if r := s.opts.Shape.Redactor; r != nil {
 		command, _ = r.String(command)
