@@ -18,6 +18,9 @@ type background struct {
 	id   string
 	proc *pty.Process
 	cmd  *command // guarded by the session's mu
+	// shown is the command as Jobs lists it (redacted, cut), made once at
+	// the start rather than under the lock on every listing.
+	shown string
 }
 
 // StartBackground runs command with bash -c in its own PTY at the shell's
@@ -42,6 +45,7 @@ func (s *Session) StartBackground(ctx context.Context, command string) (string, 
 	id := "bg-" + strconv.Itoa(s.bgNext)
 	cwd, profile := s.cwd, s.profile
 	s.mu.Unlock()
+	shown := s.jobCommand(command)
 
 	path, err := exec.LookPath("bash")
 	if err != nil {
@@ -58,10 +62,11 @@ func (s *Session) StartBackground(ctx context.Context, command string) (string, 
 		return "", fmt.Errorf("guardian: start background command: %w", err)
 	}
 	s.mu.Lock()
-	b := &background{id: id, proc: proc, cmd: newCommand(0, command, s.outputConfigLocked("output-"+id+".txt"))}
+	b := &background{id: id, proc: proc, shown: shown, cmd: newCommand(0, command, s.outputConfigLocked("output-"+id+".txt"))}
 	s.journals = append(s.journals, b.cmd)
 	s.bg[id] = b
 	s.mu.Unlock()
+	s.jobsChanged()
 	go s.backgroundLoop(b)
 	return id, nil
 }
@@ -86,11 +91,13 @@ func (s *Session) backgroundLoop(b *background) {
 	b.cmd.finishLocked(shellCode(status), false)
 	s.broadcastLocked()
 	s.mu.Unlock()
+	s.jobsChanged()
 }
 
 // pruneBackgroundLocked forgets finished background commands whose output
-// was delivered.
+// was delivered, and the jobs of a previous process of the session.
 func (s *Session) pruneBackgroundLocked() {
+	s.prior = nil
 	for id, b := range s.bg {
 		if b.cmd.done {
 			b.proc.Close()

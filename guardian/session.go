@@ -68,6 +68,13 @@ type Options struct {
 	// read-only profile needs it. "" leaves read-only profiles to the
 	// command parser alone (Confinement.Unavailable says so).
 	Launcher string
+	// PriorJobs are the jobs a previous process of this session recorded
+	// before it died: Jobs lists them (running ones as JobLost) and new
+	// background commands are numbered after them.
+	PriorJobs []Job
+	// OnJobsChange, if set, is called (without the session's lock) after a
+	// background command started or ended, so the caller can record Jobs.
+	OnJobsChange func()
 }
 
 // wrapCommand confines cmd for profile p before it is started (see
@@ -107,7 +114,10 @@ type Session struct {
 	lastScreen []string
 	bg         map[string]*background
 	bgNext     int
-	closed     bool
+	// prior are the jobs of a previous process of the session
+	// (Options.PriorJobs), all finished or lost; dropped by the prune.
+	prior  []Job
+	closed bool
 	// meta is the adapter's record kept with the session (Terminal.Meta);
 	// in-process it lives as long as the session.
 	meta json.RawMessage
@@ -140,6 +150,7 @@ func NewSession(ctx context.Context, opts Options) (*Session, error) {
 		opts.Dir = "/"
 	}
 	s := &Session{opts: opts, logger: opts.Logger, changed: make(chan struct{}), cwd: opts.Dir, bg: map[string]*background{}, profile: opts.Profile}
+	s.adoptPriorJobs(opts.PriorJobs)
 	if s.logger == nil {
 		s.logger = slog.New(slog.DiscardHandler)
 	}

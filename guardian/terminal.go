@@ -42,6 +42,9 @@ type Terminal interface {
 	StartBackground(ctx context.Context, command string) (string, error)
 	PollBackground(ctx context.Context, id string, wait time.Duration) (*Outcome, error)
 	SendTextBackground(ctx context.Context, id, text string, submit bool, wait time.Duration) (*Outcome, error)
+	// Jobs lists the background commands with their state, oldest first;
+	// it needs no foreground shell, so it answers while a command runs.
+	Jobs(ctx context.Context) ([]Job, error)
 	// WaitForTurn waits until the PTY has been quiet for quiet, or timeout;
 	// it reports whether it went quiet.
 	WaitForTurn(ctx context.Context, quiet, timeout time.Duration) (bool, error)

@@ -263,7 +263,7 @@ func TestDoctorConfigurationAndHelp(t *testing.T) {
 	cmd := exec.Command(filepath.Join(d.bins, "winx"), "--help")
 	cmd.Env = d.env
 	help, _ := cmd.CombinedOutput()
-	for _, c := range []string{"serve", "report", "list", "attach", "kill", "prune", "restart-daemon", "doctor", "worktrees"} {
+	for _, c := range []string{"serve", "report", "list", "jobs", "attach", "kill", "prune", "restart-daemon", "doctor", "worktrees"} {
 		if !strings.Contains(string(help), "\n  "+c+" ") {
 			t.Errorf("winx --help does not list %q:\n%s", c, help)
 		}

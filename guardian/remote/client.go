@@ -548,6 +548,15 @@ func (r *RemoteShell) SendTextBackground(ctx context.Context, id, text string, s
 	})
 }
 
+// Jobs lists the session's background commands with their state.
+func (r *RemoteShell) Jobs(ctx context.Context) ([]guardian.Job, error) {
+	var res JobsResult
+	if err := r.call(ctx, MethodJobs, &reqBase{}, &res); err != nil {
+		return nil, lost(err)
+	}
+	return res.Jobs, nil
+}
+
 // bgCall is outcomeCall for a background command: its outcome teaches
 // nothing about the foreground generation or the cwd.
 func (r *RemoteShell) bgCall(ctx context.Context, method string, params setAcker) (*guardian.Outcome, error) {

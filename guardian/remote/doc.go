@@ -90,9 +90,19 @@
 // socket, record and shell directory. What holds without /proc (darwin):
 // the shell's process group dies on close; nothing else.
 //
+// # Jobs
+//
+// Background commands are jobs (MethodJobs lists them). The guardian
+// rewrites a JobsRecord beside its socket whenever one starts or ends.
+// CleanupDead leaves it: after a SIGKILL it is what says which jobs were
+// lost, to `winx jobs` and to the next guardian of the session key, which
+// lists them lost and numbers its own jobs after them. A guardian that ends
+// normally removes it; `winx prune` removes one whose socket is gone.
+//
 // # Activity clocks
 //
-// Status reports created, last activity (every call except status and ack),
-// last command and whether a command ever ran, the newest generation and
-// whether it runs, and the background commands. winxd bases TTLs on them.
+// Status reports created, last activity (every call except status, jobs
+// and ack), last command and whether a command ever ran, the newest
+// generation and whether it runs, and the background commands. winxd bases
+// TTLs on them.
 package remote

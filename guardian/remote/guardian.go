@@ -208,9 +208,20 @@ func RunGuardian(ctx context.Context, cfg Config, build wire.Build, logger *slog
 	// This binary runs the Landlock launcher (winx-guardian dispatches
 	// sandbox.LauncherArg), for the sandbox and read-only shell profiles.
 	self, _ := os.Executable()
+	// The jobs a dead guardian of this key left running are lost; they
+	// stay listed, and this guardian's jobs are numbered after them. A
+	// record that cannot be read is left for the operator, not trusted.
+	prior, err := priorJobs(socket, cfg.Key)
+	if err != nil {
+		logger.Warn("jobs record of the previous guardian", "err", err)
+	}
+	jobs := &jobsRecorder{socket: socket, key: cfg.Key, pid: rec.PID, logger: logger}
+	// Runs after srv.terminate (deferred below): the jobs it ends are not
+	// lost, and the record goes.
+	defer jobs.stop()
 	sess, err := guardian.NewSession(ctx, guardian.Options{
 		Shell: cfg.Shell, Dir: cfg.Dir, Env: env, Rows: cfg.Rows, Cols: cfg.Cols, Logger: logger,
-		WrapArgv: wrap, Launcher: self,
+		WrapArgv: wrap, Launcher: self, PriorJobs: prior, OnJobsChange: jobs.changed,
 		Shape: guardian.ShapeOptions{
 			ScratchDir: filepath.Join(root, ".winx", "scratch"),
 			NoCompress: cfg.NoCompress,
@@ -225,6 +236,7 @@ func RunGuardian(ctx context.Context, cfg Config, build wire.Build, logger *slog
 			logger.Warn("guardian record", "err", err)
 		}
 	}
+	jobs.start(sess)
 	srv := NewServer(sess, cfg.Key, &ServerOptions{Logger: logger, SettleTimeout: cfg.SettleTimeout})
 	defer srv.terminate("guardian stopping")
 	sctx, cancel := context.WithCancel(ctx)

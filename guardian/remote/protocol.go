@@ -27,6 +27,7 @@ const (
 	MethodBgStart     = "background.start"      // bgStartParams → bgStartResult
 	MethodBgPoll      = "background.poll"       // bgPollParams → Outcome
 	MethodBgSendText  = "background.send_text"  // bgSendTextParams → Outcome
+	MethodJobs        = "background.jobs"       // reqBase → JobsResult
 	// MethodAck is a notification: the client received the delivery
 	// numbered Seq (see "Output delivery" in the package doc).
 	MethodAck = "session.ack"
@@ -44,7 +45,7 @@ func Capabilities() []string {
 	return []string{
 		MethodAttach, MethodStatus, MethodRun, MethodPoll, MethodSendText, MethodSendKeys,
 		MethodSendBytes, MethodCancel, MethodScreen, MethodWaitForTurn, MethodReset, MethodClose,
-		MethodBgStart, MethodBgPoll, MethodBgSendText, MethodRespawn, MethodAck, CapDeliveryAck, CapLaunchID, CapReplaceMeta,
+		MethodBgStart, MethodBgPoll, MethodBgSendText, MethodJobs, MethodRespawn, MethodAck, CapDeliveryAck, CapLaunchID, CapReplaceMeta,
 	}
 }
 
@@ -150,6 +151,11 @@ type bgSendTextParams struct {
 	Text   string `json:"text"`
 	Submit bool   `json:"submit,omitempty"`
 	WaitMS int64  `json:"wait_ms"`
+}
+
+// JobsResult answers MethodJobs: the session's jobs (guardian.Session.Jobs).
+type JobsResult struct {
+	Jobs []guardian.Job `json:"jobs"`
 }
 
 // respawnParams asks for a fresh shell with Profile at the same cwd.

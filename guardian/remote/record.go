@@ -82,7 +82,9 @@ func ReadRecord(socket string) (Record, error) {
 }
 
 // CleanupDead removes what the dead guardian of socket left: every process
-// carrying its tag, its shell directory, its record and the socket. The
+// carrying its tag, its shell directory, its record and the socket. Its
+// jobs record stays (see JobsRecord): it tells `winx jobs` and the next
+// guardian of the key which jobs were lost. The
 // caller has made sure nothing listens on socket (and keeps another
 // guardian from taking it meanwhile).
 func CleanupDead(socket string) error {

@@ -167,6 +167,9 @@ func (s *Server) methods() map[string]method {
 		MethodBgStart:     {fn: handler(s, s.bgStart)},
 		MethodBgPoll:      {fn: handler(s, s.bgPoll)},
 		MethodBgSendText:  {fn: handler(s, s.bgSendText)},
+		// Listing jobs is a look, like status: `winx jobs` must not keep
+		// a session alive.
+		MethodJobs: {fn: handler(s, s.jobs), passive: true},
 	}
 }
 
@@ -262,6 +265,14 @@ func (s *Server) bgSendText(ctx context.Context, p *bgSendTextParams) (*Outcome,
 		return nil, err
 	}
 	return toWire(o, s.out.take(bgStream(p.ID), o)), nil
+}
+
+func (s *Server) jobs(ctx context.Context, _ *reqBase) (JobsResult, error) {
+	jobs, err := s.sess.Jobs(ctx)
+	if err != nil {
+		return JobsResult{}, err
+	}
+	return JobsResult{Jobs: jobs}, nil
 }
 
 // acker is a params struct; its Ack is applied before the call runs.

@@ -86,7 +86,7 @@ var actionByKey = []struct{ key, typ string }{
 	{"timeout_seconds", "wait_for_turn"},
 }
 
-var actionTypes = []string{"command", "status_check", "send_text", "send_specials", "send_ascii", "screen", "wait_for_turn"}
+var actionTypes = []string{"command", "status_check", "send_text", "send_specials", "send_ascii", "screen", "wait_for_turn", "jobs"}
 
 type bashTool struct {
 	// affinity is the catalog's session affinity (the scope of a reattach).
@@ -124,7 +124,7 @@ func addBashCommand(reg *mcp.Registry, opts Options) {
 	}, t.handle)
 }
 
-const bashDescription = `Run a command in the session's persistent bash (cd, variables, functions persist) or act on what runs: status_check polls, send_text / send_specials / send_ascii type into it, screen shows the terminal, wait_for_turn waits until a TUI is quiet. One foreground command at a time; is_background for long jobs. Long output keeps its tail; the head is saved to a file the answer names.`
+const bashDescription = `Run a command in the session's persistent bash (cd, variables persist) or act on what runs: status_check polls, send_text / send_specials / send_ascii type into it, screen shows the terminal, wait_for_turn waits until a TUI is quiet. One foreground command at a time; is_background for long jobs, jobs lists them. Long output keeps its tail; the head goes to a named file.`
 
 var bashSchema = json.RawMessage(`{
   "type": "object",
@@ -136,7 +136,7 @@ var bashSchema = json.RawMessage(`{
         {
           "type": "object",
           "properties": {
-            "type": {"type": "string", "enum": ["command", "status_check", "send_text", "send_specials", "send_ascii", "screen", "wait_for_turn"]},
+            "type": {"type": "string", "enum": ["command", "status_check", "send_text", "send_specials", "send_ascii", "screen", "wait_for_turn", "jobs"]},
             "command": {"type": "string", "description": "the shell command line"},
             "is_background": {"type": "boolean", "description": "own PTY; returns a bg_command_id at once"},
             "allow_multi": {"type": "boolean", "description": "accepted, ignored"},
@@ -420,6 +420,12 @@ func (r *bashRun) do(ctx context.Context) *mcp.CallToolResult {
 		return r.screen(r.term.Screen(ctx, lines, a.Diff), a.Diff)
 	case "wait_for_turn":
 		return r.waitForTurn(ctx)
+	case "jobs":
+		jobs, err := r.term.Jobs(ctx)
+		if err != nil {
+			return bashFailure(err)
+		}
+		return r.jobs(jobs, time.Now())
 	}
 	return bashFailure(&InputError{Msg: "unknown action type " + a.Type})
 }
@@ -441,6 +447,8 @@ type bashData struct {
 	Title             string `json:"title,omitempty"`
 	ChangedRows       []int  `json:"changed_rows,omitempty"`
 	Quiet             *bool  `json:"quiet,omitempty"`
+	// Jobs are the background commands a jobs action lists.
+	Jobs []guardian.Job `json:"jobs,omitempty"`
 	// TempArtifactUse is the highest share, in percent, of a temporary-
 	// artifact budget in use, set from 80 on (tempartifacts.go).
 	TempArtifactUse int `json:"temp_artifact_use_percent,omitempty"`

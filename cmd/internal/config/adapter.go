@@ -147,6 +147,7 @@ func commandHelp() [][2]string {
 		{CommandServe, "serve MCP over stdio (the default) or Streamable HTTP (--http)"},
 		{CommandReport, "summarize the usage log (WINX_USAGE_LOG)"},
 		{operator.List, "JSON of the live sessions"},
+		{operator.Jobs, "background jobs of every session, or of one: running, exited, lost"},
 		{operator.Attach, "print a session's screen (--follow keeps printing)"},
 		{operator.Kill, "end a session or --all"},
 		{operator.Prune, "end idle sessions (--idle-seconds N)"},
@@ -401,7 +402,7 @@ func loadOperator(name string, args, environ []string, getenv func(string) strin
 		fs.BoolVar(&a.Operator.All, "all", false, "kill every session")
 	}
 	usage := map[string]string{
-		operator.List: "winx list", operator.Attach: "winx attach <thread> [--follow]", operator.Kill: "winx kill <thread> | --all",
+		operator.List: "winx list", operator.Jobs: "winx jobs [thread]", operator.Attach: "winx attach <thread> [--follow]", operator.Kill: "winx kill <thread> | --all",
 		operator.Prune: "winx prune [--idle-seconds N]", operator.RestartDaemon: "winx restart-daemon", operator.Doctor: "winx doctor",
 	}[name]
 	fs.Usage = func() {
@@ -422,6 +423,9 @@ func loadOperator(name string, args, environ []string, getenv func(string) strin
 	wantArgs := 0
 	if name == operator.Attach || (name == operator.Kill && !a.Operator.All) {
 		wantArgs = 1
+	}
+	if name == operator.Jobs && len(rest) <= 1 {
+		wantArgs = len(rest) // the thread is optional
 	}
 	if len(rest) != wantArgs || idle < -1 {
 		fs.Usage()

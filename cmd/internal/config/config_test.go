@@ -314,6 +314,8 @@ func TestLoadAdapterOperator(t *testing.T) {
 		{[]string{"kill", "--all"}, operator.Command{Name: "kill", All: true}},
 		{[]string{"kill", "t2"}, operator.Command{Name: "kill", Thread: "t2"}},
 		{[]string{"doctor"}, operator.Command{Name: "doctor"}},
+		{[]string{"jobs"}, operator.Command{Name: "jobs"}},
+		{[]string{"jobs", "t3"}, operator.Command{Name: "jobs", Thread: "t3"}},
 	}
 	for _, tt := range tests {
 		a, err := LoadAdapter(tt.args, env, testCatalog, io.Discard)

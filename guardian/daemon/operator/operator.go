@@ -1,5 +1,5 @@
 // Package operator holds the operator commands of winx's durable sessions
-// (winx list, attach, kill, prune, restart-daemon and doctor): they find the
+// (winx list, jobs, attach, kill, prune, restart-daemon and doctor): they find the
 // guardians and winxd from their sockets and report or end them. They never
 // type into a shell. It does not parse command lines or read configuration:
 // the caller hands it a parsed Command and the resolved Options.
@@ -34,6 +34,7 @@ const (
 // Names of the operator commands.
 const (
 	List          = "list"
+	Jobs          = "jobs"
 	Attach        = "attach"
 	Kill          = "kill"
 	Prune         = "prune"
@@ -44,7 +45,7 @@ const (
 // IsCommand reports whether name is an operator command.
 func IsCommand(name string) bool {
 	switch name {
-	case List, Attach, Kill, Prune, RestartDaemon, Doctor:
+	case List, Jobs, Attach, Kill, Prune, RestartDaemon, Doctor:
 		return true
 	}
 	return false
@@ -52,8 +53,8 @@ func IsCommand(name string) bool {
 
 // Command is one parsed operator command line.
 type Command struct {
-	Name   string         // one of List, Attach, Kill, Prune, RestartDaemon, Doctor
-	Thread string         // attach and kill: a session's external id, workspace or socket file name; "" with All
+	Name   string         // one of List, Jobs, Attach, Kill, Prune, RestartDaemon, Doctor
+	Thread string         // jobs, attach and kill: a session's external id, workspace or socket file name; "" with All (jobs: every session)
 	Follow bool           // attach --follow
 	All    bool           // kill --all
 	Idle   *time.Duration // prune --idle-seconds; nil means the TTL tiers
@@ -122,6 +123,8 @@ func Run(ctx context.Context, c Command, o Options) error {
 	switch c.Name {
 	case List:
 		return op.list(ctx)
+	case Jobs:
+		return op.jobs(ctx, c.Thread)
 	case Attach:
 		return op.attach(ctx, c.Thread, false)
 	case Kill:
@@ -356,6 +359,9 @@ func (op *operator) prune(ctx context.Context, idle *time.Duration) error {
 		return err
 	}
 	if err := op.cleanupStale(ctx, bad); err != nil {
+		return err
+	}
+	if err := op.pruneJobRecords(); err != nil {
 		return err
 	}
 	ended, err := daemon.Prune(ctx, op.fleet, daemon.Policy{}, time.Now(), idle)

@@ -26,7 +26,7 @@ func TestNewRows(t *testing.T) {
 }
 
 func TestIsCommand(t *testing.T) {
-	for _, name := range []string{List, Attach, Kill, Prune, RestartDaemon, Doctor} {
+	for _, name := range []string{List, Jobs, Attach, Kill, Prune, RestartDaemon, Doctor} {
 		if !IsCommand(name) {
 			t.Errorf("IsCommand(%q) = false, want true", name)
 		}
