@@ -647,6 +647,15 @@ func (r *RemoteShell) PID(context.Context) int {
 	return r.snap.ShellPID
 }
 
+// ShellStartup returns the shell's start-up (spawn to first ready prompt)
+// and the user's rc file, as of the last attach or status; zero from a
+// guardian too old to report it.
+func (r *RemoteShell) ShellStartup() (time.Duration, string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return time.Duration(r.snap.ShellStartupMS) * time.Millisecond, r.snap.ShellRC
+}
+
 // Cwd asks the guardian for the shell's working directory, falling back to
 // the last one seen when it does not answer. An answer, or the outcome of
 // a finished foreground command (actForeground), is reused for cwdFresh

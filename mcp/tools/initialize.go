@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"winx/auth"
 	"winx/auth/policy"
@@ -132,7 +133,10 @@ type initializeData struct {
 	ShellReset           *bool             `json:"shell_reset,omitempty"`
 	InitialFiles         []initialFileNote `json:"initial_files,omitempty"`
 	ResumedTask          string            `json:"resumed_task,omitempty"`
-	Warnings             []string          `json:"warnings,omitempty"`
+	// ShellStartupMS is the new shell's start-up when it is over
+	// SlowShellStartup.
+	ShellStartupMS int64    `json:"shell_startup_ms,omitempty"`
+	Warnings       []string `json:"warnings,omitempty"`
 }
 
 // initialFileNote is the outcome of one initial file.
@@ -566,6 +570,37 @@ func commandLayers(mode string, c guardian.Confinement) string {
 	return "parser allowlist"
 }
 
+// SlowShellStartup is the shell start-up (spawn to first ready prompt,
+// mostly the user's rc file) over which a new session's answer names it:
+// every new session pays it, and the user can fix it.
+const SlowShellStartup = 200 * time.Millisecond
+
+// shellStartupReporter is a terminal that knows its shell's start-up
+// (*guardian.Session, *remote.RemoteShell).
+type shellStartupReporter interface {
+	ShellStartup() (time.Duration, string)
+}
+
+var _ shellStartupReporter = (*guardian.Session)(nil)
+
+// slowStartup names a shell start-up over SlowShellStartup in b and
+// returns it in milliseconds; 0 when it was fast or is unknown.
+func slowStartup(b *strings.Builder, sh guardian.Terminal) int64 {
+	r, ok := sh.(shellStartupReporter)
+	if !ok {
+		return 0
+	}
+	d, rc := r.ShellStartup()
+	if d <= SlowShellStartup {
+		return 0
+	}
+	if rc == "" {
+		rc = "its rc file"
+	}
+	fmt.Fprintf(b, "Your shell start-up (%s) took %d ms; every new session pays it.\n", rc, d.Milliseconds())
+	return d.Milliseconds()
+}
+
 // answerOpts shape the answer of a call that has a session.
 type answerOpts struct {
 	reattached   bool
@@ -606,6 +641,9 @@ func (t *initializer) answer(ctx context.Context, in *initializeInput, sess *ses
 	}
 	if o.note != "" {
 		b.WriteString(o.note + "\n")
+	}
+	if !o.reattached {
+		data.ShellStartupMS = slowStartup(&b, sh)
 	}
 	message := "Session started for " + sess.Root + "."
 	switch {
