@@ -177,6 +177,16 @@ func (s *Sessions) Attach(ctx context.Context, principal, root string, mode poli
 	return s.attach(ctx, principal, "", root, mode, threadID, scratch, false, false)
 }
 
+// Known reports whether this registry holds the session of (principal,
+// scope, root), started or starting: an Attach of it reattaches, so a
+// caller need not prepare what only a new session shows.
+func (s *Sessions) Known(principal, scope, root string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	_, ok := s.sessions[Key{Principal: principal, Root: root, Scope: scope}]
+	return ok
+}
+
 // AttachScoped is Attach with a session affinity scope: sessions of one
 // principal and workspace are kept apart per scope (a conversation or a
 // thread); "" is the workspace-wide session Attach uses.

@@ -417,6 +417,13 @@ func (t *initializer) firstCall(ctx context.Context, principal string, in *initi
 	if err != nil {
 		return failure(err)
 	}
+	var pre *overviewJob
+	if !t.sessions.Known(principal, in.scope, root) {
+		// Likely a new session: its overview is built while its shell
+		// starts (see overviewJob).
+		pre = startOverview(ctx, root, t.overview)
+		defer pre.stop()
+	}
 	sess, created, err := t.sessions.AttachScoped(ctx, principal, in.scope, root, policy.Mode(mode), in.ThreadID, scratch)
 	if err != nil {
 		return t.bindingFailure(err)
@@ -424,7 +431,7 @@ func (t *initializer) firstCall(ctx context.Context, principal string, in *initi
 	// A session found running in its guardian after an adapter restart
 	// reattaches like any repeated first call: same shell, compact answer.
 	resumed := created && sess.Resumed()
-	return t.answer(ctx, in, sess, t.threadAnswer(principal, in, sess), answerOpts{reattached: !created || resumed, overview: created && !resumed})
+	return t.answer(ctx, in, sess, t.threadAnswer(principal, in, sess), answerOpts{reattached: !created || resumed, overview: created && !resumed, pre: pre})
 }
 
 func (t *initializer) changeWorkspace(ctx context.Context, principal string, in *initializeInput) *mcp.CallToolResult {
@@ -609,6 +616,7 @@ type answerOpts struct {
 	shellReset   *bool
 	skippedReset bool
 	recovered    recovery
+	pre          *overviewJob // the overview started before the session; nil: build it here
 }
 
 // answer builds the result for a session: the thread line, the session
@@ -651,7 +659,7 @@ func (t *initializer) answer(ctx context.Context, in *initializeInput, sess *ses
 		if o.reattached {
 			message = "Attached to the running session for " + sess.Root + "."
 		}
-		ov, err := wspace.NewOverview(ctx, sess.Root, t.overview)
+		ov, err := o.pre.result(ctx, sess.Root, t.overview)
 		if err != nil {
 			fmt.Fprintf(&b, "\nWorkspace context is unavailable: %v\n", err)
 		} else {
