@@ -198,6 +198,13 @@ func (r *RemoteShell) attach(ctx context.Context, meta json.RawMessage) (Snapsho
 	}
 	r.mu.Lock()
 	r.snap, r.cwd = snap, snap.Cwd
+	// The snapshot's cwd is a status answer: the session start that
+	// attached reads it without another round trip, unless a command runs
+	// (it may change the cwd).
+	r.cwdAt = time.Time{}
+	if !snap.Running {
+		r.cwdAt = time.Now()
+	}
 	if snap.Generation > r.gen {
 		r.gen = snap.Generation
 	}

@@ -15,6 +15,12 @@ func TestFinishedRunLeavesCwdFresh(t *testing.T) {
 	p, work := spawn(t)
 	r := attach(t, p.Socket)
 	ctx := ctxT(t)
+	r.mu.Lock()
+	cwd, fresh := r.cwd, !r.cwdAt.IsZero()
+	r.mu.Unlock()
+	if !fresh || cwd != work {
+		t.Errorf("after attach: cwd %q fresh %v, want %q fresh (the snapshot is a status answer)", cwd, fresh, work)
+	}
 	sub := filepath.Join(work, "sub")
 	if err := os.Mkdir(sub, 0o700); err != nil {
 		t.Fatal(err)
@@ -24,7 +30,7 @@ func TestFinishedRunLeavesCwdFresh(t *testing.T) {
 		t.Fatalf("Run(cd sub) = %+v, %v", o, err)
 	}
 	r.mu.Lock()
-	cwd, fresh := r.cwd, !r.cwdAt.IsZero()
+	cwd, fresh = r.cwd, !r.cwdAt.IsZero()
 	r.mu.Unlock()
 	if !fresh || cwd != sub {
 		t.Errorf("after a finished run: cwd %q fresh %v, want %q fresh (no status call needed)", cwd, fresh, sub)

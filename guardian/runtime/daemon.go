@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"time"
 
 	"winx/guardian/daemon"
@@ -78,6 +79,12 @@ func Daemon(o DaemonOptions) (Factory, error) {
 			return &Started{Terminal: rs}, nil
 		}
 		key := guardianKey(&spec, sandboxed)
+		// The guardian's socket follows from the key: a session whose
+		// guardian runs (an adapter restarted, a second adapter) is
+		// attached directly, without winxd's ping, ensure and probe.
+		if st, err := attachRunning(ctx, wire.GuardianSocket(filepath.Dir(o.Socket), key.String()), key.String(), copts); st != nil || err != nil {
+			return st, err
+		}
 		c, err := skew.connect(ctx)
 		if err != nil {
 			return nil, err
@@ -98,6 +105,29 @@ func Daemon(o DaemonOptions) (Factory, error) {
 		}
 		return &Started{Terminal: rs, Resumed: !res.Spawned}, nil
 	}, nil
+}
+
+// attachRunning attaches to the guardian on socket when one serves key
+// and its session is open; nil and no error when none does (nothing
+// listens, another key, a closed session), so winxd decides. A guardian
+// that does not answer in time is an error (*remote.UnresponsiveError),
+// as winxd's probe of it would be.
+func attachRunning(ctx context.Context, socket, key string, copts *remote.ClientOptions) (*Started, error) {
+	rs, err := remote.Attach(ctx, socket, copts)
+	var ue *remote.UnresponsiveError
+	switch {
+	case ctx.Err() != nil:
+		return nil, ctx.Err()
+	case errors.As(err, &ue):
+		return nil, err
+	case err != nil:
+		return nil, nil
+	}
+	if snap := rs.Snapshot(); snap.Key != key || snap.Closed {
+		rs.Release(ctx)
+		return nil, nil
+	}
+	return &Started{Terminal: rs, Resumed: true}, nil
 }
 
 // attachExisting attaches to the running guardian of key, found by
