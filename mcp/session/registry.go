@@ -9,6 +9,7 @@
 package session
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"os"
@@ -101,7 +102,7 @@ func (s *Session) SetMode(ctx context.Context, m policy.Mode) error {
 	s.mu.Lock()
 	s.mode, s.shellState = m.Clone(), st
 	s.mu.Unlock()
-	recordShell(sh, m, st)
+	recordShell(sh, encodeRecord(m, st))
 	return nil
 }
 
@@ -313,8 +314,10 @@ func (s *Sessions) start(ctx context.Context, sess *Session, mode policy.Mode, e
 		if shell, err = fitShell(ctx, sh, mode, prior); err != nil {
 			sh.Release(context.WithoutCancel(ctx))
 			sh = nil
-		} else {
-			recordShell(sh, mode, shell)
+		} else if rec := encodeRecord(mode, shell); !resumed || !bytes.Equal(rec, sh.Meta(ctx)) {
+			// A resumed shell that holds this very record (the usual
+			// reattach) needs no write: one round trip less.
+			recordShell(sh, rec)
 		}
 	}
 	var orphan guardian.Terminal
@@ -519,7 +522,7 @@ func (s *Sessions) ResetShell(ctx context.Context, sess *Session) (reset bool, e
 	// tear it down leaves nothing the caller could act on.
 	_ = old.Release(context.WithoutCancel(ctx))
 	// A guardian spawned anew holds no mode yet.
-	recordShell(sh, mode, shell)
+	recordShell(sh, encodeRecord(mode, shell))
 	return true, nil
 }
 
