@@ -81,13 +81,17 @@ func Daemon(o DaemonOptions) (Factory, error) {
 		key := guardianKey(&spec, sandboxed)
 		// The guardian's socket follows from the key: a session whose
 		// guardian runs (an adapter restarted, a second adapter) is
-		// attached directly, without winxd's ping, ensure and probe.
+		// attached directly, without winxd's ensure and probe (and,
+		// after this adapter's first session start, its ping).
+		c := skew.checkOnce(ctx)
 		if st, err := attachRunning(ctx, wire.GuardianSocket(filepath.Dir(o.Socket), key.String()), key.String(), copts); st != nil || err != nil {
 			return st, err
 		}
-		c, err := skew.connect(ctx)
-		if err != nil {
-			return nil, err
+		if c == nil {
+			var err error
+			if c, err = skew.connect(ctx); err != nil {
+				return nil, err
+			}
 		}
 		if spec.Existing {
 			return attachExisting(ctx, c, key.String(), copts)
