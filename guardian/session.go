@@ -136,6 +136,9 @@ type shellProc struct {
 	scanner markerScanner
 	ready   bool // the first marker arrived
 	dead    bool
+	// spawned is when the process started, readyAt when its first marker
+	// arrived: the span is the shell's start-up, mostly the user's rc file.
+	spawned, readyAt time.Time
 }
 
 // NewSession starts a shell and waits for its first prompt.
@@ -185,11 +188,12 @@ func (s *Session) startShell(ctx context.Context, dir string) error {
 	if err != nil {
 		return fmt.Errorf("%w: %v", ErrShellStart, err)
 	}
+	spawned := time.Now()
 	proc, err := pty.StartWithSize(cmd, pty.Size{Rows: uint16(s.opts.Rows), Cols: uint16(s.opts.Cols)})
 	if err != nil {
 		return fmt.Errorf("%w: %v", ErrShellStart, err)
 	}
-	sp := &shellProc{proc: proc, nonce: nonce, scanner: markerScanner{nonce: nonce}}
+	sp := &shellProc{proc: proc, nonce: nonce, scanner: markerScanner{nonce: nonce}, spawned: spawned}
 	s.mu.Lock()
 	s.shell, s.confinement = sp, conf
 	s.mu.Unlock()
@@ -267,7 +271,7 @@ func (s *Session) markerLocked(sp *shellProc, m marker) {
 		return
 	}
 	if !sp.ready {
-		sp.ready = true
+		sp.ready, sp.readyAt = true, time.Now()
 		s.cwd = m.cwd
 		return
 	}
@@ -298,6 +302,18 @@ func (s *Session) waitFor(ctx context.Context, cond func() bool) error {
 			return ctx.Err()
 		}
 	}
+}
+
+// ShellStartup returns how long the current shell took from its spawn to
+// its first ready prompt, and the user's rc file it sources (RCFile): a
+// slow rc file is paid by every new session, so the adapter names it.
+func (s *Session) ShellStartup() (time.Duration, string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.shell.ready {
+		return 0, ""
+	}
+	return s.shell.readyAt.Sub(s.shell.spawned), RCFile(s.opts.Shell)
 }
 
 // PID returns the current shell's process id.

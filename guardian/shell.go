@@ -78,6 +78,18 @@ func ShellKind(shell string) (kind string, ok bool) {
 	return "", false
 }
 
+// RCFile names the user's rc file a session's shell sources, as the
+// user knows it: "~/.bashrc" or "~/.zshrc" ("" for an unknown shell).
+func RCFile(shell string) string {
+	switch kind, _ := ShellKind(shell); kind {
+	case ShellBash:
+		return "~/.bashrc"
+	case ShellZsh:
+		return "~/.zshrc"
+	}
+	return ""
+}
+
 // ShellArgsVar is the variable of a session's environment that holds extra
 // shell arguments (WINX_SHELL_ARGS): whitespace-separated, no quoting, put
 // after winx's own start-up options and before -i. It travels in the

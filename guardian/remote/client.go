@@ -172,6 +172,25 @@ func act[T any](r *RemoteShell, fn func() (T, error)) (T, error) {
 	return v, lost(err)
 }
 
+// actForeground is act for an action on the foreground command. An
+// outcome of a finished command carries the cwd the shell reported at its
+// prompt, taken under the same lock that finished the command: it is as
+// fresh as a status answer, so Cwd reuses it for cwdFresh instead of
+// asking the guardian again (the next tool call's cwd check costs no round
+// trip). A command still running may change the cwd: then it is
+// forgotten, as act does.
+func (r *RemoteShell) actForeground(fn func() (*guardian.Outcome, error)) (*guardian.Outcome, error) {
+	o, err := fn()
+	r.mu.Lock()
+	if err == nil && o != nil && !o.Running && o.Cwd != "" {
+		r.cwd, r.cwdAt = o.Cwd, time.Now()
+	} else {
+		r.cwdAt = time.Time{}
+	}
+	r.mu.Unlock()
+	return o, lost(err)
+}
+
 func (r *RemoteShell) attach(ctx context.Context, meta json.RawMessage) (Snapshot, error) {
 	var snap Snapshot
 	if err := r.call(ctx, MethodAttach, &attachParams{Meta: meta}, &snap); err != nil {
@@ -179,6 +198,13 @@ func (r *RemoteShell) attach(ctx context.Context, meta json.RawMessage) (Snapsho
 	}
 	r.mu.Lock()
 	r.snap, r.cwd = snap, snap.Cwd
+	// The snapshot's cwd is a status answer: the session start that
+	// attached reads it without another round trip, unless a command runs
+	// (it may change the cwd).
+	r.cwdAt = time.Time{}
+	if !snap.Running {
+		r.cwdAt = time.Now()
+	}
 	if snap.Generation > r.gen {
 		r.gen = snap.Generation
 	}
@@ -456,7 +482,7 @@ func NewLaunchID() string {
 // Run starts a foreground command and waits up to wait for it. A second
 // command while one runs fails with guardian.ErrCommandRunning at once.
 func (r *RemoteShell) Run(ctx context.Context, command string, wait time.Duration) (*guardian.Outcome, error) {
-	return act(r, func() (*guardian.Outcome, error) { return r.Launch(ctx, command, wait, NewLaunchID()) })
+	return r.actForeground(func() (*guardian.Outcome, error) { return r.Launch(ctx, command, wait, NewLaunchID()) })
 }
 
 // Launch is Run with a caller-chosen launch id, so CancelLaunch can stop
@@ -474,14 +500,14 @@ func (r *RemoteShell) Launch(ctx context.Context, command string, wait time.Dura
 // while this client's own run is still launching, or by a second adapter,
 // sees the running command.
 func (r *RemoteShell) Poll(ctx context.Context, gen uint64, wait time.Duration) (*guardian.Outcome, error) {
-	return act(r, func() (*guardian.Outcome, error) {
+	return r.actForeground(func() (*guardian.Outcome, error) {
 		return r.outcomeCall(ctx, MethodPoll, &pollParams{Generation: gen, WaitMS: waitMS(wait)})
 	})
 }
 
 // SendText types text into the foreground command this client knows.
 func (r *RemoteShell) SendText(ctx context.Context, text string, submit bool, wait time.Duration) (*guardian.Outcome, error) {
-	return act(r, func() (*guardian.Outcome, error) {
+	return r.actForeground(func() (*guardian.Outcome, error) {
 		return r.outcomeCall(ctx, MethodSendText, &sendTextParams{Generation: r.Generation(), Text: text, Submit: submit, WaitMS: waitMS(wait)})
 	})
 }
@@ -489,14 +515,14 @@ func (r *RemoteShell) SendText(ctx context.Context, text string, submit bool, wa
 // SendKeys sends special keys; a lone Ctrl-c is a cancel of the known
 // generation.
 func (r *RemoteShell) SendKeys(ctx context.Context, keys []guardian.Key, wait time.Duration) (*guardian.Outcome, error) {
-	return act(r, func() (*guardian.Outcome, error) {
+	return r.actForeground(func() (*guardian.Outcome, error) {
 		return r.outcomeCall(ctx, MethodSendKeys, &sendKeysParams{Generation: r.Generation(), Keys: keys, WaitMS: waitMS(wait)})
 	})
 }
 
 // SendBytes sends raw bytes to the foreground command this client knows.
 func (r *RemoteShell) SendBytes(ctx context.Context, b []byte, wait time.Duration) (*guardian.Outcome, error) {
-	return act(r, func() (*guardian.Outcome, error) {
+	return r.actForeground(func() (*guardian.Outcome, error) {
 		return r.outcomeCall(ctx, MethodSendBytes, &sendBytesParams{Generation: r.Generation(), Bytes: b, WaitMS: waitMS(wait)})
 	})
 }
@@ -504,7 +530,7 @@ func (r *RemoteShell) SendBytes(ctx context.Context, b []byte, wait time.Duratio
 // Cancel interrupts foreground generation gen if it is still the newest and
 // running; a stale gen fails with ErrStaleGeneration and touches nothing.
 func (r *RemoteShell) Cancel(ctx context.Context, gen uint64, wait time.Duration) (*guardian.Outcome, error) {
-	return act(r, func() (*guardian.Outcome, error) {
+	return r.actForeground(func() (*guardian.Outcome, error) {
 		if gen == 0 {
 			return nil, errors.Join(guardian.ErrInvalidInput, errors.New("remote: cancel needs a generation"))
 		}
@@ -637,10 +663,20 @@ func (r *RemoteShell) PID(context.Context) int {
 	return r.snap.ShellPID
 }
 
+// ShellStartup returns the shell's start-up (spawn to first ready prompt)
+// and the user's rc file, as of the last attach or status; zero from a
+// guardian too old to report it.
+func (r *RemoteShell) ShellStartup() (time.Duration, string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return time.Duration(r.snap.ShellStartupMS) * time.Millisecond, r.snap.ShellRC
+}
+
 // Cwd asks the guardian for the shell's working directory, falling back to
-// the last one seen when it does not answer. An answer is reused for
-// cwdFresh unless an action intervenes. The call is bounded by the client's
-// timeout within ctx.
+// the last one seen when it does not answer. An answer, or the outcome of
+// a finished foreground command (actForeground), is reused for cwdFresh
+// unless an action intervenes. The call is bounded by the client's timeout
+// within ctx.
 func (r *RemoteShell) Cwd(ctx context.Context) string {
 	r.mu.Lock()
 	if r.cwd != "" && !r.cwdAt.IsZero() && time.Since(r.cwdAt) < cwdFresh {

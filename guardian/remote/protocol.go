@@ -250,6 +250,11 @@ type Status struct {
 	Background        []string `json:"background,omitempty"`
 	BackgroundRunning int      `json:"background_running"`
 	Closed            bool     `json:"closed,omitempty"`
+	// ShellStartupMS is how long the current shell took from its spawn to
+	// its first ready prompt, mostly the user's rc file ShellRC; an older
+	// guardian sends neither.
+	ShellStartupMS int64  `json:"shell_startup_ms,omitempty"`
+	ShellRC        string `json:"shell_rc,omitempty"`
 }
 
 // Snapshot is the authoritative state an attaching client starts from.

@@ -594,6 +594,8 @@ func (s *Server) snapshot() (Status, *Outcome) {
 	}
 	s.mu.Unlock()
 	st.ShellPID, st.Cwd = s.sess.PID(context.Background()), s.sess.Cwd(context.Background())
+	startup, rc := s.sess.ShellStartup()
+	st.ShellStartupMS, st.ShellRC = startup.Milliseconds(), rc
 	st.Generation = s.gate.current()
 	var fg *Outcome
 	if st.Generation != 0 {

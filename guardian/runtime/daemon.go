@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"time"
 
 	"winx/guardian/daemon"
@@ -78,9 +79,19 @@ func Daemon(o DaemonOptions) (Factory, error) {
 			return &Started{Terminal: rs}, nil
 		}
 		key := guardianKey(&spec, sandboxed)
-		c, err := skew.connect(ctx)
-		if err != nil {
-			return nil, err
+		// The guardian's socket follows from the key: a session whose
+		// guardian runs (an adapter restarted, a second adapter) is
+		// attached directly, without winxd's ensure and probe (and,
+		// after this adapter's first session start, its ping).
+		c := skew.checkOnce(ctx)
+		if st, err := attachRunning(ctx, wire.GuardianSocket(filepath.Dir(o.Socket), key.String()), key.String(), copts); st != nil || err != nil {
+			return st, err
+		}
+		if c == nil {
+			var err error
+			if c, err = skew.connect(ctx); err != nil {
+				return nil, err
+			}
 		}
 		if spec.Existing {
 			return attachExisting(ctx, c, key.String(), copts)
@@ -98,6 +109,29 @@ func Daemon(o DaemonOptions) (Factory, error) {
 		}
 		return &Started{Terminal: rs, Resumed: !res.Spawned}, nil
 	}, nil
+}
+
+// attachRunning attaches to the guardian on socket when one serves key
+// and its session is open; nil and no error when none does (nothing
+// listens, another key, a closed session), so winxd decides. A guardian
+// that does not answer in time is an error (*remote.UnresponsiveError),
+// as winxd's probe of it would be.
+func attachRunning(ctx context.Context, socket, key string, copts *remote.ClientOptions) (*Started, error) {
+	rs, err := remote.Attach(ctx, socket, copts)
+	var ue *remote.UnresponsiveError
+	switch {
+	case ctx.Err() != nil:
+		return nil, ctx.Err()
+	case errors.As(err, &ue):
+		return nil, err
+	case err != nil:
+		return nil, nil
+	}
+	if snap := rs.Snapshot(); snap.Key != key || snap.Closed {
+		rs.Release(ctx)
+		return nil, nil
+	}
+	return &Started{Terminal: rs, Resumed: true}, nil
 }
 
 // attachExisting attaches to the running guardian of key, found by

@@ -42,6 +42,9 @@ type skewGuard struct {
 
 	wmu    sync.Mutex
 	warned string // epoch of the winxd last warned about
+
+	cmu     sync.Mutex // serializes checkOnce
+	checked bool       // a connect of this adapter succeeded
 }
 
 func newSkewGuard(socket string, hello wire.Hello, start *daemon.StartOptions, log *slog.Logger) *skewGuard {
@@ -67,6 +70,26 @@ func (g *skewGuard) connect(ctx context.Context) (*daemon.Client, error) {
 		g.warn(peer, "the winxd started after a planned restart is of another build too")
 	}
 	return c, err
+}
+
+// checkOnce connects once per adapter (until a connect succeeds), so a
+// session start that needs no winxd call (a guardian attached on its own
+// socket) still restarts a winxd of another build, as the first session
+// start of an adapter always did. It returns the client when it connected
+// now, nil otherwise. A winxd that cannot be reached is no error here: the
+// guardian may still answer.
+func (g *skewGuard) checkOnce(ctx context.Context) *daemon.Client {
+	g.cmu.Lock()
+	defer g.cmu.Unlock()
+	if g.checked {
+		return nil
+	}
+	c, err := g.connect(ctx)
+	if err != nil {
+		return nil
+	}
+	g.checked = true
+	return c
 }
 
 // restart restarts the winxd that answered with peer into this adapter's

@@ -72,13 +72,14 @@ func resumeMode(ctx context.Context, st *runtime.Started, asked policy.Mode) (mo
 	return mode, resumed, shell
 }
 
-// recordShell stores a mode and its shell's state with a shell; a failure
-// only costs the next adapter the record, so it never fails the call.
-func recordShell(sh guardian.Terminal, m policy.Mode, st ShellState) {
+// recordShell stores a record (encodeRecord: a mode and its shell's state)
+// with a shell; a failure only costs the next adapter the record, so it
+// never fails the call.
+func recordShell(sh guardian.Terminal, rec json.RawMessage) {
 	if sh == nil {
 		return
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), recordModeTimeout)
 	defer cancel()
-	sh.SetMeta(ctx, encodeRecord(m, st))
+	sh.SetMeta(ctx, rec)
 }

@@ -20,8 +20,9 @@ import (
 // the daemon runtime does: releasing it detaches, and its record stays.
 type durableShell struct {
 	*sessiontest.ProcShell
-	mu   sync.Mutex
-	meta json.RawMessage
+	mu     sync.Mutex
+	meta   json.RawMessage
+	writes int // SetMeta calls
 }
 
 func (d *durableShell) Release(context.Context) error { return nil }
@@ -34,6 +35,7 @@ func (d *durableShell) SetMeta(_ context.Context, m json.RawMessage) error {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	d.meta = m
+	d.writes++
 	return nil
 }
 

@@ -9,6 +9,7 @@
 package session
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"os"
@@ -101,7 +102,7 @@ func (s *Session) SetMode(ctx context.Context, m policy.Mode) error {
 	s.mu.Lock()
 	s.mode, s.shellState = m.Clone(), st
 	s.mu.Unlock()
-	recordShell(sh, m, st)
+	recordShell(sh, encodeRecord(m, st))
 	return nil
 }
 
@@ -175,6 +176,16 @@ func (s *Sessions) Now() time.Time { return s.now() }
 // session and one shell, even when they race.
 func (s *Sessions) Attach(ctx context.Context, principal, root string, mode policy.Mode, threadID string, scratch bool) (sess *Session, created bool, err error) {
 	return s.attach(ctx, principal, "", root, mode, threadID, scratch, false, false)
+}
+
+// Known reports whether this registry holds the session of (principal,
+// scope, root), started or starting: an Attach of it reattaches, so a
+// caller need not prepare what only a new session shows.
+func (s *Sessions) Known(principal, scope, root string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	_, ok := s.sessions[Key{Principal: principal, Root: root, Scope: scope}]
+	return ok
 }
 
 // AttachScoped is Attach with a session affinity scope: sessions of one
@@ -303,8 +314,10 @@ func (s *Sessions) start(ctx context.Context, sess *Session, mode policy.Mode, e
 		if shell, err = fitShell(ctx, sh, mode, prior); err != nil {
 			sh.Release(context.WithoutCancel(ctx))
 			sh = nil
-		} else {
-			recordShell(sh, mode, shell)
+		} else if rec := encodeRecord(mode, shell); !resumed || !bytes.Equal(rec, sh.Meta(ctx)) {
+			// A resumed shell that holds this very record (the usual
+			// reattach) needs no write: one round trip less.
+			recordShell(sh, rec)
 		}
 	}
 	var orphan guardian.Terminal
@@ -509,7 +522,7 @@ func (s *Sessions) ResetShell(ctx context.Context, sess *Session) (reset bool, e
 	// tear it down leaves nothing the caller could act on.
 	_ = old.Release(context.WithoutCancel(ctx))
 	// A guardian spawned anew holds no mode yet.
-	recordShell(sh, mode, shell)
+	recordShell(sh, encodeRecord(mode, shell))
 	return true, nil
 }
 

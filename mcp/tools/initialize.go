@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"winx/auth"
 	"winx/auth/policy"
@@ -136,8 +137,11 @@ type initializeData struct {
 	ShellReset           *bool             `json:"shell_reset,omitempty"`
 	InitialFiles         []initialFileNote `json:"initial_files,omitempty"`
 	ResumedTask          string            `json:"resumed_task,omitempty"`
-	Warnings             []string          `json:"warnings,omitempty"`
-	Worktree             *wspace.Worktree  `json:"worktree,omitempty"`
+	// ShellStartupMS is the new shell's start-up when it is over
+	// SlowShellStartup.
+	ShellStartupMS int64            `json:"shell_startup_ms,omitempty"`
+	Warnings       []string         `json:"warnings,omitempty"`
+	Worktree       *wspace.Worktree `json:"worktree,omitempty"`
 }
 
 // initialFileNote is the outcome of one initial file.
@@ -421,6 +425,13 @@ func (t *initializer) firstCall(ctx context.Context, principal string, in *initi
 	if err != nil {
 		return failure(err)
 	}
+	var pre *overviewJob
+	if !t.sessions.Known(principal, in.scope, root) {
+		// Likely a new session: its overview is built while its shell
+		// starts (see overviewJob).
+		pre = startOverview(ctx, root, t.overview)
+		defer pre.stop()
+	}
 	sess, created, err := t.sessions.AttachScoped(ctx, principal, in.scope, root, policy.Mode(mode), in.ThreadID, scratch)
 	if err != nil {
 		return t.bindingFailure(err)
@@ -428,7 +439,7 @@ func (t *initializer) firstCall(ctx context.Context, principal string, in *initi
 	// A session found running in its guardian after an adapter restart
 	// reattaches like any repeated first call: same shell, compact answer.
 	resumed := created && sess.Resumed()
-	return t.answer(ctx, in, sess, t.threadAnswer(principal, in, sess), answerOpts{reattached: !created || resumed, overview: created && !resumed})
+	return t.answer(ctx, in, sess, t.threadAnswer(principal, in, sess), answerOpts{reattached: !created || resumed, overview: created && !resumed, pre: pre})
 }
 
 func (t *initializer) changeWorkspace(ctx context.Context, principal string, in *initializeInput) *mcp.CallToolResult {
@@ -574,6 +585,37 @@ func commandLayers(mode string, c guardian.Confinement) string {
 	return "parser allowlist"
 }
 
+// SlowShellStartup is the shell start-up (spawn to first ready prompt,
+// mostly the user's rc file) over which a new session's answer names it:
+// every new session pays it, and the user can fix it.
+const SlowShellStartup = 200 * time.Millisecond
+
+// shellStartupReporter is a terminal that knows its shell's start-up
+// (*guardian.Session, *remote.RemoteShell).
+type shellStartupReporter interface {
+	ShellStartup() (time.Duration, string)
+}
+
+var _ shellStartupReporter = (*guardian.Session)(nil)
+
+// slowStartup names a shell start-up over SlowShellStartup in b and
+// returns it in milliseconds; 0 when it was fast or is unknown.
+func slowStartup(b *strings.Builder, sh guardian.Terminal) int64 {
+	r, ok := sh.(shellStartupReporter)
+	if !ok {
+		return 0
+	}
+	d, rc := r.ShellStartup()
+	if d <= SlowShellStartup {
+		return 0
+	}
+	if rc == "" {
+		rc = "its rc file"
+	}
+	fmt.Fprintf(b, "Your shell start-up (%s) took %d ms; every new session pays it.\n", rc, d.Milliseconds())
+	return d.Milliseconds()
+}
+
 // answerOpts shape the answer of a call that has a session.
 type answerOpts struct {
 	reattached   bool
@@ -582,6 +624,7 @@ type answerOpts struct {
 	shellReset   *bool
 	skippedReset bool
 	recovered    recovery
+	pre          *overviewJob // the overview started before the session; nil: build it here
 }
 
 // answer builds the result for a session: the thread line, the session
@@ -616,13 +659,16 @@ func (t *initializer) answer(ctx context.Context, in *initializeInput, sess *ses
 	if o.note != "" {
 		b.WriteString(o.note + "\n")
 	}
+	if !o.reattached {
+		data.ShellStartupMS = slowStartup(&b, sh)
+	}
 	message := "Session started for " + sess.Root + "."
 	switch {
 	case o.overview:
 		if o.reattached {
 			message = "Attached to the running session for " + sess.Root + "."
 		}
-		ov, err := wspace.NewOverview(ctx, sess.Root, t.overview)
+		ov, err := o.pre.result(ctx, sess.Root, t.overview)
 		if err != nil {
 			fmt.Fprintf(&b, "\nWorkspace context is unavailable: %v\n", err)
 		} else {
