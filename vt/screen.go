@@ -57,8 +57,8 @@ func (t *Terminal) reverseIndex() {
 // are gone, as on a real terminal.
 func (t *Terminal) scrollUp(top, bottom, n int) {
 	if !t.altActive && top == 0 && bottom == t.rows-1 {
-		for _, l := range t.main[:min(n, t.rows)] {
-			t.scrollback.push(l)
+		for i, l := range t.main[:min(n, t.rows)] {
+			t.scrollback.push(l, t.mainUsed[i])
 		}
 	}
 	t.shiftUp(top, bottom, n)
@@ -72,19 +72,29 @@ func (t *Terminal) shiftUp(top, bottom, n int) {
 	if n <= 0 {
 		return
 	}
-	if n == 1 {
-		// The common case, one LF at the bottom of the screen.
-		first := region[0]
-		copy(region, region[1:])
-		region[len(region)-1] = first
-	} else {
-		slices.Reverse(region[:n])
-		slices.Reverse(region[n:])
-		slices.Reverse(region)
-	}
+	rotateLeft(region, n)
 	for _, l := range region[len(region)-n:] {
 		clear(l)
 	}
+	if !t.altActive {
+		used := t.mainUsed[top : bottom+1]
+		rotateLeft(used, n)
+		clear(used[len(used)-n:])
+	}
+}
+
+// rotateLeft moves the first n elements of s to its end.
+func rotateLeft[E any](s []E, n int) {
+	if n == 1 {
+		// The common case, one LF at the bottom of the screen.
+		first := s[0]
+		copy(s, s[1:])
+		s[len(s)-1] = first
+		return
+	}
+	slices.Reverse(s[:n])
+	slices.Reverse(s[n:])
+	slices.Reverse(s)
 }
 
 // scrollDown moves rows top..bottom down by n, discarding the n rows that
@@ -96,11 +106,14 @@ func (t *Terminal) scrollDown(top, bottom, n int) {
 	if n <= 0 {
 		return
 	}
-	slices.Reverse(region[len(region)-n:])
-	slices.Reverse(region[:len(region)-n])
-	slices.Reverse(region)
+	rotateLeft(region, len(region)-n)
 	for _, l := range region[:n] {
 		clear(l)
+	}
+	if !t.altActive {
+		used := t.mainUsed[top : bottom+1]
+		rotateLeft(used, len(used)-n)
+		clear(used[:n])
 	}
 }
 

@@ -27,6 +27,12 @@ type Terminal struct {
 	// runs a full-screen program pays for one grid.
 	main, alt []line
 	altActive bool
+	// mainUsed[y] bounds the text of main row y: every cell from it on
+	// renders as a trailing blank (see line.appendLogical), so pushing a row
+	// to the scrollback does not rescan a wide row's blank tail. Writes to
+	// the main grid raise it (touch); rows that move carry it along; a row
+	// blanked whole may lower it. len(mainUsed) == len(main).
+	mainUsed []int
 	// scrollback holds lines that scrolled off the top of main while the
 	// scroll region was the whole screen.
 	scrollback scrollback
@@ -125,6 +131,7 @@ func (t *Terminal) Reset() {
 // leaves in ground anyway).
 func (t *Terminal) reset() {
 	t.main = newGrid(t.rows, t.cols, t.main)
+	t.mainUsed = make([]int, t.rows) // newGrid's lines are blank
 	t.alt = nil
 	t.altActive = false
 	t.cur = cursor{}
@@ -159,8 +166,8 @@ func newGrid(rows, cols int, old []line) []line {
 // are dropped and lines are joined by "\n".
 func (t *Terminal) Transcript() string {
 	buf := t.scratch[:0]
-	for _, l := range t.main {
-		buf = l.appendLogical(buf)
+	for i, l := range t.main {
+		buf = l.appendLogical(buf, t.mainUsed[i])
 		if !l.wrapped() {
 			buf = append(buf, '\n')
 		}
@@ -263,6 +270,14 @@ func (t *Terminal) Title() string { return t.title }
 // InGround reports whether the parser is between sequences, in the ground
 // state of the state table. Writing CAN (0x18) always returns it there.
 func (t *Terminal) InGround() bool { return t.parser.state == stateGround }
+
+// touch notes that row of the visible screen may hold text before column
+// end: the main row's bound rises to it. Every write of a cell calls it.
+func (t *Terminal) touch(row, end int) {
+	if !t.altActive && t.mainUsed[row] < end {
+		t.mainUsed[row] = min(end, t.cols)
+	}
+}
 
 // grid returns the lines of the visible screen.
 func (t *Terminal) grid() []line {
