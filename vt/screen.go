@@ -73,13 +73,23 @@ func (t *Terminal) shiftUp(top, bottom, n int) {
 		return
 	}
 	rotateLeft(region, n)
-	for _, l := range region[len(region)-n:] {
-		clear(l)
+	if t.altActive {
+		for _, l := range region[len(region)-n:] {
+			clear(l)
+		}
+		return
 	}
-	if !t.altActive {
-		used := t.mainUsed[top : bottom+1]
-		rotateLeft(used, n)
-		clear(used[len(used)-n:])
+	used := t.mainUsed[top : bottom+1]
+	rotateLeft(used, n)
+	t.clearMain(region, used, len(region)-n, len(region))
+}
+
+// clearMain blanks region[from:to] of the main grid, whose bounds are
+// used: the cells past a row's bound are blank already.
+func (t *Terminal) clearMain(region []line, used []int, from, to int) {
+	for k := from; k < to; k++ {
+		clear(region[k][:used[k]])
+		used[k] = 0
 	}
 }
 
@@ -107,14 +117,15 @@ func (t *Terminal) scrollDown(top, bottom, n int) {
 		return
 	}
 	rotateLeft(region, len(region)-n)
-	for _, l := range region[:n] {
-		clear(l)
+	if t.altActive {
+		for _, l := range region[:n] {
+			clear(l)
+		}
+		return
 	}
-	if !t.altActive {
-		used := t.mainUsed[top : bottom+1]
-		rotateLeft(used, len(used)-n)
-		clear(used[:n])
-	}
+	used := t.mainUsed[top : bottom+1]
+	rotateLeft(used, len(used)-n)
+	t.clearMain(region, used, 0, n)
 }
 
 // eraseDisplay is ED (and DECSED, since cells carry no protection).

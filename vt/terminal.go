@@ -27,11 +27,12 @@ type Terminal struct {
 	// runs a full-screen program pays for one grid.
 	main, alt []line
 	altActive bool
-	// mainUsed[y] bounds the text of main row y: every cell from it on
-	// renders as a trailing blank (see line.appendLogical), so pushing a row
-	// to the scrollback does not rescan a wide row's blank tail. Writes to
-	// the main grid raise it (touch); rows that move carry it along; a row
-	// blanked whole may lower it. len(mainUsed) == len(main).
+	// mainUsed[y] bounds what was written to main row y: every cell from
+	// it on is a fresh blank (the zero cell), so pushing a row to the
+	// scrollback does not rescan a wide row's blank tail, nor does blanking
+	// the row that enters clear it. Every cell write raises it (touch);
+	// rows that move carry it along; a row blanked whole lowers it to 0.
+	// len(mainUsed) == len(main).
 	mainUsed []int
 	// scrollback holds lines that scrolled off the top of main while the
 	// scroll region was the whole screen.

@@ -50,8 +50,8 @@ func checkInvariants(t *Terminal) string {
 			return fmt.Sprintf("main row %d: bound %d outside 0..%d", y, used, t.cols)
 		}
 		for x := used; x < len(l); x++ {
-			if c := l[x]; c.nmarks != 0 || (c.r != 0 && c.r != ' ') || c.flags&flagTab != 0 {
-				return fmt.Sprintf("main row %d: cell %d holds %q (flags %b) past the row's bound %d", y, x, c.r, c.flags, used)
+			if c := l[x]; c != (cell{}) {
+				return fmt.Sprintf("main row %d: cell %d is %+v, not blank, past the row's bound %d", y, x, c, used)
 			}
 		}
 		if got, want := l.appendLogical(nil, used), l.appendLogical(nil, len(l)); !slices.Equal(got, want) {
