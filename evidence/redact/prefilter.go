@@ -27,8 +27,8 @@ type flatMatcher struct {
 type prefilter struct {
 	matchers []flatMatcher
 	all      uint64 // one bit per matcher
-	// pairs marks the first two bytes of every literal; byFirst lists the
-	// literals that start with a byte.
+	// pairs marks the first two and the second two bytes of every
+	// literal; byFirst lists the literals that start with a byte.
 	pairs   [1 << 16 / 64]uint64
 	byFirst [256][]literal
 }
@@ -52,11 +52,12 @@ func newPrefilter(rs []Rule) *prefilter {
 			}
 			p.all |= bit
 			for _, l := range m.literals() {
-				if len(l) < 2 {
-					panic("redact: a literal shorter than two bytes: " + l)
+				if len(l) < 3 {
+					panic("redact: a literal shorter than three bytes: " + l)
 				}
-				pair := uint16(l[0])<<8 | uint16(l[1])
-				p.pairs[pair/64] |= 1 << (pair % 64)
+				for _, pair := range []uint16{uint16(l[0])<<8 | uint16(l[1]), uint16(l[1])<<8 | uint16(l[2])} {
+					p.pairs[pair/64] |= 1 << (pair % 64)
+				}
 				p.byFirst[l[0]] = append(p.byFirst[l[0]], literal{text: l, bit: bit})
 			}
 		}
@@ -66,20 +67,31 @@ func newPrefilter(rs []Rule) *prefilter {
 
 // present returns the set of matchers at least one of whose literals occurs
 // in s, in one pass that stops once every matcher is in.
+//
+// The pass looks at every other byte: a literal (three bytes or more)
+// starting at j has its first two bytes at j or its second and third at
+// j+1, and one of j, j+1 is odd. So at each odd k where the pair s[k:k+2]
+// is marked, the literals starting at k and at k-1 are checked.
 func (p *prefilter) present(s string) uint64 {
 	var found uint64
-	for i := 0; i+1 < len(s); i++ {
-		pair := uint16(s[i])<<8 | uint16(s[i+1])
+	for k := 1; k+1 < len(s); k += 2 {
+		pair := uint16(s[k])<<8 | uint16(s[k+1])
 		if p.pairs[pair/64]&(1<<(pair%64)) == 0 {
 			continue
 		}
-		for _, l := range p.byFirst[s[i]] {
-			if found&l.bit == 0 && strings.HasPrefix(s[i:], l.text) {
-				found |= l.bit
-			}
-		}
+		found = p.startingAt(s, k-1, p.startingAt(s, k, found))
 		if found == p.all {
 			break
+		}
+	}
+	return found
+}
+
+// startingAt adds to found the matchers of the literals that start at s[i].
+func (p *prefilter) startingAt(s string, i int, found uint64) uint64 {
+	for _, l := range p.byFirst[s[i]] {
+		if found&l.bit == 0 && strings.HasPrefix(s[i:], l.text) {
+			found |= l.bit
 		}
 	}
 	return found

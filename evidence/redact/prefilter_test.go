@@ -95,3 +95,20 @@ func BenchmarkPresent(b *testing.B) {
 		filter.present(s)
 	}
 }
+
+// TestPrefilterFindsLiteralsAtAnyOffset puts every literal at even and odd
+// offsets, at the start and at the very end of the text: the pass looks at
+// every other byte and must still see each one.
+func TestPrefilterFindsLiteralsAtAnyOffset(t *testing.T) {
+	for k, fm := range filter.matchers {
+		for _, l := range fm.m.literals() {
+			for pad := 0; pad < 4; pad++ {
+				for _, s := range []string{strings.Repeat(".", pad) + l, l + strings.Repeat(".", pad), strings.Repeat("x", pad) + l + strings.Repeat("y", pad)} {
+					if filter.present(s)&(1<<k) == 0 {
+						t.Errorf("literal %q of rule %s not seen in %q", l, rules[fm.rule].Name, s)
+					}
+				}
+			}
+		}
+	}
+}
