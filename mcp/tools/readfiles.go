@@ -233,6 +233,12 @@ func (t *readTool) budgetFor(path string) int {
 // result an error result, but every other file is still there.
 func (t *readTool) answer(files []fileRead) *mcp.CallToolResult {
 	var b strings.Builder
+	size := 0
+	for i := range files {
+		// The text, the header lines and the notes around it.
+		size += len(files[i].text) + 2*len(files[i].Canonical) + len(files[i].Continuation) + 160
+	}
+	b.Grow(size)
 	var firstErr *fileRead
 	for i := range files {
 		f := &files[i]
