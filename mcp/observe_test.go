@@ -19,10 +19,14 @@ import (
 func TestObserverRecordMatchesAnswer(t *testing.T) {
 	big := strings.Repeat("a line of a large answer\n", 4000)
 	results := map[string]func() (*mcp.CallToolResult, error){
-		"text":            func() (*mcp.CallToolResult, error) { return mcp.TextResult("hi"), nil },
-		"error text":      func() (*mcp.CallToolResult, error) { return mcp.ErrorResult("no"), nil },
-		"envelope":        func() (*mcp.CallToolResult, error) { return mcp.Envelope{Status: mcp.StatusCompleted, Tool: "T"}.Result(big), nil },
-		"envelope failed": func() (*mcp.CallToolResult, error) { return mcp.Envelope{Status: mcp.StatusFailed, Tool: "T", ErrorCode: "boom", Message: "m"}.Result("x"), nil },
+		"text":       func() (*mcp.CallToolResult, error) { return mcp.TextResult("hi"), nil },
+		"error text": func() (*mcp.CallToolResult, error) { return mcp.ErrorResult("no"), nil },
+		"envelope": func() (*mcp.CallToolResult, error) {
+			return mcp.Envelope{Status: mcp.StatusCompleted, Tool: "T"}.Result(big), nil
+		},
+		"envelope failed": func() (*mcp.CallToolResult, error) {
+			return mcp.Envelope{Status: mcp.StatusFailed, Tool: "T", ErrorCode: "boom", Message: "m"}.Result("x"), nil
+		},
 		"envelope pointer": func() (*mcp.CallToolResult, error) {
 			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "p"}}, StructuredContent: &mcp.Envelope{Status: "odd", ErrorCode: "c\u00e9"}, IsError: true}, nil
 		},
