@@ -72,12 +72,21 @@ func newPrefilter(rs []Rule) *prefilter {
 // starting at j has its first two bytes at j or its second and third at
 // j+1, and one of j, j+1 is odd. So at each odd k where the pair s[k:k+2]
 // is marked, the literals starting at k and at k-1 are checked.
+//
+// Ordinary text marks a pair at a few percent of the places looked at. A
+// text that marks many more (a run of "sk-sk-sk-...") would make the pass
+// cost more than it saves: past maxHits every matcher runs, as without the
+// prefilter, which is always correct.
 func (p *prefilter) present(s string) uint64 {
 	var found uint64
+	hits, maxHits := 0, 64+len(s)/32
 	for k := 1; k+1 < len(s); k += 2 {
 		pair := uint16(s[k])<<8 | uint16(s[k+1])
 		if p.pairs[pair/64]&(1<<(pair%64)) == 0 {
 			continue
+		}
+		if hits++; hits > maxHits {
+			return p.all
 		}
 		found = p.startingAt(s, k-1, p.startingAt(s, k, found))
 		if found == p.all {

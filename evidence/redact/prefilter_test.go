@@ -112,3 +112,25 @@ func TestPrefilterFindsLiteralsAtAnyOffset(t *testing.T) {
 		}
 	}
 }
+
+// TestPrefilterGivesUpOnDenseText: a text that marks a pair at most places
+// runs every matcher (the prefilter would cost more than it saves), and
+// the answer is still the unfiltered one.
+func TestPrefilterGivesUpOnDenseText(t *testing.T) {
+	for _, s := range []string{strings.Repeat("sk-", 5000), strings.Repeat("AIza", 4000) + " " + openAIKey, strings.Repeat("eyJ.", 3000)} {
+		if got := filter.present(s); got != filter.all {
+			t.Errorf("present(%.20q...) = %b, want every matcher", s, got)
+		}
+		got, n := New(false).String(s)
+		want, wn := unfiltered(s)
+		if got != want || n != wn {
+			t.Errorf("%.20q...: prefiltered %d replacements, unfiltered %d", s, n, wn)
+		}
+	}
+	// Ordinary code stays under the limit: only the matchers of the
+	// literals it holds run.
+	code := strings.Repeat("\tresult := compute(value) // check the spec before it is used\n", 2000)
+	if got := filter.present(code); got == filter.all {
+		t.Errorf("present gave up on ordinary code")
+	}
+}
