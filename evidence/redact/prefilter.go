@@ -79,7 +79,7 @@ func newPrefilter(rs []Rule) *prefilter {
 // prefilter, which is always correct.
 func (p *prefilter) present(s string) uint64 {
 	var found uint64
-	hits, maxHits := 0, 64+len(s)/32
+	hits, maxHits := 0, 64+len(s)/8
 	for k := 1; k+1 < len(s); k += 2 {
 		pair := uint16(s[k])<<8 | uint16(s[k+1])
 		if p.pairs[pair/64]&(1<<(pair%64)) == 0 {
