@@ -3,6 +3,7 @@ package evidence
 import (
 	"container/list"
 	"math"
+	"slices"
 	"sync"
 )
 
@@ -25,6 +26,8 @@ type Ledger struct {
 	limit   int                      // set by NewLedger, then read-only; <= 0 means DefaultLedgerPaths
 	entries map[string]*list.Element // guarded by mu; values are *ledgerEntry in order
 	order   list.List                // guarded by mu; front is the most recently recorded
+	// changes counts the changes of what Encode writes; guarded by mu.
+	changes uint64
 }
 
 // ledgerEntry is the coverage of one path at one revision.
@@ -66,9 +69,13 @@ func (l *Ledger) Record(path string, rev Revision, shown Range) {
 	}
 	var e *ledgerEntry
 	if el, ok := l.entries[path]; ok {
-		l.order.MoveToFront(el)
+		if l.order.Front() != el {
+			l.order.MoveToFront(el)
+			l.changes++
+		}
 		e = el.Value.(*ledgerEntry)
 		if e.rev != rev {
+			l.changes++
 			e.earlier = append(e.earlier, e.rev)
 			if len(e.earlier) > maxEarlierRevisions {
 				e.earlier = e.earlier[1:]
@@ -76,6 +83,7 @@ func (l *Ledger) Record(path string, rev Revision, shown Range) {
 			e.rev, e.spans = rev, nil
 		}
 	} else {
+		l.changes++
 		e = &ledgerEntry{path: path, rev: rev}
 		l.entries[path] = l.order.PushFront(e)
 		limit := l.limit
@@ -89,8 +97,23 @@ func (l *Ledger) Record(path string, rev Revision, shown Range) {
 		}
 	}
 	if s, ok := toSpan(shown); ok {
-		e.spans = addSpan(e.spans, s)
+		spans := addSpan(e.spans, s)
+		if !slices.Equal(spans, e.spans) {
+			l.changes++
+		}
+		e.spans = spans
 	}
+}
+
+// Changes returns a count that grows whenever what Encode returns may have
+// changed (a path recorded, moved to the front, given a new revision or
+// more lines, forgotten or loaded). A caller that saved the encoding at one
+// count need not encode again while the count stays the same: the same file
+// read again changes nothing.
+func (l *Ledger) Changes() uint64 {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.changes
 }
 
 // Missing returns the sub-ranges of want that were not shown at revision
@@ -163,6 +186,7 @@ func (l *Ledger) Forget(path string) {
 	if el, ok := l.entries[path]; ok {
 		l.order.Remove(el)
 		delete(l.entries, path)
+		l.changes++
 	}
 }
 

@@ -132,6 +132,7 @@ func (l *Ledger) Decode(b []byte) error {
 			continue
 		}
 		l.entries[e.path] = l.order.PushBack(e)
+		l.changes++
 	}
 	return nil
 }

@@ -139,3 +139,40 @@ func TestLedgerConcurrent(t *testing.T) {
 		t.Errorf("Len() = %d, over the limit", l.Len())
 	}
 }
+
+// TestLedgerChangesFollowEncode checks that Changes moves exactly when
+// Encode's output may differ: every step below either changes the encoding
+// and the count, or neither.
+func TestLedgerChangesFollowEncode(t *testing.T) {
+	l := NewLedger(0)
+	steps := []struct {
+		name string
+		do   func()
+	}{
+		{"new path", func() { l.Record("/p", revA, Range{1, 10}) }},
+		{"same lines again", func() { l.Record("/p", revA, Range{1, 10}) }},
+		{"lines inside", func() { l.Record("/p", revA, Range{3, 4}) }},
+		{"more lines", func() { l.Record("/p", revA, Range{11, 20}) }},
+		{"second path", func() { l.Record("/q", revA, Range{}) }},
+		{"first path to the front", func() { l.Record("/p", revA, Range{1, 2}) }},
+		{"front path again", func() { l.Record("/p", revA, Range{1, 2}) }},
+		{"new revision", func() { l.Record("/p", revB, Range{1, 2}) }},
+		{"forget unknown", func() { l.Forget("/none") }},
+		{"forget", func() { l.Forget("/q") }},
+		{"decode nothing new", func() { l.Decode(l.Encode()) }},
+		{"decode a path", func() {
+			other := NewLedger(0)
+			other.Record("/r", revA, Range{1, 1})
+			l.Decode(other.Encode())
+		}},
+	}
+	enc, at := l.Encode(), l.Changes()
+	for _, s := range steps {
+		s.do()
+		nenc, nat := l.Encode(), l.Changes()
+		if encChanged, countChanged := string(nenc) != string(enc), nat != at; encChanged != countChanged {
+			t.Errorf("%s: encoding changed %v, count changed %v (%d -> %d)", s.name, encChanged, countChanged, at, nat)
+		}
+		enc, at = nenc, nat
+	}
+}

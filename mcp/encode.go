@@ -80,6 +80,7 @@ func (w *callToolWire) appendJSON(b []byte) ([]byte, error) {
 		return nil, err
 	}
 	b = append(b, `"content":`...)
+	var first escaped
 	if w.Content == nil {
 		b = append(b, "null"...)
 	} else {
@@ -88,7 +89,7 @@ func (w *callToolWire) appendJSON(b []byte) ([]byte, error) {
 			if i > 0 {
 				b = append(b, ',')
 			}
-			if b, err = appendContent(b, c); err != nil {
+			if b, err = appendContent(b, c, &first); err != nil {
 				return nil, err
 			}
 		}
@@ -96,7 +97,7 @@ func (w *callToolWire) appendJSON(b []byte) ([]byte, error) {
 	}
 	if w.StructuredContent != nil {
 		b = append(b, `,"structuredContent":`...)
-		if b, err = appendStructured(b, w.StructuredContent); err != nil {
+		if b, err = appendStructured(b, w.StructuredContent, first); err != nil {
 			return nil, err
 		}
 	}
@@ -106,12 +107,34 @@ func (w *callToolWire) appendJSON(b []byte) ([]byte, error) {
 	return append(b, '}'), nil
 }
 
+// escaped is a text already escaped into the answer: b[start:end] is its
+// JSON string. An Envelope's output usually is the first text block itself;
+// it is then copied rather than escaped a second time.
+type escaped struct {
+	text       string
+	start, end int
+	ok         bool
+}
+
+// appendString appends s as appendString does, copying the escaped bytes of
+// e when s is e's text.
+func (e escaped) appendString(b []byte, s string) []byte {
+	if e.ok && len(s) == len(e.text) && s == e.text {
+		return append(b, b[e.start:e.end]...)
+	}
+	return appendString(b, s)
+}
+
 // appendContent writes one content block; a plain text block without
-// reflection.
-func appendContent(b []byte, c Content) ([]byte, error) {
+// reflection. The first text block is noted in first.
+func appendContent(b []byte, c Content, first *escaped) ([]byte, error) {
 	if t, ok := c.(*TextContent); ok && t != nil && t.Annotations == nil {
 		b = append(b, `{"type":"text","text":`...)
+		start := len(b)
 		b = appendString(b, t.Text)
+		if !first.ok {
+			*first = escaped{text: t.Text, start: start, end: len(b), ok: true}
+		}
 		return append(b, '}'), nil
 	}
 	m, err := json.Marshal(c)
@@ -126,8 +149,9 @@ func appendContent(b []byte, c Content) ([]byte, error) {
 const outputTail = `"output":""}`
 
 // appendStructured writes structuredContent; an Envelope's output text is
-// escaped once, after the small members went through encoding/json.
-func appendStructured(b []byte, v any) ([]byte, error) {
+// escaped once, after the small members went through encoding/json, or
+// copied from prior when it is the same text.
+func appendStructured(b []byte, v any, prior escaped) ([]byte, error) {
 	var env Envelope
 	switch e := v.(type) {
 	case Envelope:
@@ -156,7 +180,7 @@ func appendStructured(b []byte, v any) ([]byte, error) {
 	}
 	b = append(b, head...)
 	b = append(b, `"output":`...)
-	b = appendString(b, out)
+	b = prior.appendString(b, out)
 	return append(b, '}'), nil
 }
 

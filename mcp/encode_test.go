@@ -22,6 +22,10 @@ func TestEncodeMatchesEncodingJSON(t *testing.T) {
 			&callToolWire{ResultHeader: ResultHeader{ResultType: ResultComplete, Meta: map[string]any{"a": text}},
 				CallToolResult: &CallToolResult{Content: []Content{&TextContent{Text: text}, &TextContent{Text: text, Annotations: &Annotations{Audience: []string{"user"}}}, &ImageContent{Data: "AAAA", MIMEType: "image/png"}},
 					StructuredContent: &env, IsError: true}},
+			// The output is copied from the text block only when it is the same text.
+			&callToolWire{CallToolResult: &CallToolResult{Content: []Content{&TextContent{Text: text}}, StructuredContent: Envelope{Status: "completed", Tool: "ReadFiles", Output: text + "\n<more>"}}},
+			&callToolWire{CallToolResult: &CallToolResult{Content: []Content{&TextContent{Text: text + "x"}, &TextContent{Text: text}}, StructuredContent: env}},
+			&callToolWire{CallToolResult: &CallToolResult{Content: []Content{&ImageContent{Data: "AAAA", MIMEType: "image/png"}, &TextContent{Text: text}}, StructuredContent: &env}},
 			&callToolWire{CallToolResult: &CallToolResult{Content: []Content{}, StructuredContent: map[string]string{"x": text}}},
 			&callToolWire{CallToolResult: &CallToolResult{}},
 		}

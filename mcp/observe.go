@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"winx/jsonrpc"
 )
@@ -70,6 +71,61 @@ type factsKey struct{}
 type factsBox struct {
 	mu    sync.Mutex
 	facts CallFacts
+	// outcome is how the call ended, read from the result before it was
+	// encoded; nil when the result is of a kind outcomeOf does not know.
+	outcome *callOutcome
+}
+
+// callOutcome is what the record takes from a result: its isError and its
+// Envelope's status and errorCode.
+type callOutcome struct {
+	isError           bool
+	status, errorCode string
+}
+
+// outcomeOf reads the outcome of a tools/call result as decoding its JSON
+// would: nil unless res is a plain tool result whose structured content is
+// an Envelope (or none) with valid UTF-8 codes, which the encoder writes
+// unchanged.
+func outcomeOf(res result) *callOutcome {
+	w, ok := res.(*callToolWire)
+	if !ok || w.CallToolResult == nil {
+		return nil
+	}
+	o := &callOutcome{isError: w.IsError}
+	switch e := w.StructuredContent.(type) {
+	case nil:
+	case Envelope:
+		o.status, o.errorCode = string(e.Status), e.ErrorCode
+	case *Envelope:
+		if e != nil {
+			o.status, o.errorCode = string(e.Status), e.ErrorCode
+		}
+	default:
+		return nil
+	}
+	if !utf8.ValidString(o.status) || !utf8.ValidString(o.errorCode) {
+		return nil
+	}
+	return o
+}
+
+// noteOutcome keeps the outcome of res in the facts box of ctx, if any.
+func noteOutcome(ctx context.Context, res result) {
+	box, _ := ctx.Value(factsKey{}).(*factsBox)
+	if box == nil {
+		return
+	}
+	o := outcomeOf(res)
+	box.mu.Lock()
+	box.outcome = o
+	box.mu.Unlock()
+}
+
+func (b *factsBox) getOutcome() *callOutcome {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.outcome
 }
 
 // NoteCall adds f to the facts of the tool call served under ctx: its
@@ -149,6 +205,9 @@ func (s *Server) observeToolCall(ctx context.Context, ex *exchange, req *jsonrpc
 	}
 	if err != nil {
 		rec.ProtocolError = true
+	} else if o := box.getOutcome(); o != nil {
+		// Known before encoding: a large answer is not decoded again.
+		rec.IsError, rec.Status, rec.ErrorCode = o.isError, o.status, o.errorCode
 	} else {
 		var out struct {
 			IsError    bool `json:"isError"`

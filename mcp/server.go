@@ -263,6 +263,7 @@ func (s *Server) dispatchResult(ctx context.Context, ex *exchange, req *jsonrpc.
 	if err != nil {
 		return nil, fmt.Errorf("mcp: marshal %s result: %w", req.Method, err)
 	}
+	noteOutcome(ctx, res)
 	return b, nil
 }
 

@@ -66,7 +66,23 @@ func benchmarkWrite(b *testing.B, data []byte) {
 	}
 }
 
-func BenchmarkWritePlain(b *testing.B)  { benchmarkWrite(b, plainText(1<<20)) }
+func BenchmarkWritePlain(b *testing.B) { benchmarkWrite(b, plainText(1<<20)) }
+
+// BenchmarkWriteFlood is `yes` on a default-size PTY (50x200): one-byte
+// lines, each row scrolled into the scrollback with its long blank tail.
+func BenchmarkWriteFlood(b *testing.B) {
+	data := bytes.Repeat([]byte("y\r\n"), 1<<20/3)
+	term := New(50, 200, nil)
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	for b.Loop() {
+		for p := data; len(p) > 0; {
+			n := min(len(p), benchChunk)
+			term.Write(p[:n])
+			p = p[n:]
+		}
+	}
+}
 func BenchmarkWriteColour(b *testing.B) { benchmarkWrite(b, colourText(1<<20)) }
 func BenchmarkWriteUTF8(b *testing.B)   { benchmarkWrite(b, utf8Text(1<<20)) }
 

@@ -104,10 +104,12 @@ func (l line) wrapped() bool {
 // appendLogical renders l as part of a logical line: like appendText, but
 // a tab is given back as '\t' (the blank cells it skipped render nothing)
 // and a row continued by an autowrap keeps its trailing blanks, which are
-// real spaces in the middle of the line.
-func (l line) appendLogical(dst []byte) []byte {
+// real spaces in the middle of the line. Cells from used on are known to be
+// trailing blanks and are not looked at (len(l) when nothing is known).
+func (l line) appendLogical(dst []byte, used int) []byte {
 	end := len(l)
 	if !l.wrapped() {
+		end = min(max(used, 0), end)
 		for end > 0 && l[end-1].nmarks == 0 && (l[end-1].r == 0 || l[end-1].r == ' ') && l[end-1].flags&flagTab == 0 {
 			end--
 		}

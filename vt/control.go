@@ -72,10 +72,11 @@ func (t *Terminal) escDispatch(inter []byte, final byte) {
 // alignmentTest is DECALN: the screen full of 'E', margins reset, cursor
 // home.
 func (t *Terminal) alignmentTest() {
-	for _, l := range t.grid() {
+	for y, l := range t.grid() {
 		for i := range l {
 			l[i] = cell{r: 'E'}
 		}
+		t.touch(y, t.cols)
 	}
 	t.top, t.bottom = 0, t.rows-1
 	t.modes.origin = false
@@ -120,6 +121,7 @@ func (t *Terminal) markTab(from, to int) {
 	for x := from + 1; x < to; x++ {
 		l[x].flags |= flagTabFill
 	}
+	t.touch(t.cur.row, to)
 }
 
 // tabBackward is CBT: to the n-th previous stop, or the first column.

@@ -32,6 +32,7 @@ func (t *Terminal) csi(params []int, final byte) {
 	switch final {
 	case '@': // ICH
 		t.grid()[t.cur.row].insert(t.cur.col, n)
+		t.touch(t.cur.row, t.cols)
 		t.cur.wrapPending = false
 	case 'A': // CUU
 		t.cursorUp(n)

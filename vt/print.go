@@ -24,6 +24,7 @@ func (t *Terminal) printASCII(run []byte) {
 		for i, b := range run[:n] {
 			l[x+i] = cell{r: rune(b)}
 		}
+		t.touch(t.cur.row, x+n)
 		// A wide rune whose first half was just overwritten loses its tail.
 		if x+n < t.cols && l[x+n].kind == cellTail {
 			l[x+n] = cell{}
@@ -44,6 +45,7 @@ func (t *Terminal) printASCII(run []byte) {
 		if len(run) > 0 {
 			t.last = rune(run[len(run)-1])
 			l[t.cols-1] = cell{r: t.last}
+			t.touch(t.cur.row, t.cols)
 			run = nil
 		}
 	}
@@ -78,6 +80,7 @@ func (t *Terminal) print(r rune) {
 	x := t.cur.col
 	if t.modes.insert {
 		l.insert(x, w)
+		t.touch(t.cur.row, t.cols)
 	}
 	l.splitAt(x)
 	l.splitAt(x + w)
@@ -87,6 +90,7 @@ func (t *Terminal) print(r rune) {
 		l[x] = cell{r: r, kind: cellWide}
 		l[x+1] = cell{kind: cellTail}
 	}
+	t.touch(t.cur.row, x+w)
 	t.last = r
 	if x+w < t.cols {
 		t.cur.col = x + w
@@ -112,6 +116,7 @@ func (t *Terminal) combine(r rune) {
 		x-- // the tail's own wide rune; x >= 1 by the cell invariant
 	}
 	l[x].addMark(r)
+	t.touch(t.cur.row, x+1)
 }
 
 // wrap moves to the start of the next line before a rune that would not fit
@@ -124,6 +129,7 @@ func (t *Terminal) wrap() {
 	// The row goes on below: text output joins the two rows again.
 	l := t.grid()[t.cur.row]
 	l[len(l)-1].flags |= flagWrapped
+	t.touch(t.cur.row, t.cols)
 	t.cur.col = 0
 	t.index()
 }

@@ -22,6 +22,11 @@ func (t *Terminal) Resize(rows, cols int) {
 	}
 	var shift int
 	t.main, shift = t.resizeGrid(t.main, rows, cols, keepMain, true)
+	// Rows moved, were dropped or cut: nothing is known of them any more.
+	t.mainUsed = make([]int, len(t.main))
+	for i := range t.mainUsed {
+		t.mainUsed[i] = cols
+	}
 	t.saved[0].row -= shift
 	if !t.altActive {
 		t.cur.row -= shift
@@ -68,7 +73,7 @@ func (t *Terminal) resizeGrid(g []line, rows, cols, keep int, toScrollback bool)
 		shift = excess - dropped
 		if toScrollback {
 			for _, l := range g[:shift] {
-				t.scrollback.push(l)
+				t.scrollback.push(l, len(l))
 			}
 		}
 		g = g[shift : shift+rows]

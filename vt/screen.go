@@ -57,8 +57,8 @@ func (t *Terminal) reverseIndex() {
 // are gone, as on a real terminal.
 func (t *Terminal) scrollUp(top, bottom, n int) {
 	if !t.altActive && top == 0 && bottom == t.rows-1 {
-		for _, l := range t.main[:min(n, t.rows)] {
-			t.scrollback.push(l)
+		for i, l := range t.main[:min(n, t.rows)] {
+			t.scrollback.push(l, t.mainUsed[i])
 		}
 	}
 	t.shiftUp(top, bottom, n)
@@ -72,19 +72,39 @@ func (t *Terminal) shiftUp(top, bottom, n int) {
 	if n <= 0 {
 		return
 	}
+	rotateLeft(region, n)
+	if t.altActive {
+		for _, l := range region[len(region)-n:] {
+			clear(l)
+		}
+		return
+	}
+	used := t.mainUsed[top : bottom+1]
+	rotateLeft(used, n)
+	t.clearMain(region, used, len(region)-n, len(region))
+}
+
+// clearMain blanks region[from:to] of the main grid, whose bounds are
+// used: the cells past a row's bound are blank already.
+func (t *Terminal) clearMain(region []line, used []int, from, to int) {
+	for k := from; k < to; k++ {
+		clear(region[k][:used[k]])
+		used[k] = 0
+	}
+}
+
+// rotateLeft moves the first n elements of s to its end.
+func rotateLeft[E any](s []E, n int) {
 	if n == 1 {
 		// The common case, one LF at the bottom of the screen.
-		first := region[0]
-		copy(region, region[1:])
-		region[len(region)-1] = first
-	} else {
-		slices.Reverse(region[:n])
-		slices.Reverse(region[n:])
-		slices.Reverse(region)
+		first := s[0]
+		copy(s, s[1:])
+		s[len(s)-1] = first
+		return
 	}
-	for _, l := range region[len(region)-n:] {
-		clear(l)
-	}
+	slices.Reverse(s[:n])
+	slices.Reverse(s[n:])
+	slices.Reverse(s)
 }
 
 // scrollDown moves rows top..bottom down by n, discarding the n rows that
@@ -96,12 +116,16 @@ func (t *Terminal) scrollDown(top, bottom, n int) {
 	if n <= 0 {
 		return
 	}
-	slices.Reverse(region[len(region)-n:])
-	slices.Reverse(region[:len(region)-n])
-	slices.Reverse(region)
-	for _, l := range region[:n] {
-		clear(l)
+	rotateLeft(region, len(region)-n)
+	if t.altActive {
+		for _, l := range region[:n] {
+			clear(l)
+		}
+		return
 	}
+	used := t.mainUsed[top : bottom+1]
+	rotateLeft(used, len(used)-n)
+	t.clearMain(region, used, 0, n)
 }
 
 // eraseDisplay is ED (and DECSED, since cells carry no protection).

@@ -50,12 +50,12 @@ func (s *scrollback) text() []byte { return s.data[s.base():] }
 
 // push renders l straight into s.data, so no per-line string is made, and
 // drops the oldest line beyond max. A row that wrapped stays open for the
-// next row to continue.
-func (s *scrollback) push(l line) {
+// next row to continue. used bounds l's text (see line.appendLogical).
+func (s *scrollback) push(l line, used int) {
 	if s.max <= 0 {
 		return
 	}
-	s.data = l.appendLogical(s.data)
+	s.data = l.appendLogical(s.data, used)
 	wrapped := l.wrapped()
 	if wrapped && len(s.data)-s.openStart() < MaxLineBytes {
 		return

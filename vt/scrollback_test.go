@@ -26,7 +26,8 @@ func TestScrollback(t *testing.T) {
 		var model []string
 		for i := range 2000 {
 			text := strings.Repeat(fmt.Sprint(i%10), rng.IntN(40))
-			s.push(asLine(text))
+			l := asLine(text)
+			s.push(l, len(l))
 			model = append(model, text)
 			if len(model) > max {
 				model = model[1:]
@@ -58,7 +59,7 @@ func TestScrollback(t *testing.T) {
 
 func TestScrollbackNone(t *testing.T) {
 	s := scrollback{}
-	s.push(asLine("x"))
+	s.push(asLine("x"), 1)
 	drained := 0
 	s.drain(func([]byte, bool) { drained++ })
 	if s.count() != 0 || len(s.text()) != 0 || drained != 0 {

@@ -27,6 +27,13 @@ type Terminal struct {
 	// runs a full-screen program pays for one grid.
 	main, alt []line
 	altActive bool
+	// mainUsed[y] bounds what was written to main row y: every cell from
+	// it on is a fresh blank (the zero cell), so pushing a row to the
+	// scrollback does not rescan a wide row's blank tail, nor does blanking
+	// the row that enters clear it. Every cell write raises it (touch);
+	// rows that move carry it along; a row blanked whole lowers it to 0.
+	// len(mainUsed) == len(main).
+	mainUsed []int
 	// scrollback holds lines that scrolled off the top of main while the
 	// scroll region was the whole screen.
 	scrollback scrollback
@@ -125,6 +132,7 @@ func (t *Terminal) Reset() {
 // leaves in ground anyway).
 func (t *Terminal) reset() {
 	t.main = newGrid(t.rows, t.cols, t.main)
+	t.mainUsed = make([]int, t.rows) // newGrid's lines are blank
 	t.alt = nil
 	t.altActive = false
 	t.cur = cursor{}
@@ -159,8 +167,8 @@ func newGrid(rows, cols int, old []line) []line {
 // are dropped and lines are joined by "\n".
 func (t *Terminal) Transcript() string {
 	buf := t.scratch[:0]
-	for _, l := range t.main {
-		buf = l.appendLogical(buf)
+	for i, l := range t.main {
+		buf = l.appendLogical(buf, t.mainUsed[i])
 		if !l.wrapped() {
 			buf = append(buf, '\n')
 		}
@@ -263,6 +271,14 @@ func (t *Terminal) Title() string { return t.title }
 // InGround reports whether the parser is between sequences, in the ground
 // state of the state table. Writing CAN (0x18) always returns it there.
 func (t *Terminal) InGround() bool { return t.parser.state == stateGround }
+
+// touch notes that row of the visible screen may hold text before column
+// end: the main row's bound rises to it. Every write of a cell calls it.
+func (t *Terminal) touch(row, end int) {
+	if !t.altActive && t.mainUsed[row] < end {
+		t.mainUsed[row] = min(end, t.cols)
+	}
+}
 
 // grid returns the lines of the visible screen.
 func (t *Terminal) grid() []line {

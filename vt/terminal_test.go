@@ -41,6 +41,23 @@ func checkInvariants(t *Terminal) string {
 			}
 		}
 	}
+	if len(t.mainUsed) != len(t.main) {
+		return fmt.Sprintf("%d row bounds for %d main rows", len(t.mainUsed), len(t.main))
+	}
+	for y, l := range t.main {
+		used := t.mainUsed[y]
+		if used < 0 || used > t.cols {
+			return fmt.Sprintf("main row %d: bound %d outside 0..%d", y, used, t.cols)
+		}
+		for x := used; x < len(l); x++ {
+			if c := l[x]; c != (cell{}) {
+				return fmt.Sprintf("main row %d: cell %d is %+v, not blank, past the row's bound %d", y, x, c, used)
+			}
+		}
+		if got, want := l.appendLogical(nil, used), l.appendLogical(nil, len(l)); !slices.Equal(got, want) {
+			return fmt.Sprintf("main row %d renders %q within its bound %d, %q in full", y, got, used, want)
+		}
+	}
 	if t.cur.row < 0 || t.cur.row >= t.rows || t.cur.col < 0 || t.cur.col >= t.cols {
 		return fmt.Sprintf("cursor %+v outside %dx%d", t.cur, t.rows, t.cols)
 	}

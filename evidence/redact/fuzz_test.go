@@ -7,7 +7,8 @@ import (
 	"testing"
 )
 
-// FuzzRedact checks, for any text: no panic; redacting the output again
+// FuzzRedact checks, for any text: no panic; the answer is the one of the
+// unfiltered search (every matcher run); redacting the output again
 // changes nothing; one placeholder per merged region; and no secret that a
 // rule found in the input is left in the output (unless the same text also
 // occurs in the input outside every redacted region, where it is not a
@@ -82,6 +83,10 @@ func checkRedact(t *testing.T, in string) {
 		again, n2 := red.String(out)
 		if again != out || n2 != 0 {
 			t.Fatalf("not idempotent:\nin    %q\nonce  %q\ntwice %q (%d replacements)", in, out, again, n2)
+		}
+
+		if want, wn := unfiltered(in); out != want || n != wn {
+			t.Fatalf("the prefilter changed the answer on %q:\n got %q (%d)\nwant %q (%d)", in, out, n, want, wn)
 		}
 
 		spans := find(in)

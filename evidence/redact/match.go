@@ -9,8 +9,12 @@ import "strings"
 // lead literal with strings.Index and examines a bounded neighbourhood or a
 // run of bytes that no later candidate examines again (each find documents
 // why).
+//
+// literals lists texts one of which occurs in s wherever find emits
+// anything: the prefilter skips a matcher none of whose literals occurs.
 type matcher interface {
 	find(s string, emit func(start, end int))
+	literals() []string
 }
 
 // Limits on how far a matcher looks around its lead literal.

@@ -51,7 +51,12 @@ func (r *Redactor) String(s string) (string, int) {
 	if r != nil && r.disabled {
 		return s, 0
 	}
-	spans := find(s)
+	return replace(s, find(s))
+}
+
+// replace returns s with each merged region of spans (sorted as find sorts
+// them) replaced by its placeholder, and the number of replacements.
+func replace(s string, spans []span) (string, int) {
 	if len(spans) == 0 {
 		return s, 0
 	}
@@ -82,15 +87,21 @@ type span struct {
 // then by rule order. Spans may overlap; secrets that are already
 // placeholders are left out.
 func find(s string) []span {
+	return findIn(s, filter.present(s))
+}
+
+// findIn is find with only the matchers of the set run (filter's bits).
+func findIn(s string, set uint64) []span {
 	var spans []span
-	for i, rule := range rules {
-		for _, m := range rule.matchers {
-			m.find(s, func(start, end int) {
-				if !isPlaceholder(s[start:end]) {
-					spans = append(spans, span{start: start, end: end, rule: i})
-				}
-			})
+	for k, fm := range filter.matchers {
+		if set&(1<<k) == 0 {
+			continue
 		}
+		fm.m.find(s, func(start, end int) {
+			if !isPlaceholder(s[start:end]) {
+				spans = append(spans, span{start: start, end: end, rule: fm.rule})
+			}
+		})
 	}
 	slices.SortFunc(spans, func(a, b span) int {
 		return cmp.Or(cmp.Compare(a.start, b.start), cmp.Compare(a.rule, b.rule))

@@ -306,8 +306,11 @@ type ledgerStore struct {
 	// worth a file.
 	onDisk bool
 	// saved is what was last written: a ledger that did not change (the
-	// same file read again) is not written again.
-	saved []byte
+	// same file read again) is not written again. savedAt is the ledger's
+	// Changes count when saved matched it: at the same count the ledger is
+	// not even encoded again.
+	saved   []byte
+	savedAt uint64
 }
 
 // UseLedgerDir keeps the session's read ledger in dir (a principal's
@@ -357,15 +360,23 @@ func (s *Session) SaveLedger() {
 		return
 	}
 	st.onDisk = true
+	// Read before encoding: a change racing with the encoding leaves a
+	// count that is older than what was saved, which only costs another
+	// encoding later.
+	at := s.Ledger.Changes()
+	if st.saved != nil && at == st.savedAt {
+		return
+	}
 	b := s.Ledger.Encode()
 	if st.saved != nil && bytes.Equal(b, st.saved) {
+		st.savedAt = at
 		return
 	}
 	if atomicfile.MkdirPrivate(filepath.Dir(st.path)) != nil {
 		return
 	}
 	if atomicfile.WriteFile(st.path, b, 0o600, atomicfile.Durability{}) == nil {
-		st.saved = b
+		st.saved, st.savedAt = b, at
 	}
 }
 

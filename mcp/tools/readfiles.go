@@ -141,6 +141,12 @@ func (t *readTool) handle(ctx context.Context, req *mcp.ToolRequest) (*mcp.CallT
 	sess.UseLedgerDir(wspace.PrincipalStateDir(t.stateDir, sess.Key.Principal))
 	defer sess.SaveLedger()
 	files := make([]fileRead, len(in.FilePaths))
+	if len(files) == 1 {
+		// One file is read here: a goroutine would only add a hand-off
+		// between threads to the call.
+		files[0] = t.readOne(ctx, policy, sess.Ledger, in.FilePaths[0])
+		return t.answer(files), nil
+	}
 	sem := make(chan struct{}, t.opts.Parallelism)
 	var wg sync.WaitGroup
 	for i, spec := range in.FilePaths {
@@ -233,6 +239,12 @@ func (t *readTool) budgetFor(path string) int {
 // result an error result, but every other file is still there.
 func (t *readTool) answer(files []fileRead) *mcp.CallToolResult {
 	var b strings.Builder
+	size := 0
+	for i := range files {
+		// The text, the header lines and the notes around it.
+		size += len(files[i].text) + 2*len(files[i].Canonical) + len(files[i].Continuation) + 160
+	}
+	b.Grow(size)
 	var firstErr *fileRead
 	for i := range files {
 		f := &files[i]
