@@ -79,29 +79,16 @@ func NewRESTHandler(s *Server, opts *HTTPOptions) *RESTHandler {
 // ServeHTTP implements http.Handler.
 func (rh *RESTHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h := rh.h
-	// The same order as /mcp: rebinding checks, then authentication, and
-	// only then anything that depends on the path.
-	if !h.hostAllowed(r.Host) {
-		writeRESTError(w, http.StatusForbidden, RESTForbidden, "host not allowed", 0)
-		return
-	}
-	if origin := r.Header.Get("Origin"); origin != "" && !h.originAllowed(origin) {
-		writeRESTError(w, http.StatusForbidden, RESTForbidden, "origin not allowed", 0)
-		return
-	}
-	caller := Caller{Profile: FullProfile()}
-	if h.opts.Auth != nil {
-		c, err := h.opts.Auth.Authenticate(r)
-		if err != nil {
-			w.Header().Set("WWW-Authenticate", `Bearer realm="winx"`)
-			writeRESTError(w, http.StatusUnauthorized, RESTUnauthorized, "unauthorized", 0)
-			return
+	// The same checks, in the same order, as /mcp.
+	caller, refused := h.admit(w, r)
+	if refused != nil {
+		code := RESTForbidden
+		if refused.status == http.StatusUnauthorized {
+			code = RESTUnauthorized
 		}
-		caller = c
+		writeRESTError(w, refused.status, code, refused.message, 0)
+		return
 	}
-	// A REST call has no MCP session: it is keyed like a stateless /mcp
-	// call, by the principal and X-Winx-Conversation-Id (else thread id).
-	caller.Conversation = conversationID(r)
 	if r.Header.Get("Mcp-Method") != "" {
 		// The admission gate trusts Mcp-Method to spot long-lived MCP
 		// streams, which /mcp checks against the body; nothing here would,

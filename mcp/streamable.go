@@ -97,27 +97,45 @@ func NewHTTPHandler(s *Server, opts *HTTPOptions) *HTTPHandler {
 	return h
 }
 
-// ServeHTTP implements http.Handler.
-func (h *HTTPHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+// refusal is a request admit turned away, before anything looked at its
+// path or body.
+type refusal struct {
+	status  int
+	message string
+}
+
+// admit runs the checks every request passes first, in this order, on /mcp
+// and on the REST tool API alike: DNS-rebinding protection (Host, then
+// Origin), then authentication. It returns the caller, keyed by the
+// request's conversation id, or why the request is refused (a 401 has its
+// WWW-Authenticate header set on w).
+func (h *HTTPHandler) admit(w http.ResponseWriter, r *http.Request) (Caller, *refusal) {
 	if !h.hostAllowed(r.Host) {
-		httpError(w, http.StatusForbidden, "host not allowed")
-		return
+		return Caller{}, &refusal{http.StatusForbidden, "host not allowed"}
 	}
 	if origin := r.Header.Get("Origin"); origin != "" && !h.originAllowed(origin) {
-		httpError(w, http.StatusForbidden, "origin not allowed")
-		return
+		return Caller{}, &refusal{http.StatusForbidden, "origin not allowed"}
 	}
 	caller := Caller{Profile: FullProfile()}
 	if h.opts.Auth != nil {
 		c, err := h.opts.Auth.Authenticate(r)
 		if err != nil {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="winx"`)
-			httpError(w, http.StatusUnauthorized, "unauthorized")
-			return
+			return Caller{}, &refusal{http.StatusUnauthorized, "unauthorized"}
 		}
 		caller = c
 	}
 	caller.Conversation = conversationID(r)
+	return caller, nil
+}
+
+// ServeHTTP implements http.Handler.
+func (h *HTTPHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	caller, refusal := h.admit(w, r)
+	if refusal != nil {
+		httpError(w, refusal.status, refusal.message)
+		return
+	}
 	switch r.Method {
 	case http.MethodPost:
 		h.post(w, r, caller)
