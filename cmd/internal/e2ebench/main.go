@@ -1,7 +1,9 @@
 // Command e2ebench is the end-to-end benchmark: it drives winx and
 // peer MCP servers over stdio through one independent client (mcpprobe, on
 // the official Go SDK) in one run and prints each measure's p50 and its
-// ratio to the peer.
+// ratio to each peer: the Go SDK reference server, the official filesystem
+// server and DesktopCommander, and for session start the whole client
+// process (spawn, Initialize, exit) beside one that only lists tools.
 //
 // It measures only: it never fails on time. `./build.sh bench` builds the
 // client and installs the peers, then runs it:
@@ -22,6 +24,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -35,7 +38,7 @@ const protocol = "2025-11-25"
 
 type config struct {
 	winx, probe, testserver, peers string
-	n, warmup                      int
+	n, warmup, runs                int
 }
 
 // measure is one row of the table.
@@ -46,8 +49,13 @@ type measure struct {
 	tool   string
 	args   string
 	setup  []map[string]any // script steps run before the timed calls
-	// peer names the row this row is compared with ("" for none).
-	peer string
+	// peers name the rows this row is compared with.
+	peers []string
+	// calls, when set, caps the timed calls (and warm-up) of a slow peer.
+	calls int
+	// process: each sample is a whole mcpprobe process (spawn, handshake,
+	// one call or list, exit), timed from outside; runs samples.
+	process bool
 }
 
 func main() {
@@ -58,6 +66,7 @@ func main() {
 	flag.StringVar(&c.peers, "peers", "", "directory the peers were installed into (../shared/peers/setup.sh; optional)")
 	flag.IntVar(&c.n, "n", 200, "timed calls per measure")
 	flag.IntVar(&c.warmup, "warmup", 20, "untimed calls before each measure")
+	flag.IntVar(&c.runs, "runs", 15, "timed client processes per session-start measure")
 	flag.Parse()
 	if err := run(c); err != nil {
 		fmt.Fprintln(os.Stderr, "e2ebench:", err)
@@ -106,51 +115,76 @@ func run(c config) error {
 	daemon := "WINX_RUNTIME=daemon exec " + shellQuote(winx)
 	embedded := "WINX_RUNTIME=embedded exec " + shellQuote(winx)
 	echo := bound(`"action_json":{"type":"command","command":"echo hi"}`)
-	ms := []measure{
-		{name: "BashCommand echo hi (embedded)", server: embedded, tool: "BashCommand", args: echo, setup: initStep},
-		{name: "BashCommand echo hi (daemon)", server: daemon, tool: "BashCommand", args: echo, setup: initStep, peer: "BashCommand echo hi (embedded)"},
-	}
-	fsServer := ""
+	var fsServer, dcServer string
 	if c.peers != "" {
 		fsServer = "exec node " + shellQuote(filepath.Join(c.peers, "node_modules/@modelcontextprotocol/server-filesystem/dist/index.js")) + " " + shellQuote(ws)
-		ms = append(ms, measure{name: "filesystem read_text_file 24 KB", server: fsServer, tool: "read_text_file", args: fmt.Sprintf(`{"path":%q}`, big)})
+		dcServer = "exec node " + shellQuote(filepath.Join(c.peers, "node_modules/@wonderwhy-er/desktop-commander/dist/index.js"))
 	}
-	readPeer := ""
+	// DesktopCommander answers in seconds (it waits on the process it
+	// started, and on its own bookkeeping): a few calls show its p50.
+	const dcCalls = 5
+	var ms []measure
+	ms = append(ms, measure{name: "BashCommand echo hi (embedded)", server: embedded, tool: "BashCommand", args: echo, setup: initStep})
+	echoPeers := []string{"BashCommand echo hi (embedded)"}
+	if dcServer != "" {
+		ms = append(ms, measure{name: "DesktopCommander start_process echo", server: dcServer, tool: "start_process", args: `{"command":"echo hi","timeout_ms":5000}`, calls: dcCalls})
+		echoPeers = append(echoPeers, "DesktopCommander start_process echo")
+	}
+	ms = append(ms, measure{name: "BashCommand echo hi (daemon)", server: daemon, tool: "BashCommand", args: echo, setup: initStep, peers: echoPeers})
+	var readPeers []string
 	if fsServer != "" {
-		readPeer = "filesystem read_text_file 24 KB"
+		ms = append(ms,
+			measure{name: "filesystem read_text_file 24 KB", server: fsServer, tool: "read_text_file", args: fmt.Sprintf(`{"path":%q}`, big)},
+			measure{name: "DesktopCommander read_file 24 KB", server: dcServer, tool: "read_file", args: fmt.Sprintf(`{"path":%q,"length":1000}`, big), calls: dcCalls})
+		readPeers = []string{"filesystem read_text_file 24 KB", "DesktopCommander read_file 24 KB"}
 	}
 	ms = append(ms,
-		measure{name: "ReadFiles 400 lines 24 KB", server: daemon, tool: "ReadFiles", args: bound(fmt.Sprintf(`"file_paths":[%q]`, big)), setup: initStep, peer: readPeer},
+		measure{name: "ReadFiles 400 lines 24 KB", server: daemon, tool: "ReadFiles", args: bound(fmt.Sprintf(`"file_paths":[%q]`, big)), setup: initStep, peers: readPeers},
 		measure{name: "ReadFiles 20 lines", server: daemon, tool: "ReadFiles", args: bound(fmt.Sprintf(`"file_paths":[%q]`, big+":1-20")), setup: initStep},
 	)
-	listPeer := ""
+	var listPeers []string
 	if c.testserver != "" {
 		ts, err := filepath.Abs(c.testserver)
 		if err != nil {
 			return err
 		}
 		ms = append(ms, measure{name: "Go SDK reference tools/list", server: "exec " + shellQuote(ts) + " --stdio", tool: "tools/list"})
-		listPeer = "Go SDK reference tools/list"
+		listPeers = []string{"Go SDK reference tools/list"}
 	}
 	ms = append(ms,
-		measure{name: "tools/list", server: daemon, tool: "tools/list", peer: listPeer},
+		measure{name: "tools/list", server: daemon, tool: "tools/list", peers: listPeers},
 		measure{name: "ping", server: daemon, tool: "ping"},
+		// Session start, whole client process included: a process that
+		// only lists tools, an Initialize of a new workspace each time
+		// (a new guardian and shell), and one that reattaches.
+		measure{name: "client process listing tools", server: daemon, tool: "tools/list", process: true},
+		measure{name: "Initialize new workspace (process)", server: daemon, tool: "Initialize", args: "new", process: true,
+			peers: []string{"client process listing tools"}},
+		measure{name: "Initialize reattach (process)", server: daemon, tool: "Initialize", args: fmt.Sprintf(`{"type":"first_call","any_workspace_path":%q}`, ws), process: true,
+			peers: []string{"client process listing tools"}},
 	)
 
 	p50 := map[string]time.Duration{}
-	fmt.Printf("e2ebench: p50 of %d calls each (warmup %d), protocol %s, load average %s\n", c.n, c.warmup, protocol, loadavg())
+	fmt.Printf("e2ebench: p50 of %d calls each (warmup %d; DesktopCommander %d), %d client processes per session-start row, protocol %s, load average %s\n",
+		c.n, c.warmup, dcCalls, c.runs, protocol, loadavg())
 	fmt.Printf("%-36s %10s  %s\n", "measure", "p50", "ratio to peer")
 	for _, m := range ms {
+		bench := bench
+		if m.process {
+			bench = benchProcess
+		}
 		d, err := bench(c, tmp, m)
 		if err != nil {
 			return fmt.Errorf("%s: %w", m.name, err)
 		}
 		p50[m.name] = d
-		ratio := ""
-		if pd, ok := p50[m.peer]; ok && pd > 0 {
-			ratio = fmt.Sprintf("%.2fx %s", float64(d)/float64(pd), m.peer)
+		var ratios []string
+		for _, peer := range m.peers {
+			if pd, ok := p50[peer]; ok && pd > 0 {
+				ratios = append(ratios, fmt.Sprintf("%.2fx %s", float64(d)/float64(pd), peer))
+			}
 		}
-		fmt.Printf("%-36s %8.3fms  %s\n", m.name, float64(d.Microseconds())/1000, ratio)
+		fmt.Printf("%-36s %8.3fms  %s\n", m.name, float64(d.Microseconds())/1000, strings.Join(ratios, "; "))
 	}
 	return nil
 }
@@ -178,8 +212,12 @@ func isolate(tmp string) error {
 
 // bench runs one measure in its own mcpprobe process and returns its p50.
 func bench(c config, tmp string, m measure) (time.Duration, error) {
+	n, warmup := c.n, c.warmup
+	if m.calls > 0 {
+		n, warmup = min(n, m.calls), min(warmup, 1)
+	}
 	args := []string{"bench", "--stdio", m.server, "--protocol", protocol, "--tool", m.tool,
-		"-n", strconv.Itoa(c.n), "-c", "1", "--warmup", strconv.Itoa(c.warmup)}
+		"-n", strconv.Itoa(n), "-c", "1", "--warmup", strconv.Itoa(warmup)}
 	if m.args != "" {
 		args = append(args, "--args", m.args)
 	}
@@ -217,6 +255,37 @@ func bench(c config, tmp string, m measure) (time.Duration, error) {
 		}
 	}
 	return 0, fmt.Errorf("no p50 in mcpprobe output: %s", out.String())
+}
+
+// benchProcess times c.runs whole client processes of m (mcpprobe list, or
+// one call) and returns their p50. An Initialize whose args are "new"
+// names a new workspace each time, so each starts a new session.
+func benchProcess(c config, tmp string, m measure) (time.Duration, error) {
+	var samples []time.Duration
+	for i := range c.runs + 1 {
+		args := []string{"list", "--stdio", m.server, "--protocol", protocol}
+		if m.tool != "tools/list" {
+			callArgs := m.args
+			if callArgs == "new" {
+				dir := filepath.Join(tmp, "new", strconv.Itoa(i))
+				if err := os.MkdirAll(dir, 0o700); err != nil {
+					return 0, err
+				}
+				callArgs = fmt.Sprintf(`{"type":"first_call","any_workspace_path":%q}`, dir)
+			}
+			args = []string{"call", "--stdio", m.server, "--protocol", protocol, "--tool", m.tool, "--args", callArgs}
+		}
+		start := time.Now()
+		out, err := exec.Command(c.probe, args...).CombinedOutput()
+		if err != nil {
+			return 0, fmt.Errorf("mcpprobe: %w: %s", err, out)
+		}
+		if i > 0 { // the first run warms winxd and the caches
+			samples = append(samples, time.Since(start))
+		}
+	}
+	slices.Sort(samples)
+	return samples[len(samples)/2], nil
 }
 
 // fileOf returns lines lines of text totalling about size bytes.
