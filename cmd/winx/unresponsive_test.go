@@ -4,6 +4,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"winx/guardian/wire/hermetic"
 )
 
 // A stopped guardian answers guardian_unresponsive within the call's wait
@@ -23,7 +25,7 @@ func TestDaemonStoppedGuardianIsUnresponsive(t *testing.T) {
 	if gpid == 0 {
 		t.Fatalf("no guardian of shell %d in winx list", sa.ShellPID)
 	}
-	if err := syscall.Kill(gpid, syscall.SIGSTOP); err != nil {
+	if err := hermetic.Stop(gpid); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { syscall.Kill(gpid, syscall.SIGCONT) })

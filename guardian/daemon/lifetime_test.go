@@ -168,7 +168,9 @@ func TestStoppedGuardianDoesNotBlockEnsure(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	syscall.Kill(a.Guardian.PID, syscall.SIGSTOP)
+	if err := hermetic.Stop(a.Guardian.PID); err != nil {
+		t.Fatal(err)
+	}
 	t.Cleanup(func() { syscall.Kill(a.Guardian.PID, syscall.SIGCONT) })
 	if b, err := ensure("b"); err != nil || !b.Spawned {
 		t.Fatalf("Ensure of another key while a guardian is stopped = %+v, %v", b, err)

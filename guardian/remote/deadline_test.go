@@ -9,13 +9,14 @@ import (
 	"time"
 
 	"winx/guardian"
+	"winx/guardian/wire/hermetic"
 )
 
 // stop SIGSTOPs a guardian until the test ends (continued before the
 // spawn's cleanup stops it).
 func stop(t *testing.T, p *Process) {
 	t.Helper()
-	if err := syscall.Kill(p.PID, syscall.SIGSTOP); err != nil {
+	if err := hermetic.Stop(p.PID); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { syscall.Kill(p.PID, syscall.SIGCONT) })

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 )
 
 // Setup points this process, and every process it starts, at a private
@@ -95,4 +96,45 @@ func Kill(pid int, group bool) {
 		pid = -pid
 	}
 	syscall.Kill(pid, syscall.SIGKILL)
+}
+
+// Stop sends SIGSTOP to the process pid and waits (at most 10 s) until
+// every thread of it has stopped. kill(2) returns before the stop takes
+// effect: on a loaded machine a thread running on another CPU goes on for
+// a while and may still answer requests, which a test that means "this
+// process answers nothing now" must not see. Continue it with SIGCONT.
+func Stop(pid int) error {
+	if pid <= 0 || pid == os.Getpid() {
+		return fmt.Errorf("hermetic: will not stop pid %d", pid)
+	}
+	if err := syscall.Kill(pid, syscall.SIGSTOP); err != nil {
+		return err
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for !allStopped(pid) {
+		if time.Now().After(deadline) {
+			return fmt.Errorf("hermetic: pid %d did not stop within 10 s", pid)
+		}
+		time.Sleep(time.Millisecond)
+	}
+	return nil
+}
+
+// allStopped reports whether every thread of pid is stopped (state T).
+func allStopped(pid int) bool {
+	tasks, err := os.ReadDir(fmt.Sprintf("/proc/%d/task", pid))
+	if err != nil || len(tasks) == 0 {
+		return false
+	}
+	for _, task := range tasks {
+		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/task/%s/stat", pid, task.Name()))
+		if err != nil {
+			return false
+		}
+		i := strings.LastIndexByte(string(b), ')')
+		if i < 0 || i+2 >= len(b) || b[i+2] != 'T' {
+			return false
+		}
+	}
+	return true
 }
