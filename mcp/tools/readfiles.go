@@ -12,7 +12,6 @@ import (
 
 	"winx/auth"
 	"winx/evidence"
-	"winx/evidence/redact"
 	"winx/mcp"
 	"winx/mcp/session"
 	wspace "winx/mcp/workspace"
@@ -59,7 +58,6 @@ type readTool struct {
 	allowPaths []string
 	protected  *auth.Protected
 	opts       ReadOptions
-	redactor   *redact.Redactor
 	stateDir   string // the server's; the session's ledger is kept under its principal's
 }
 
@@ -90,7 +88,7 @@ type readData struct {
 }
 
 func addReadFiles(reg *mcp.Registry, opts Options) {
-	t := &readTool{sessions: opts.Sessions, affinity: opts.Affinity, allowPaths: opts.AllowPaths, protected: opts.Protected, opts: opts.Read.withDefaults(), redactor: opts.redactor(), stateDir: opts.StateDir}
+	t := &readTool{sessions: opts.Sessions, affinity: opts.Affinity, allowPaths: opts.AllowPaths, protected: opts.Protected, opts: opts.Read.withDefaults(), stateDir: opts.StateDir}
 	reg.AddTool(mcp.Tool{
 		Name:         ReadFilesTool,
 		Title:        "Read files",
@@ -190,7 +188,9 @@ func (t *readTool) readOne(ctx context.Context, policy *auth.PathPolicy, ledger 
 	fr.Canonical, fr.Revision, fr.TotalLines = snap.Path, string(snap.Revision), view.TotalLines
 	fr.Shown, fr.Truncated, fr.Binary = view.Shown.String(), view.Truncated, view.Binary
 	fr.Continuation = view.Continuation
-	fr.text, _ = t.redactor.String(view.Text)
+	// Not redacted here: the whole answer leaves through the catalog's
+	// one redaction step (redactingHandler), which would scan it again.
+	fr.text = view.Text
 	return fr
 }
 
