@@ -153,6 +153,10 @@ func (lw *LineWriter) writeParts(parts [][]byte) error {
 // copying it would cost more than the extra write.
 const coalesceLimit = 32 << 10
 
+// gatherPool holds writeGathered's buffers. A buffer holds at most the
+// small parts of a frame: a few coalesceLimit, since a frame has few parts.
+var gatherPool = sync.Pool{New: func() any { return new([]byte) }}
+
 // writeGathered writes head, the parts and tail to w in order. Runs of
 // small pieces go out in one write; a part over coalesceLimit is written
 // on its own without being copied.
@@ -163,8 +167,15 @@ func writeGathered(w io.Writer, head []byte, parts [][]byte, tail []byte) error 
 			small += len(p)
 		}
 	}
-	buf := make([]byte, 0, len(head)+small+len(tail))
-	buf = append(buf, head...)
+	// The buffer is only written, never kept (io.Writer's contract), so it
+	// goes back to the pool after the last write.
+	bp := gatherPool.Get().(*[]byte)
+	defer gatherPool.Put(bp)
+	if need := len(head) + small + len(tail); cap(*bp) < need {
+		*bp = make([]byte, 0, need)
+	}
+	buf := append((*bp)[:0], head...)
+	defer func() { *bp = buf[:0] }()
 	for _, p := range parts {
 		if len(p) <= coalesceLimit {
 			buf = append(buf, p...)
