@@ -113,7 +113,7 @@ func renderLines(s *Snapshot, lines Lines, r Range, tokenBudget int, frame func(
 	size := 0 // bytes of the complete lines that fit
 	last := 0 // last complete line that fits
 	for ln := want.Start; ln <= want.End; ln++ {
-		cost := lineNumberCost(ln) + 1 + len(lines.Text(ln)) + 1
+		cost := lineNumberCost(ln) + 1 + lines.textLen(ln) + 1
 		if size+cost > budget {
 			break
 		}
