@@ -70,6 +70,22 @@ func (l Lines) Text(n int) []byte {
 	return trimEOL(l.Line(n))
 }
 
+// textLen is len(l.Text(n)) without the slicing, for n in 1..Count().
+func (l Lines) textLen(n int) int {
+	start := 0
+	if n > 1 {
+		start = l.ends[n-2]
+	}
+	end := l.ends[n-1]
+	if end > start && l.b[end-1] == '\n' {
+		end--
+		if end > start && l.b[end-1] == '\r' {
+			end--
+		}
+	}
+	return end - start
+}
+
 // RangeSpan returns the byte offsets [start, end) covering the lines of r,
 // which must be concrete and within 1..Count() (as Range.Clamp returns it).
 func (l Lines) RangeSpan(r Range) (start, end int) {

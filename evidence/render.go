@@ -74,16 +74,33 @@ func Render(s *Snapshot, r Range, tokenBudget int) View {
 // RenderLines is Render with the line index already built (it must be
 // IndexLines(s.Bytes)), for callers that also need the index.
 func RenderLines(s *Snapshot, lines Lines, r Range, tokenBudget int) View {
+	v, _ := renderLines(s, lines, r, tokenBudget, nil)
+	return v
+}
+
+// RenderFramed is Render with the rendering placed between a head and a
+// tail that frame derives from the view (its Text still empty), in one
+// string built once: a caller showing the rendering inside its own text
+// gets that text without copying the rendering again. It returns the view,
+// whose Text is the rendering alone (a substring of the framed text), and
+// the framed text.
+func RenderFramed(s *Snapshot, r Range, tokenBudget int, frame func(View) (head, tail string)) (View, string) {
+	return renderLines(s, IndexLines(s.Bytes), r, tokenBudget, frame)
+}
+
+// renderLines renders in two passes: the first finds the last complete line
+// within the budget from the line lengths alone, so the view is known
+// before any byte is written; the second writes the frame's head, the lines
+// and the tail into one buffer of the exact size.
+func renderLines(s *Snapshot, lines Lines, r Range, tokenBudget int, frame func(View) (head, tail string)) (View, string) {
 	v := View{Path: s.Path, Revision: s.Revision, TotalLines: lines.Count()}
 	if IsBinary(s.Bytes) {
 		v.Binary = true
-		v.Text = "[binary file: " + strconv.Itoa(len(s.Bytes)) + " bytes, " + string(s.Revision) + "; not shown]\n"
-		v.Tokens = tokensOf(len(v.Text))
-		return v
+		return framed(v, "[binary file: "+strconv.Itoa(len(s.Bytes))+" bytes, "+string(s.Revision)+"; not shown]\n", frame)
 	}
 	want, ok := r.Clamp(v.TotalLines)
 	if !ok {
-		return v
+		return framed(v, "", frame)
 	}
 	if tokenBudget <= 0 {
 		tokenBudget = DefaultTokenBudget
@@ -93,33 +110,24 @@ func RenderLines(s *Snapshot, lines Lines, r Range, tokenBudget int) View {
 		budget = tokenBudget * BytesPerToken
 	}
 
-	start, end := lines.RangeSpan(want)
-	n := want.End - want.Start + 1
-	// A strings.Builder, so Text is not copied: Grow once for the whole
-	// range (or the budget), then append in place.
-	var out strings.Builder
-	out.Grow(min(budget, end-start+n*(lineNumberWidth+2)) + cutMarkerReserve)
-	var num [24]byte
-	last := 0 // last complete line rendered
+	size := 0 // bytes of the complete lines that fit
+	last := 0 // last complete line that fits
 	for ln := want.Start; ln <= want.End; ln++ {
-		text := lines.Text(ln)
-		cost := lineNumberCost(ln) + 1 + len(text) + 1
-		if out.Len()+cost > budget {
+		cost := lineNumberCost(ln) + 1 + lines.textLen(ln) + 1
+		if size+cost > budget {
 			break
 		}
-		out.Write(appendLineNumber(num[:0], ln))
-		out.WriteByte('\t')
-		out.Write(text)
-		out.WriteByte('\n')
+		size += cost
 		last = ln
 	}
+	var cut []byte
 	if last == want.End {
 		v.Shown = want
 	} else {
 		v.Truncated = true
 		next := last + 1
 		if last == 0 {
-			out.Write(appendCutLine(nil, lines.Text(want.Start), want.Start, budget))
+			cut = appendCutLine(nil, lines.Text(want.Start), want.Start, budget)
 			v.PartialLine = want.Start
 			next = want.Start + 1
 		} else {
@@ -140,9 +148,40 @@ func RenderLines(s *Snapshot, lines Lines, r Range, tokenBudget int) View {
 			}
 		}
 	}
-	v.Text = out.String()
+	var head, tail string
+	if frame != nil {
+		head, tail = frame(v)
+	}
+	// A strings.Builder of the exact size, so the text is never copied.
+	var out strings.Builder
+	out.Grow(len(head) + size + len(cut) + len(tail))
+	out.WriteString(head)
+	var num [24]byte
+	for ln := want.Start; ln <= last; ln++ {
+		out.Write(appendLineNumber(num[:0], ln))
+		out.WriteByte('\t')
+		out.Write(lines.Text(ln))
+		out.WriteByte('\n')
+	}
+	out.Write(cut)
+	out.WriteString(tail)
+	full := out.String()
+	v.Text = full[len(head) : len(full)-len(tail)]
 	v.Tokens = tokensOf(len(v.Text))
-	return v
+	return v, full
+}
+
+// framed finishes a view whose text is known without rendering lines.
+func framed(v View, text string, frame func(View) (head, tail string)) (View, string) {
+	v.Tokens = tokensOf(len(text))
+	if frame == nil {
+		v.Text = text
+		return v, text
+	}
+	head, tail := frame(v)
+	full := head + text + tail
+	v.Text = full[len(head) : len(full)-len(tail)]
+	return v, full
 }
 
 // appendCutLine shows the start of a line too long for the budget, cut at a

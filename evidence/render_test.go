@@ -2,6 +2,7 @@ package evidence
 
 import (
 	"fmt"
+	"reflect"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -153,5 +154,47 @@ func TestRenderLineNumberWidth(t *testing.T) {
 	}
 	if got := string(appendLineNumber(buf, 42)); got != "    42" {
 		t.Errorf("appendLineNumber(42) = %q", got)
+	}
+}
+
+// TestRenderFramedMatchesRender: the framed text is the frame's head, the
+// very text Render gives and the tail; the view is Render's; the frame sees
+// the finished view (Text still empty) — for whole, cut, truncated, binary,
+// empty and out-of-range renderings.
+func TestRenderFramedMatchesRender(t *testing.T) {
+	long := strings.Repeat("a long line of text ", 40)
+	cases := []struct {
+		name   string
+		s      *Snapshot
+		r      Range
+		budget int
+	}{
+		{"whole", snap("one\ntwo\r\nthree"), All, 100},
+		{"truncated", snap(strings.Repeat("line\n", 50)), Range{Start: 3, End: 40}, 20},
+		{"to the end", snap(strings.Repeat("line\n", 50)), Range{Start: 3}, 20},
+		{"cut", snap(long + "\nshort\n"), All, 10},
+		{"binary", snap("bin\x00ary"), All, 100},
+		{"empty", snap(""), All, 100},
+		{"past the end", snap("a\nb\n"), Range{Start: 9}, 100},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			want := Render(c.s, c.r, c.budget)
+			var seen View
+			got, full := RenderFramed(c.s, c.r, c.budget, func(v View) (string, string) {
+				seen = v
+				return "HEAD " + v.Shown.String() + "\n", "TAIL " + v.Continuation + "\n"
+			})
+			if !reflect.DeepEqual(got, want) {
+				t.Fatalf("view\n got %+v\nwant %+v", got, want)
+			}
+			if head, tail := "HEAD "+want.Shown.String()+"\n", "TAIL "+want.Continuation+"\n"; full != head+want.Text+tail {
+				t.Fatalf("framed text %q, want %q", full, head+want.Text+tail)
+			}
+			want.Text, want.Tokens = "", seen.Tokens
+			if !reflect.DeepEqual(seen, want) {
+				t.Fatalf("frame saw %+v, want %+v", seen, want)
+			}
+		})
 	}
 }

@@ -288,6 +288,13 @@ func (c *Conn) Notify(method string, params any) error {
 func (c *Conn) Write(m Message) error { return c.writeMessage(m) }
 
 func (c *Conn) writeMessage(m Message) error {
+	if pw, ok := c.w.(partsWriter); ok {
+		parts, err := EncodeMessageParts(m)
+		if err != nil {
+			return err
+		}
+		return pw.writeParts(parts)
+	}
 	b, err := EncodeMessage(m)
 	if err != nil {
 		return err

@@ -130,17 +130,72 @@ type LineWriter struct {
 // NewLineWriter returns a LineWriter on w.
 func NewLineWriter(w io.Writer) *LineWriter { return &LineWriter{w: w} }
 
-// WriteFrame writes frame and a newline in one call.
+// WriteFrame writes frame and a newline.
 func (lw *LineWriter) WriteFrame(frame []byte) error {
-	if bytes.IndexByte(frame, '\n') >= 0 {
-		return errors.New("jsonrpc: frame contains a newline")
+	return lw.writeParts([][]byte{frame})
+}
+
+// writeParts writes the parts of one frame, in order, and a newline; the
+// lock keeps a frame's parts together.
+func (lw *LineWriter) writeParts(parts [][]byte) error {
+	for _, p := range parts {
+		if bytes.IndexByte(p, '\n') >= 0 {
+			return errors.New("jsonrpc: frame contains a newline")
+		}
 	}
-	buf := make([]byte, 0, len(frame)+1)
-	buf = append(buf, frame...)
-	buf = append(buf, '\n')
 	lw.mu.Lock()
 	defer lw.mu.Unlock()
-	_, err := lw.w.Write(buf)
+	return writeGathered(lw.w, nil, parts, []byte("\n"))
+}
+
+// coalesceLimit is the size up to which a frame's parts are copied into one
+// buffer and written in one call; a larger part is written as it is, since
+// copying it would cost more than the extra write.
+const coalesceLimit = 32 << 10
+
+// gatherPool holds writeGathered's buffers. A buffer holds at most the
+// small parts of a frame: a few coalesceLimit, since a frame has few parts.
+var gatherPool = sync.Pool{New: func() any { return new([]byte) }}
+
+// writeGathered writes head, the parts and tail to w in order. Runs of
+// small pieces go out in one write; a part over coalesceLimit is written
+// on its own without being copied.
+func writeGathered(w io.Writer, head []byte, parts [][]byte, tail []byte) error {
+	small := 0
+	for _, p := range parts {
+		if len(p) <= coalesceLimit {
+			small += len(p)
+		}
+	}
+	// The buffer is only written, never kept (io.Writer's contract), so it
+	// goes back to the pool after the last write.
+	bp := gatherPool.Get().(*[]byte)
+	defer gatherPool.Put(bp)
+	if need := len(head) + small + len(tail); cap(*bp) < need {
+		*bp = make([]byte, 0, need)
+	}
+	buf := append((*bp)[:0], head...)
+	defer func() { *bp = buf[:0] }()
+	for _, p := range parts {
+		if len(p) <= coalesceLimit {
+			buf = append(buf, p...)
+			continue
+		}
+		if len(buf) > 0 {
+			if _, err := w.Write(buf); err != nil {
+				return err
+			}
+			buf = buf[:0]
+		}
+		if _, err := w.Write(p); err != nil {
+			return err
+		}
+	}
+	buf = append(buf, tail...)
+	if len(buf) == 0 {
+		return nil
+	}
+	_, err := w.Write(buf)
 	return err
 }
 
@@ -207,16 +262,30 @@ func NewLengthWriter(w io.Writer, max int) *LengthWriter {
 	return &LengthWriter{w: w, max: max}
 }
 
-// WriteFrame writes the prefix and payload in one call.
+// WriteFrame writes the prefix and payload.
 func (lw *LengthWriter) WriteFrame(frame []byte) error {
-	if len(frame) > lw.max {
+	return lw.writeParts([][]byte{frame})
+}
+
+// writeParts writes the length prefix and the parts of one frame, in
+// order; the lock keeps a frame's parts together.
+func (lw *LengthWriter) writeParts(parts [][]byte) error {
+	n := 0
+	for _, p := range parts {
+		n += len(p)
+	}
+	if n > lw.max {
 		return &FrameTooLargeError{Limit: lw.max}
 	}
-	buf := make([]byte, 4+len(frame))
-	binary.BigEndian.PutUint32(buf, uint32(len(frame)))
-	copy(buf[4:], frame)
+	var prefix [4]byte
+	binary.BigEndian.PutUint32(prefix[:], uint32(n))
 	lw.mu.Lock()
 	defer lw.mu.Unlock()
-	_, err := lw.w.Write(buf)
-	return err
+	return writeGathered(lw.w, prefix[:], parts, nil)
+}
+
+// partsWriter is a framer that writes a frame given in parts (see
+// EncodeMessageParts) without joining them first.
+type partsWriter interface {
+	writeParts(parts [][]byte) error
 }

@@ -253,6 +253,35 @@ func EncodeMessage(m Message) ([]byte, error) {
 	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
 }
 
+// EncodeMessageParts is EncodeMessage in parts: written one after the other
+// they are exactly EncodeMessage's bytes. A success response's result is one
+// of the parts as it is, so a large answer is written without being copied
+// into a second buffer; every other message is a single part.
+func EncodeMessageParts(m Message) ([][]byte, error) {
+	if r, ok := m.(*Response); ok && r.Error == nil {
+		if r.Result != nil && !r.Encoded && !json.Valid(r.Result) {
+			return nil, errors.New("jsonrpc: response result is not valid JSON")
+		}
+		result := r.Result
+		if result == nil {
+			result = json.RawMessage("{}")
+		}
+		return [][]byte{appendResultHead(nil, r.ID), result, []byte("}")}, nil
+	}
+	b, err := EncodeMessage(m)
+	if err != nil {
+		return nil, err
+	}
+	return [][]byte{b}, nil
+}
+
+// appendResultHead appends a success response's members before its result.
+func appendResultHead(b []byte, id ID) []byte {
+	b = append(b, `{"jsonrpc":"2.0","id":`...)
+	b = append(b, id.String()...)
+	return append(b, `,"result":`...)
+}
+
 // encodeResult writes a success response around its result without passing
 // the result through encoding/json again: results are large (file contents,
 // command output) and re-compacting them costs more than checking them.
@@ -264,9 +293,7 @@ func encodeResult(id ID, result json.RawMessage) []byte {
 	}
 	idText := id.String()
 	b := make([]byte, 0, len(`{"jsonrpc":"2.0","id":,"result":}`)+len(idText)+len(result))
-	b = append(b, `{"jsonrpc":"2.0","id":`...)
-	b = append(b, idText...)
-	b = append(b, `,"result":`...)
+	b = appendResultHead(b, id)
 	b = append(b, result...)
 	return append(b, '}')
 }

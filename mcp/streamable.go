@@ -200,15 +200,20 @@ func (h *HTTPHandler) originAllowed(origin string) bool {
 }
 
 // writeJSONRPC answers with one JSON message.
+// A large result is written as it is, not copied into a message buffer.
 func writeJSONRPC(w http.ResponseWriter, status int, m jsonrpc.Message) {
-	b, err := jsonrpc.EncodeMessage(m)
+	parts, err := jsonrpc.EncodeMessageParts(m)
 	if err != nil {
 		httpError(w, http.StatusInternalServerError, "internal error")
 		return
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
-	w.Write(b)
+	for _, p := range parts {
+		if _, err := w.Write(p); err != nil {
+			return
+		}
+	}
 }
 
 func writeError(w http.ResponseWriter, status int, id jsonrpc.ID, e *jsonrpc.Error) {

@@ -12,7 +12,6 @@ import (
 
 	"winx/auth"
 	"winx/evidence"
-	"winx/evidence/redact"
 	"winx/mcp"
 	"winx/mcp/session"
 	wspace "winx/mcp/workspace"
@@ -59,7 +58,6 @@ type readTool struct {
 	allowPaths []string
 	protected  *auth.Protected
 	opts       ReadOptions
-	redactor   *redact.Redactor
 	stateDir   string // the server's; the session's ledger is kept under its principal's
 }
 
@@ -90,7 +88,7 @@ type readData struct {
 }
 
 func addReadFiles(reg *mcp.Registry, opts Options) {
-	t := &readTool{sessions: opts.Sessions, affinity: opts.Affinity, allowPaths: opts.AllowPaths, protected: opts.Protected, opts: opts.Read.withDefaults(), redactor: opts.redactor(), stateDir: opts.StateDir}
+	t := &readTool{sessions: opts.Sessions, affinity: opts.Affinity, allowPaths: opts.AllowPaths, protected: opts.Protected, opts: opts.Read.withDefaults(), stateDir: opts.StateDir}
 	reg.AddTool(mcp.Tool{
 		Name:         ReadFilesTool,
 		Title:        "Read files",
@@ -183,15 +181,43 @@ func (t *readTool) readOne(ctx context.Context, policy *auth.PathPolicy, ledger 
 	if rng.IsZero() {
 		rng = evidence.All
 	}
-	view := evidence.Render(snap, rng, t.budgetFor(canonical))
+	// The file's part of the answer (head, lines, truncation note) is
+	// built in one string with the rendering.
+	view, text := evidence.RenderFramed(snap, rng, t.budgetFor(canonical), func(v evidence.View) (string, string) {
+		fr.Canonical, fr.Revision, fr.TotalLines = snap.Path, string(snap.Revision), v.TotalLines
+		fr.Shown, fr.Truncated, fr.Binary = v.Shown.String(), v.Truncated, v.Binary
+		fr.Continuation = v.Continuation
+		return fr.head(), fr.tail()
+	})
 	if !view.Shown.IsZero() || view.TotalLines == 0 {
 		ledger.Record(snap.Path, snap.Revision, view.Shown)
 	}
-	fr.Canonical, fr.Revision, fr.TotalLines = snap.Path, string(snap.Revision), view.TotalLines
-	fr.Shown, fr.Truncated, fr.Binary = view.Shown.String(), view.Truncated, view.Binary
-	fr.Continuation = view.Continuation
-	fr.text, _ = t.redactor.String(view.Text)
+	// Not redacted here: the whole answer leaves through the catalog's
+	// one redaction step (redactingHandler), which would scan it again.
+	fr.text = text
 	return fr
+}
+
+// head is the lines before a read file's text in the answer.
+func (fr *fileRead) head() string {
+	var h string
+	switch {
+	case fr.Binary:
+		h = fmt.Sprintf("revision %s; binary file, no lines shown\n", fr.Revision)
+	case fr.Shown == "":
+		h = fmt.Sprintf("revision %s; %d lines; no complete line shown\n", fr.Revision, fr.TotalLines)
+	default:
+		h = fmt.Sprintf("revision %s; lines %s of %d\n", fr.Revision, fr.Shown, fr.TotalLines)
+	}
+	return "### " + fr.Canonical + "\n" + h
+}
+
+// tail is the line after a read file's text in the answer.
+func (fr *fileRead) tail() string {
+	if fr.Truncated {
+		return fmt.Sprintf("[truncated: read %s next]\n", fr.Continuation)
+	}
+	return ""
 }
 
 func (fr fileRead) fail(code, msg string) fileRead {
@@ -238,39 +264,33 @@ func (t *readTool) budgetFor(path string) int {
 // answer joins the files in request order. Any failed file makes the
 // result an error result, but every other file is still there.
 func (t *readTool) answer(files []fileRead) *mcp.CallToolResult {
-	var b strings.Builder
-	size := 0
-	for i := range files {
-		// The text, the header lines and the notes around it.
-		size += len(files[i].text) + 2*len(files[i].Canonical) + len(files[i].Continuation) + 160
-	}
-	b.Grow(size)
 	var firstErr *fileRead
 	for i := range files {
-		f := &files[i]
-		if i > 0 {
-			b.WriteString("\n")
-		}
-		if f.Error != "" {
-			fmt.Fprintf(&b, "### %s\nerror (%s): %s\n", f.Path, f.ErrorCode, f.Error)
+		if f := &files[i]; f.Error != "" {
+			// A failed file's part is its error.
+			f.text = fmt.Sprintf("### %s\nerror (%s): %s\n", f.Path, f.ErrorCode, f.Error)
 			if firstErr == nil {
 				firstErr = f
 			}
-			continue
 		}
-		fmt.Fprintf(&b, "### %s\n", f.Canonical)
-		switch {
-		case f.Binary:
-			fmt.Fprintf(&b, "revision %s; binary file, no lines shown\n", f.Revision)
-		case f.Shown == "":
-			fmt.Fprintf(&b, "revision %s; %d lines; no complete line shown\n", f.Revision, f.TotalLines)
-		default:
-			fmt.Fprintf(&b, "revision %s; lines %s of %d\n", f.Revision, f.Shown, f.TotalLines)
+	}
+	// Each file's part is built whole (readOne); one file's is the text as
+	// it is, several are joined by blank lines.
+	text := files[0].text
+	if len(files) > 1 {
+		var b strings.Builder
+		size := 0
+		for i := range files {
+			size += len(files[i].text) + 1
 		}
-		b.WriteString(f.text)
-		if f.Truncated {
-			fmt.Fprintf(&b, "[truncated: read %s next]\n", f.Continuation)
+		b.Grow(size)
+		for i := range files {
+			if i > 0 {
+				b.WriteString("\n")
+			}
+			b.WriteString(files[i].text)
 		}
+		text = b.String()
 	}
 	env := mcp.Envelope{Status: mcp.StatusCompleted, Tool: ReadFilesTool, Data: readData{Files: files},
 		Message: fmt.Sprintf("Read %d file(s).", len(files))}
@@ -278,7 +298,7 @@ func (t *readTool) answer(files []fileRead) *mcp.CallToolResult {
 		env.Status, env.ErrorCode, env.Retryable = statusForCode(firstErr.ErrorCode), firstErr.ErrorCode, true
 		env.Message = fmt.Sprintf("%s: %s; the other files were read.", firstErr.Path, firstErr.Error)
 	}
-	return env.Result(strings.TrimRight(b.String(), "\n"))
+	return env.Result(strings.TrimRight(text, "\n"))
 }
 
 // statusForCode is the envelope status of a per-file error code.
