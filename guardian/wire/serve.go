@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"sync"
@@ -271,7 +272,7 @@ const frameReadBuffer = 4 << 10
 
 // newFrameReader reads length-prefixed frames from c through a buffer of
 // frameReadBuffer bytes. Deadlines set on c apply to its reads as before.
-func newFrameReader(c net.Conn) *jsonrpc.LengthReader {
+func newFrameReader(c io.Reader) *jsonrpc.LengthReader {
 	return jsonrpc.NewLengthReader(bufio.NewReaderSize(c, frameReadBuffer), jsonrpc.MaxFrameSize)
 }
 
