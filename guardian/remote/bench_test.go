@@ -37,6 +37,7 @@ func BenchmarkEchoRoundTrip(b *testing.B) {
 		b.Fatal(err)
 	}
 	samples := make([]time.Duration, 0, b.N)
+	cpu0, self0 := taskCPU(b, p.PID), selfCPU()
 	for b.Loop() {
 		start := time.Now()
 		o, err := r.Run(ctx, "echo hi", 10*time.Second)
@@ -45,7 +46,47 @@ func BenchmarkEchoRoundTrip(b *testing.B) {
 			b.Fatalf("Run = %+v, %v", o, err)
 		}
 	}
+	n := float64(len(samples))
 	reportQuantiles(b, samples)
+	// CPU time moves far less than latency with the machine's load: what
+	// the hop costs each side per call, the shell's own share included.
+	b.ReportMetric(float64(taskCPU(b, p.PID)-cpu0)/float64(time.Microsecond)/n, "guardian-cpu-µs/op")
+	b.ReportMetric(float64(selfCPU()-self0)/float64(time.Microsecond)/n, "client-cpu-µs/op")
+}
+
+// taskCPU is the CPU time all threads of process pid ran so far, from
+// /proc/<pid>/task/*/schedstat (nanoseconds, unlike the ticks of stat).
+func taskCPU(b *testing.B, pid int) time.Duration {
+	dir := "/proc/" + strconv.Itoa(pid) + "/task"
+	tasks, err := os.ReadDir(dir)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var sum time.Duration
+	for _, t := range tasks {
+		raw, err := os.ReadFile(dir + "/" + t.Name() + "/schedstat")
+		if err != nil {
+			continue // the thread ended
+		}
+		f := strings.Fields(string(raw))
+		if len(f) == 0 {
+			continue
+		}
+		ns, err := strconv.ParseInt(f[0], 10, 64)
+		if err == nil {
+			sum += time.Duration(ns)
+		}
+	}
+	return sum
+}
+
+// selfCPU is this process's user and system time so far.
+func selfCPU() time.Duration {
+	var ru syscall.Rusage
+	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // BenchmarkEchoEmbedded is the same command on the in-process session, for
@@ -58,6 +99,7 @@ func BenchmarkEchoEmbedded(b *testing.B) {
 	}
 	defer s.Close()
 	samples := make([]time.Duration, 0, b.N)
+	self0 := selfCPU()
 	for b.Loop() {
 		start := time.Now()
 		o, err := s.Run(ctx, "echo hi", 10*time.Second)
@@ -67,6 +109,7 @@ func BenchmarkEchoEmbedded(b *testing.B) {
 		}
 	}
 	reportQuantiles(b, samples)
+	b.ReportMetric(float64(selfCPU()-self0)/float64(time.Microsecond)/float64(len(samples)), "client-cpu-µs/op")
 }
 
 // BenchmarkGuardianSpawnToPrompt: exec of winx-guardian until it serves

@@ -254,7 +254,7 @@ func RunGuardian(ctx context.Context, cfg Config, build wire.Build, logger *slog
 		f.Close()
 	}
 	logger.Info("guardian serving", "socket", socket, "shell_pid", sess.PID(ctx))
-	return wire.Serve(sctx, ln, wire.NewHello(wire.RoleGuardian, build, Capabilities()), srv, &wire.ServeOptions{Logger: logger, Secret: cfg.Secret})
+	return wire.Serve(sctx, ln, wire.NewHello(wire.RoleGuardian, build, Capabilities()), srv, &wire.ServeOptions{Logger: logger, Secret: cfg.Secret, EncodedResults: true})
 }
 
 // guardianSecret is the wire secret of a guardian: read from SecretFD

@@ -243,7 +243,23 @@ func TestDaemonShellsStartFailure(t *testing.T) {
 // percentile.
 func BenchmarkBashEchoViaDaemon(b *testing.B) {
 	rt := newDaemonRuntime(b)
-	sessions := rt.sessions(b)
+	benchBashEcho(b, rt.sessions(b))
+}
+
+// BenchmarkBashEchoEmbedded is BenchmarkBashEchoViaDaemon with the shell in
+// this process: the daemon hop's cost is the difference of the two, run in
+// one `go test -bench` invocation.
+func BenchmarkBashEchoEmbedded(b *testing.B) {
+	home := b.TempDir()
+	env := []string{"HOME=" + home, "PATH=" + os.Getenv("PATH"), "LANG=C.UTF-8"}
+	s := session.NewSessions(runtime.Embedded(runtime.Options{BaseEnv: env}), nil)
+	b.Cleanup(func() { s.Close() })
+	benchBashEcho(b, s)
+}
+
+// benchBashEcho runs `echo hi` through the MCP tool layer on sessions and
+// reports the median and the 99th percentile.
+func benchBashEcho(b *testing.B, sessions *session.Sessions) {
 	reg := tools.NewRegistry(tools.Options{Build: "test", Transport: "http", Sessions: sessions, ScratchRoot: b.TempDir(), StateDir: b.TempDir()})
 	srv := mcp.NewServer(mcp.Implementation{Name: "winx", Version: "test"}, reg, nil)
 	client := &mcptest.Client{Handler: mcp.NewHTTPHandler(srv, &mcp.HTTPOptions{Auth: principalAuth("p")})}

@@ -46,7 +46,7 @@ func Dial(ctx context.Context, path string, local Hello) (*Client, error) {
 	}
 	c := &Client{nc: uc, done: make(chan struct{})}
 	c.conn = jsonrpc.NewConn(
-		jsonrpc.NewLengthReader(uc, jsonrpc.MaxFrameSize),
+		newFrameReader(uc),
 		jsonrpc.NewLengthWriter(uc, jsonrpc.MaxFrameSize),
 		jsonrpc.HandlerFunc(func(context.Context, *jsonrpc.Request) (json.RawMessage, error) {
 			return nil, jsonrpc.NewError(jsonrpc.CodeMethodNotFound, "wire: clients serve no methods")

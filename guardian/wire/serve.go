@@ -1,10 +1,12 @@
 package wire
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"sync"
@@ -43,6 +45,10 @@ type ServeOptions struct {
 	// Secret is the wire secret every hello must carry (compared in
 	// constant time). It is required: Serve refuses to start without one.
 	Secret string
+	// EncodedResults says the handler's results come from a JSON encoder
+	// (valid by construction), so they are written without being scanned
+	// again: a large command output is then checked once, when encoded.
+	EncodedResults bool
 }
 
 type peerKey struct{}
@@ -141,12 +147,13 @@ func serveConn(ctx context.Context, c *net.UnixConn, local Hello, h jsonrpc.Hand
 	defer stop()
 
 	conn := jsonrpc.NewConn(
-		jsonrpc.NewLengthReader(c, jsonrpc.MaxFrameSize),
+		newFrameReader(c),
 		jsonrpc.NewLengthWriter(deadlineWriter{c}, jsonrpc.MaxFrameSize),
 		st.handler(local, h),
 		&jsonrpc.ConnOptions{
-			DrainTimeout:  goneDrain,
-			OnDecodeError: func(err error) { o.Logger.Debug("undecodable frame", "err", err) },
+			DrainTimeout:   goneDrain,
+			EncodedResults: o.EncodedResults,
+			OnDecodeError:  func(err error) { o.Logger.Debug("undecodable frame", "err", err) },
 		})
 	if err := conn.Run(ctx); err != nil && ctx.Err() == nil && !st.stopped() {
 		var tooLarge *jsonrpc.FrameTooLargeError
@@ -255,6 +262,18 @@ func (st *connState) hello(local Hello, params json.RawMessage) (json.RawMessage
 		return nil, fmt.Errorf("wire: encode hello: %w", err)
 	}
 	return b, nil
+}
+
+// frameReadBuffer is the read buffer of a connection: a frame's length
+// prefix and a small frame's payload (every request, most answers) come in
+// with one read instead of two; a larger payload is read into its own
+// buffer directly.
+const frameReadBuffer = 4 << 10
+
+// newFrameReader reads length-prefixed frames from c through a buffer of
+// frameReadBuffer bytes. Deadlines set on c apply to its reads as before.
+func newFrameReader(c io.Reader) *jsonrpc.LengthReader {
+	return jsonrpc.NewLengthReader(bufio.NewReaderSize(c, frameReadBuffer), jsonrpc.MaxFrameSize)
 }
 
 // deadlineWriter bounds each write, so a peer that stops reading cannot
