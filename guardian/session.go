@@ -596,14 +596,13 @@ const maxJournals = 64
 // commands are deleted, oldest first, until the new one fits the session's
 // budget.
 func (s *Session) outputConfigLocked(name string) outputConfig {
+	// Each journal counts what it wrote to its file (buffered or not), so
+	// the total needs no stat of every kept file per command.
 	total := int64(0)
 	sizes := make([]int64, len(s.journals))
 	for i, c := range s.journals {
-		if c.out.path == "" {
-			continue
-		}
-		if fi, err := os.Stat(c.out.path); err == nil {
-			sizes[i] = fi.Size()
+		if c.out.path != "" {
+			sizes[i] = c.out.fileBytes
 			total += sizes[i]
 		}
 	}
