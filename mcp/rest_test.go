@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"winx/mcp"
+	"winx/mcp/mcptest"
 )
 
 // The REST tool API on a real listener at 127.0.0.1, beside /mcp, with two
@@ -73,37 +74,7 @@ func newRESTFixture(t testing.TB, maxBody int64) *restFixture {
 // do sends one request; hdr may set Host.
 func (f *restFixture) do(t *testing.T, method, path, token, body string, hdr map[string]string) (*http.Response, []byte) {
 	t.Helper()
-	var rd io.Reader
-	if body != "" {
-		rd = strings.NewReader(body)
-	}
-	req, err := http.NewRequest(method, f.base+path, rd)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if token != "" {
-		req.Header.Set("Authorization", "Bearer "+token)
-	}
-	if body != "" {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	for k, v := range hdr {
-		if k == "Host" {
-			req.Host = v
-			continue
-		}
-		req.Header.Set(k, v)
-	}
-	resp, err := f.client.Do(req)
-	if err != nil {
-		t.Fatalf("%s %s: %v", method, path, err)
-	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return resp, b
+	return mcptest.RawRequest(t, f.client, method, f.base+path, token, body, hdr)
 }
 
 func restErrorCode(t *testing.T, b []byte) string {

@@ -10,7 +10,6 @@ import (
 	"encoding/json"
 	"image"
 	"image/png"
-	"io"
 	"net/http"
 	"os"
 	"os/exec"
@@ -20,43 +19,14 @@ import (
 	"testing"
 
 	"winx/mcp"
+	"winx/mcp/mcptest"
 )
 
 // restDo sends one request to s; hdr may set Host. It returns the status,
 // headers and body.
 func restDo(t *testing.T, s *runningServe, method, path, token, body string, hdr map[string]string) (*http.Response, []byte) {
 	t.Helper()
-	var rd io.Reader
-	if body != "" {
-		rd = strings.NewReader(body)
-	}
-	req, err := http.NewRequest(method, s.base+path, rd)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if token != "" {
-		req.Header.Set("Authorization", "Bearer "+token)
-	}
-	if body != "" {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	for k, v := range hdr {
-		if k == "Host" {
-			req.Host = v
-			continue
-		}
-		req.Header.Set(k, v)
-	}
-	resp, err := s.client.Do(req)
-	if err != nil {
-		t.Fatalf("%s %s: %v", method, path, err)
-	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return resp, b
+	return mcptest.RawRequest(t, s.client, method, s.base+path, token, body, hdr)
 }
 
 // restCall posts {"name": tool, "arguments": args} and returns the status

@@ -1,0 +1,47 @@
+package mcptest
+
+import (
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+)
+
+// RawRequest sends one plain HTTP request to url, as curl would: a bearer
+// token when token is set, a JSON content type when body is set, and the
+// headers of hdr ("Host" sets the request's Host). It returns the response
+// and its whole body; a transport error fails t.
+func RawRequest(t testing.TB, c *http.Client, method, url, token, body string, hdr map[string]string) (*http.Response, []byte) {
+	t.Helper()
+	var rd io.Reader
+	if body != "" {
+		rd = strings.NewReader(body)
+	}
+	req, err := http.NewRequest(method, url, rd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	if body != "" {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	for k, v := range hdr {
+		if k == "Host" {
+			req.Host = v
+			continue
+		}
+		req.Header.Set(k, v)
+	}
+	resp, err := c.Do(req)
+	if err != nil {
+		t.Fatalf("%s %s: %v", method, url, err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp, b
+}
