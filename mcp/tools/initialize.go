@@ -61,11 +61,11 @@ var initializeSchema = json.RawMessage(`{
       "type": "string",
       "enum": ["wcgw", "architect", "code_writer"],
       "default": "wcgw",
-      "description": "wcgw: full access; architect: read-only; code_writer: per code_writer_config. Omitted: kept on reattach"
+      "description": "wcgw: full access; architect: read-only; code_writer: per code_writer_config; omitted: kept"
     },
     "thread_id": {
       "type": "string",
-      "description": "An earlier thread_id, to return to it"
+      "description": "An earlier thread_id"
     },
     "code_writer_config": {
       "type": "object",
@@ -196,9 +196,14 @@ func addInitialize(reg *mcp.Registry, opts Options) {
 		Description:  initializeDescription,
 		InputSchema:  initializeSchema,
 		OutputSchema: mcp.EnvelopeOutputSchema,
+		// Not read-only: Initialize makes managed worktrees (a branch and a
+		// checkout), and worktree_action remove with force discards a
+		// worktree's uncommitted files. A client that approves read-only
+		// tools without asking must ask for this one.
 		Annotations: &mcp.ToolAnnotations{
-			ReadOnlyHint:  mcp.Bool(true),
-			OpenWorldHint: mcp.Bool(false),
+			ReadOnlyHint:    mcp.Bool(false),
+			DestructiveHint: mcp.Bool(true),
+			OpenWorldHint:   mcp.Bool(false),
 		},
 	}, t.handle)
 }

@@ -134,8 +134,10 @@ func TestInitializeListed(t *testing.T) {
 		}
 	}
 	tool := tools[0]
-	if a := tool.Annotations; a == nil || a.ReadOnlyHint == nil || !*a.ReadOnlyHint {
-		t.Errorf("annotations %+v, want readOnlyHint", tool.Annotations)
+	// A worktree removal with force discards files: Initialize must not
+	// claim to be read-only, or clients approve it without asking.
+	if a := tool.Annotations; a == nil || a.ReadOnlyHint == nil || *a.ReadOnlyHint || a.DestructiveHint == nil || !*a.DestructiveHint {
+		t.Errorf("annotations %+v, want readOnlyHint false and destructiveHint true", tool.Annotations)
 	}
 	if !bytes.Equal(compact(t, tool.OutputSchema), compact(t, mcp.EnvelopeOutputSchema)) {
 		t.Errorf("outputSchema is not the envelope schema")
