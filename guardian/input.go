@@ -1,11 +1,12 @@
 package guardian
 
 import (
-	"bytes"
 	"os"
 	"strconv"
 	"strings"
 	"time"
+
+	"winx/pty"
 
 	"syscall"
 )
@@ -76,25 +77,11 @@ func readingTerminal(ttyPid, pgrp int, leaderOnly bool) bool {
 
 // processGroup is pid's process group, or -1.
 func processGroup(pid int) int {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
+	st, ok := pty.ReadProcStat(pid)
+	if !ok {
 		return -1
 	}
-	// The command name may hold spaces and parentheses: fields start after
-	// the last ')'. They are state, ppid, pgrp.
-	i := bytes.LastIndexByte(b, ')')
-	if i < 0 {
-		return -1
-	}
-	f := strings.Fields(string(b[i+1:]))
-	if len(f) < 3 {
-		return -1
-	}
-	g, err := strconv.Atoi(f[2])
-	if err != nil {
-		return -1
-	}
-	return g
+	return st.PGRP
 }
 
 // blockedReading reports whether pid sleeps in read(2) on a descriptor

@@ -1,7 +1,6 @@
 package pty
 
 import (
-	"bytes"
 	"context"
 	"os"
 	"os/signal"
@@ -150,24 +149,11 @@ func procTable() map[int]procStat {
 		if err != nil {
 			continue
 		}
-		b, err := os.ReadFile("/proc/" + e.Name() + "/stat")
-		if err != nil {
+		st, ok := ReadProcStat(pid)
+		if !ok {
 			continue
 		}
-		// Fields after the command name's last ')': state ppid ...
-		i := bytes.LastIndexByte(b, ')')
-		if i < 0 {
-			continue
-		}
-		f := bytes.Fields(b[i+1:])
-		if len(f) < 2 || len(f[0]) != 1 {
-			continue
-		}
-		ppid, err := strconv.Atoi(string(f[1]))
-		if err != nil {
-			continue
-		}
-		out[pid] = procStat{ppid: ppid, state: f[0][0]}
+		out[pid] = procStat{ppid: st.PPID, state: st.State}
 	}
 	return out
 }

@@ -1,7 +1,6 @@
 package pty
 
 import (
-	"bytes"
 	"os"
 	"strconv"
 	"syscall"
@@ -31,25 +30,11 @@ func killSession(sid int) {
 	}
 }
 
-// sessionOf reads the session id from /proc/<pid>/stat, or -1.
+// sessionOf reads the session id of pid, or -1.
 func sessionOf(pid int) int {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
+	st, ok := ReadProcStat(pid)
+	if !ok {
 		return -1
 	}
-	// The command name may contain spaces and parentheses: fields are
-	// counted after the last ')'. After it: state ppid pgrp session.
-	i := bytes.LastIndexByte(b, ')')
-	if i < 0 {
-		return -1
-	}
-	fields := bytes.Fields(b[i+1:])
-	if len(fields) < 4 {
-		return -1
-	}
-	sid, err := strconv.Atoi(string(fields[3]))
-	if err != nil {
-		return -1
-	}
-	return sid
+	return st.Session
 }

@@ -92,16 +92,7 @@ func (c *Client) Version() Version { return c.ver }
 func (c *Client) Call(ctx context.Context, method string, params, result any) error {
 	stop := context.AfterFunc(ctx, func() { c.nc.Close() })
 	defer stop()
-	err := c.conn.Call(ctx, method, params, result)
-	switch {
-	case err == nil:
-		return nil
-	case ctx.Err() != nil:
-		return ctx.Err()
-	case lost(err):
-		return fmt.Errorf("%w: %s: %w", ErrConnectionLost, method, err)
-	}
-	return err
+	return c.Request(ctx, method, params, result)
 }
 
 // lost reports whether a call failed because the connection went away
