@@ -3,7 +3,10 @@
 // the official Go SDK) in one run and prints each measure's p50 and its
 // ratio to each peer: the Go SDK reference server, the official filesystem
 // server and DesktopCommander, and for session start the whole client
-// process (spawn, Initialize, exit) beside one that only lists tools.
+// process (spawn, Initialize, exit) beside one that only lists tools. The
+// replay rows (replay.go) replay the exact answers winx and the filesystem
+// server gave, so each read row shows how much of it is the client's own
+// reading and decoding.
 //
 // It measures only: it never fails on time. `./build.sh bench` builds the
 // client and installs the peers, then runs it:
@@ -67,7 +70,15 @@ func main() {
 	flag.IntVar(&c.n, "n", 200, "timed calls per measure")
 	flag.IntVar(&c.warmup, "warmup", 20, "untimed calls before each measure")
 	flag.IntVar(&c.runs, "runs", 15, "timed client processes per session-start measure")
+	replayDir := flag.String("replay", "", "serve stdio from the answers recorded in this directory (used by the replay rows)")
 	flag.Parse()
+	if *replayDir != "" {
+		if err := replay(*replayDir, os.Stdin, os.Stdout); err != nil {
+			fmt.Fprintln(os.Stderr, "e2ebench -replay:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	if err := run(c); err != nil {
 		fmt.Fprintln(os.Stderr, "e2ebench:", err)
 		os.Exit(1)
@@ -138,10 +149,31 @@ func run(c config) error {
 			measure{name: "DesktopCommander read_file 24 KB", server: dcServer, tool: "read_file", args: fmt.Sprintf(`{"path":%q,"length":1000}`, big), calls: dcCalls})
 		readPeers = []string{"filesystem read_text_file 24 KB", "DesktopCommander read_file 24 KB"}
 	}
+	readBig := bound(fmt.Sprintf(`"file_paths":[%q]`, big))
 	ms = append(ms,
-		measure{name: "ReadFiles 400 lines 24 KB", server: daemon, tool: "ReadFiles", args: bound(fmt.Sprintf(`"file_paths":[%q]`, big)), setup: initStep, peers: readPeers},
+		measure{name: "ReadFiles 400 lines 24 KB", server: daemon, tool: "ReadFiles", args: readBig, setup: initStep, peers: readPeers},
 		measure{name: "ReadFiles 20 lines", server: daemon, tool: "ReadFiles", args: bound(fmt.Sprintf(`"file_paths":[%q]`, big+":1-20")), setup: initStep},
 	)
+	// The client's floor for the same answers: a server that replays the
+	// bytes winx (and the filesystem server) answered, doing no work.
+	self, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	winxReplay := filepath.Join(tmp, "replay-winx")
+	if err := recordAnswers(winxReplay, daemon, initStep[0]["args"].(map[string]any), "ReadFiles", readBig); err != nil {
+		return fmt.Errorf("recording winx's ReadFiles answer: %w", err)
+	}
+	ms = append(ms, measure{name: "replay of winx's ReadFiles answer", server: "exec " + shellQuote(self) + " -replay " + shellQuote(winxReplay),
+		tool: "ReadFiles", args: "{}", peers: []string{"ReadFiles 400 lines 24 KB", "filesystem read_text_file 24 KB"}})
+	if fsServer != "" {
+		fsReplay := filepath.Join(tmp, "replay-fs")
+		if err := recordAnswers(fsReplay, fsServer, nil, "read_text_file", fmt.Sprintf(`{"path":%q}`, big)); err != nil {
+			return fmt.Errorf("recording the filesystem server's answer: %w", err)
+		}
+		ms = append(ms, measure{name: "replay of filesystem's answer", server: "exec " + shellQuote(self) + " -replay " + shellQuote(fsReplay),
+			tool: "read_text_file", args: "{}", peers: []string{"filesystem read_text_file 24 KB"}})
+	}
 	var listPeers []string
 	if c.testserver != "" {
 		ts, err := filepath.Abs(c.testserver)
