@@ -164,6 +164,55 @@ func recordAnswers(dir, server string, setup map[string]any, tool, args string) 
 	return nil
 }
 
+// dropOutput writes to dst the answers of src with the tool call's
+// structuredContent.output removed: the answer without its text's second
+// copy, which the envelope contract (TOOLS.md) requires.
+func dropOutput(src, dst, tool string) error {
+	if err := os.CopyFS(dst, os.DirFS(src)); err != nil {
+		return err
+	}
+	path := filepath.Join(dst, replayCall(tool))
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	var answer struct {
+		JSONRPC string                     `json:"jsonrpc"`
+		ID      json.RawMessage            `json:"id"`
+		Result  map[string]json.RawMessage `json:"result"`
+	}
+	if err := json.Unmarshal(b, &answer); err != nil {
+		return err
+	}
+	var structured map[string]json.RawMessage
+	if err := json.Unmarshal(answer.Result["structuredContent"], &structured); err != nil {
+		return err
+	}
+	if _, ok := structured["output"]; !ok {
+		return errors.New("the answer has no structuredContent.output")
+	}
+	delete(structured, "output")
+	if answer.Result["structuredContent"], err = marshalExact(structured); err != nil {
+		return err
+	}
+	if b, err = marshalExact(answer); err != nil {
+		return err
+	}
+	return os.WriteFile(path, b, 0o600)
+}
+
+// marshalExact encodes v without escaping <, > and &, so the recorded
+// text keeps its bytes.
+func marshalExact(v any) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimRight(b.Bytes(), "\n"), nil
+}
+
 // replayAnswer is a recorded answer without its id: rest is the object's
 // members after the id, so an answer is `{"id":<id>,` + rest.
 type replayAnswer struct{ rest []byte }
@@ -178,7 +227,7 @@ func loadAnswer(path string) (replayAnswer, error) {
 		return replayAnswer{}, fmt.Errorf("%s: %w", path, err)
 	}
 	delete(members, "id")
-	rest, err := json.Marshal(members) // once, here, not per answer
+	rest, err := marshalExact(members) // once, here, not per answer
 	if err != nil {
 		return replayAnswer{}, err
 	}
