@@ -432,7 +432,7 @@ func (s *Session) launch(line string) (*command, error) {
 		}
 		c.script = script
 	}
-	if _, err := sp.proc.File().Write([]byte(commandLine(sp.nonce, line, script))); err != nil {
+	if _, err := sp.proc.File().Write([]byte(commandLine(line, script))); err != nil {
 		s.abandon(c)
 		return nil, fmt.Errorf("guardian: write to shell: %w", err)
 	}

@@ -161,7 +161,8 @@ func TestShellChangesDoNotBreakCompletion(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := newTestSession(t, home)
-	for _, cmd := range []string{"PS1='x$ '", "PROMPT_COMMAND='echo hijack'", "unset PROMPT_COMMAND", "__winx_hook() { :; }"} {
+	for _, cmd := range []string{"PS1='x$ '", "PROMPT_COMMAND='echo hijack'", "unset PROMPT_COMMAND", "__winx_hook() { :; }",
+		"__winx_s() { :; }", "unset -f __winx_s", "alias printf=false", "alias __winx_s=:"} {
 		o := run(t, s, cmd, 10*time.Second)
 		if o.Running {
 			t.Fatalf("%q: completion lost", cmd)
@@ -169,6 +170,10 @@ func TestShellChangesDoNotBreakCompletion(t *testing.T) {
 	}
 	if o := run(t, s, "echo still", 10*time.Second); o.Running || o.Output.Text != "still" {
 		t.Errorf("after changes, echo = %+v", o)
+	}
+	// The start marker's function is read-only: it still prints the marker.
+	if o := run(t, s, "declare -f __winx_s | grep -c 6973", 10*time.Second); o.Output.Text != "1" {
+		t.Errorf("the start marker's function was replaced: %+v", o)
 	}
 	// set -e makes an interactive bash exit on failure: the command ends
 	// with its code and the next command gets a fresh shell at the same cwd.
