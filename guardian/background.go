@@ -62,10 +62,13 @@ func (s *Session) StartBackground(ctx context.Context, command string) (string, 
 		return "", fmt.Errorf("guardian: start background command: %w", err)
 	}
 	s.mu.Lock()
-	b := &background{id: id, proc: proc, shown: shown, cmd: newCommand(0, command, s.outputConfigLocked("output-"+id+".txt"))}
+	cfg := s.outputConfigLocked("output-" + id + ".txt")
+	b := &background{id: id, proc: proc, shown: shown, cmd: newCommand(0, command, cfg)}
+	b.cmd.out.open() // `winx jobs` names it from the start
 	s.journals = append(s.journals, b.cmd)
 	s.bg[id] = b
 	s.mu.Unlock()
+	removeAll(cfg.stale)
 	s.jobsChanged()
 	go s.backgroundLoop(b)
 	return id, nil

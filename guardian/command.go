@@ -17,6 +17,9 @@ type outputConfig struct {
 	redactor   *redact.Redactor // nil: no redaction
 	tailBytes  int              // undelivered output kept in memory
 	compress   bool
+	// stale are the journal files of finished commands that no longer fit
+	// the session's budget, for the caller to delete outside the lock.
+	stale []string
 }
 
 // command is one foreground (or background) command and its output journal.

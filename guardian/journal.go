@@ -65,6 +65,7 @@ type skipped struct {
 // journal is one command's output. Guarded by the session's mu.
 type journal struct {
 	path   string // "" when the file could not be created
+	opened bool   // open ran: f and w are set, or err says why not
 	f      *os.File
 	w      *bufio.Writer
 	err    error // first error creating or writing the file
@@ -88,29 +89,43 @@ type journal struct {
 	skip       skipped
 }
 
-// newJournal opens path (which must not exist) for a command's output; an
-// error is kept and reported in the answers, the output still flows.
+// newJournal prepares path (which must not exist) for a command's output.
+// The file is created by open: the launch calls it once the command is
+// typed, so that the shell reads the line meanwhile, and add and close call
+// it first, so no line can come before it.
 func newJournal(path string, red *redact.Redactor, tailBudget int, compress bool) *journal {
-	j := &journal{budget: JournalCommandBudget, tailBudget: tailBudget, compress: compress}
+	j := &journal{path: path, budget: JournalCommandBudget, tailBudget: tailBudget, compress: compress}
 	if red != nil {
 		j.red = red.Lines()
 	}
-	if path == "" {
-		return j
-	}
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL|syscall.O_NOFOLLOW, 0o600)
-	if err != nil {
-		j.err = err
-		return j
-	}
-	j.path, j.f, j.w = path, f, bufio.NewWriterSize(f, journalWriteBuffer)
 	return j
+}
+
+// open creates the journal's file, once; an error is kept and reported in
+// the answers, and the output still flows.
+func (j *journal) open() {
+	if j.opened || j.path == "" {
+		return
+	}
+	j.opened = true
+	// Opened by hand, not with os.OpenFile: that tries (and, for a regular
+	// file, fails) to register the descriptor with the runtime's poller,
+	// five system calls more on every command's path.
+	fd, err := syscall.Open(j.path, syscall.O_WRONLY|syscall.O_CREAT|syscall.O_EXCL|syscall.O_NOFOLLOW|syscall.O_CLOEXEC, 0o600)
+	if err != nil {
+		j.err = &os.PathError{Op: "open", Path: j.path, Err: err}
+		j.path = ""
+		return
+	}
+	j.f = os.NewFile(uintptr(fd), j.path)
+	j.w = bufio.NewWriterSize(j.f, journalWriteBuffer)
 }
 
 // add takes one complete line of output, raw from the terminal; lines up
 // to number delivered were shown already (as live screen lines) and only
 // go to the file.
 func (j *journal) add(raw string, cut bool, delivered int) {
+	j.open()
 	text := raw
 	if j.red != nil {
 		var n int
@@ -221,8 +236,10 @@ func (j *journal) take() (string, skipped, int) {
 	return b.String(), sk, n
 }
 
-// close flushes and closes the file; later lines are not saved.
+// close flushes and closes the file; later lines are not saved. A command
+// that printed nothing still leaves its (empty) file.
 func (j *journal) close() {
+	j.open()
 	if j.f == nil {
 		return
 	}

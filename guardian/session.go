@@ -417,11 +417,21 @@ func (s *Session) launch(line string) (*command, error) {
 		return nil, ErrCommandRunning
 	}
 	s.gen++
-	c := newCommand(s.gen, line, s.outputConfigLocked("output-"+strconv.FormatUint(s.gen, 10)+".txt"))
+	cfg := s.outputConfigLocked("output-" + strconv.FormatUint(s.gen, 10) + ".txt")
+	c := newCommand(s.gen, line, cfg)
 	s.journals = append(s.journals, c)
 	s.cmd = c
 	sp := s.shell
 	s.mu.Unlock()
+	// The journal's file is created, and old ones deleted, once the line
+	// is typed: the shell reads it meanwhile. Output that comes first
+	// creates the file itself (journal.add), so no line misses it.
+	defer func() {
+		s.mu.Lock()
+		c.out.open()
+		s.mu.Unlock()
+		removeAll(cfg.stale)
+	}()
 
 	script := ""
 	if len(line) > maxInlineCommand {
@@ -587,14 +597,21 @@ func (s *Session) outcome(c *command) *Outcome {
 	return o
 }
 
+// removeAll deletes files, ignoring errors: a journal already gone is gone.
+func removeAll(paths []string) {
+	for _, p := range paths {
+		os.Remove(p)
+	}
+}
+
 // maxJournals bounds the journal files a session keeps, whatever their
 // size.
 const maxJournals = 64
 
 // outputConfigLocked is the output set-up of a new command whose journal
 // is named name in the session's private directory. Journals of finished
-// commands are deleted, oldest first, until the new one fits the session's
-// budget.
+// commands are dropped, oldest first, until the new one fits the session's
+// budget; the caller deletes their files (cfg.stale) outside the lock.
 func (s *Session) outputConfigLocked(name string) outputConfig {
 	// Each journal counts what it wrote to its file (buffered or not), so
 	// the total needs no stat of every kept file per command.
@@ -607,11 +624,12 @@ func (s *Session) outputConfigLocked(name string) outputConfig {
 		}
 	}
 	kept, left := s.journals[:0], len(s.journals)
+	var stale []string
 	for i, c := range s.journals {
 		if c.done && (total+JournalCommandBudget > JournalSessionBudget || left >= maxJournals) {
 			left--
 			if c.out.path != "" {
-				os.Remove(c.out.path)
+				stale = append(stale, c.out.path)
 				total -= sizes[i]
 			}
 			continue
@@ -627,6 +645,7 @@ func (s *Session) outputConfigLocked(name string) outputConfig {
 	return outputConfig{
 		rows: s.opts.Rows, cols: s.opts.Cols, journal: filepath.Join(s.rcDir, name),
 		redactor: s.opts.Shape.Redactor, tailBytes: budget, compress: !s.opts.Shape.NoCompress,
+		stale: stale,
 	}
 }
 
