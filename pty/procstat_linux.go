@@ -6,14 +6,6 @@ import (
 	"strconv"
 )
 
-// ProcStat is what winx reads of a process's /proc/<pid>/stat.
-type ProcStat struct {
-	State   byte // R, S, D, Z, T, ...
-	PPID    int
-	PGRP    int
-	Session int
-}
-
 // ReadProcStat reads /proc/<pid>/stat; ok is false when the process is
 // gone or its line cannot be read.
 func ReadProcStat(pid int) (st ProcStat, ok bool) {

@@ -43,14 +43,3 @@ func BecomeSubreaper(context.Context) error { return ErrUnsupported }
 
 // KillDescendants is a no-op on this platform.
 func KillDescendants() {}
-
-// ProcStat is what winx reads of a process's /proc/<pid>/stat.
-type ProcStat struct {
-	State   byte
-	PPID    int
-	PGRP    int
-	Session int
-}
-
-// ReadProcStat finds nothing on this platform.
-func ReadProcStat(int) (ProcStat, bool) { return ProcStat{}, false }

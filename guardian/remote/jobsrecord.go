@@ -5,11 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"log/slog"
 	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"time"
@@ -57,17 +55,12 @@ var ErrJobsRecord = errors.New("remote: bad jobs record")
 // ReadJobsRecord reads the jobs record of the guardian on socket; a missing
 // one gives an error wrapping fs.ErrNotExist.
 func ReadJobsRecord(socket string) (JobsRecord, error) {
-	f, err := os.Open(JobsRecordPath(socket))
+	b, err := readBounded(JobsRecordPath(socket), MaxJobsRecordBytes)
+	if over := (*overLimitError)(nil); errors.As(err, &over) {
+		return JobsRecord{}, fmt.Errorf("%w: %v", ErrJobsRecord, err)
+	}
 	if err != nil {
 		return JobsRecord{}, err
-	}
-	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, MaxJobsRecordBytes+1))
-	if err != nil {
-		return JobsRecord{}, err
-	}
-	if len(b) > MaxJobsRecordBytes {
-		return JobsRecord{}, fmt.Errorf("%w: %s is over %d bytes", ErrJobsRecord, JobsRecordPath(socket), MaxJobsRecordBytes)
 	}
 	var r JobsRecord
 	if err := json.Unmarshal(b, &r); err != nil {
@@ -101,23 +94,7 @@ func writeJobsRecord(socket string, r JobsRecord) error {
 		}
 		r.Jobs = r.Jobs[1:]
 	}
-	path := JobsRecordPath(socket)
-	f, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".tmp*") // 0600
-	if err != nil {
-		return fmt.Errorf("remote: write the jobs record: %w", err)
-	}
-	// No fsync: the record must outlive its guardian's process, not the
-	// machine (a reboot ends the jobs too, and the runtime directory is
-	// usually a tmpfs); a rename is atomic for every other process.
-	_, err = f.Write(b)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(f.Name(), path)
-	}
-	if err != nil {
-		os.Remove(f.Name())
+	if err := replaceFile(JobsRecordPath(socket), b); err != nil {
 		return fmt.Errorf("remote: write the jobs record: %w", err)
 	}
 	return nil

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -49,12 +48,7 @@ func writeRecord(socket string, r Record) error {
 	if err != nil {
 		return err
 	}
-	tmp := RecordPath(socket) + ".tmp" + strconv.Itoa(os.Getpid())
-	if err := os.WriteFile(tmp, b, 0o600); err != nil {
-		return fmt.Errorf("remote: write the guardian record: %w", err)
-	}
-	if err := os.Rename(tmp, RecordPath(socket)); err != nil {
-		os.Remove(tmp)
+	if err := replaceFile(RecordPath(socket), b); err != nil {
 		return fmt.Errorf("remote: write the guardian record: %w", err)
 	}
 	return nil
@@ -62,17 +56,12 @@ func writeRecord(socket string, r Record) error {
 
 // ReadRecord reads the record of the guardian on socket.
 func ReadRecord(socket string) (Record, error) {
-	f, err := os.Open(RecordPath(socket))
+	b, err := readBounded(RecordPath(socket), maxRecordBytes)
+	if over := (*overLimitError)(nil); errors.As(err, &over) {
+		return Record{}, fmt.Errorf("remote: guardian record %w", err)
+	}
 	if err != nil {
 		return Record{}, err
-	}
-	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, maxRecordBytes+1))
-	if err != nil {
-		return Record{}, err
-	}
-	if len(b) > maxRecordBytes {
-		return Record{}, fmt.Errorf("remote: guardian record %s is over %d bytes", RecordPath(socket), maxRecordBytes)
 	}
 	var r Record
 	if err := json.Unmarshal(b, &r); err != nil {

@@ -11,6 +11,7 @@ import (
 
 	"winx/auth/admission"
 	"winx/mcp"
+	"winx/mcp/mcptest"
 )
 
 // The REST tool API behind Serve: off unless Options.REST, and behind the
@@ -67,20 +68,9 @@ func startRESTServer(t *testing.T, o *Options) *restServer {
 	return rs
 }
 
+// restRequest is a REST request of the principal whose token is given.
 func restRequest(t testing.TB, method, url, token, body string) *http.Request {
-	var rd io.Reader
-	if body != "" {
-		rd = strings.NewReader(body)
-	}
-	req, err := http.NewRequest(method, url, rd)
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Header.Set("Authorization", "Bearer "+token)
-	if body != "" {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	return req
+	return mcptest.NewRawRequest(t, method, url, token, body, nil)
 }
 
 func TestRESTOffIsNotFound(t *testing.T) {
