@@ -152,6 +152,21 @@ func (s *Session) jobsChanged() {
 	}
 }
 
+// JobTableHeader heads the table of JobRow rows (tab-separated).
+const JobTableHeader = "ID\tSTATE\tCODE\tAGE\tCOMMAND"
+
+// JobRow is j as a tab-separated table row at now: id, state, exit code
+// ("-" unless exited), age and the command on one line. Redacting the
+// command is the caller's (a Session's jobs come redacted).
+func JobRow(j Job, now time.Time) string {
+	code := "-"
+	if j.State == JobExited {
+		code = strconv.Itoa(j.ExitCode)
+	}
+	cmd := strings.NewReplacer("\n", " ", "\r", " ", "\t", " ").Replace(j.Command)
+	return j.ID + "\t" + string(j.State) + "\t" + code + "\t" + JobAge(now.Sub(j.Started)) + "\t" + cmd
+}
+
 // JobAge renders a job's age for a table: whole seconds, minutes, hours or
 // days.
 func JobAge(d time.Duration) string {

@@ -146,3 +146,19 @@ func TestJobAge(t *testing.T) {
 		}
 	}
 }
+
+func TestJobRow(t *testing.T) {
+	now := time.Now()
+	for _, c := range []struct {
+		j    Job
+		want string
+	}{
+		{Job{ID: "bg-1", State: JobExited, ExitCode: 7, Started: now.Add(-90 * time.Second), Command: "make\ttest"}, "bg-1\texited\t7\t1m\tmake test"},
+		{Job{ID: "bg-2", State: JobRunning, Started: now, Command: "a\nb\rc"}, "bg-2\trunning\t-\t0s\ta b c"},
+		{Job{ID: "bg-3", State: JobLost, Started: now.Add(-3 * time.Hour), Command: "sleep 9"}, "bg-3\tlost\t-\t3h\tsleep 9"},
+	} {
+		if got := JobRow(c.j, now); got != c.want {
+			t.Errorf("JobRow(%+v) = %q, want %q", c.j, got, c.want)
+		}
+	}
+}

@@ -19,14 +19,10 @@ func (r *bashRun) jobs(jobs []guardian.Job, now time.Time) *mcp.CallToolResult {
 		return env.Result("No background jobs; start one with is_background true.")
 	}
 	var b strings.Builder
-	b.WriteString("id\tstate\tcode\tage\tcommand\n")
+	b.WriteString(strings.ToLower(guardian.JobTableHeader) + "\n")
 	running, lost := "", 0
 	for _, j := range jobs {
-		code := "-"
-		if j.State == guardian.JobExited {
-			code = fmt.Sprint(j.ExitCode)
-		}
-		fmt.Fprintf(&b, "%s\t%s\t%s\t%s\t%s\n", j.ID, j.State, code, guardian.JobAge(now.Sub(j.Started)), oneLine(j.Command))
+		b.WriteString(guardian.JobRow(j, now) + "\n")
 		switch j.State {
 		case guardian.JobRunning:
 			running = j.ID
@@ -43,9 +39,4 @@ func (r *bashRun) jobs(jobs []guardian.Job, now time.Time) *mcp.CallToolResult {
 		env.NextAction = r.statusCheck("Check on the running background job.")
 	}
 	return env.Result(strings.TrimSuffix(b.String(), "\n"))
-}
-
-// oneLine keeps a table row on one line.
-func oneLine(s string) string {
-	return strings.NewReplacer("\n", " ", "\r", " ", "\t", " ").Replace(s)
 }

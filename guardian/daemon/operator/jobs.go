@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -148,14 +147,10 @@ func (op *operator) printJobs(sessions []sessionJobs, now time.Time) {
 		}
 		fmt.Fprint(op.Stdout, op.redact(fmt.Sprintf("# %s %s (%s; %s)\n", k.ExternalID, k.Workspace, filepath.Base(s.socket), state)))
 		tw := tabwriter.NewWriter(op.Stdout, 0, 4, 2, ' ', 0)
-		fmt.Fprintln(tw, "ID\tSTATE\tCODE\tAGE\tCOMMAND")
+		fmt.Fprintln(tw, guardian.JobTableHeader)
 		for _, j := range s.jobs {
-			code := "-"
-			if j.State == guardian.JobExited {
-				code = fmt.Sprint(j.ExitCode)
-			}
-			cmd := strings.NewReplacer("\n", " ", "\r", " ", "\t", " ").Replace(op.redact(j.Command))
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", j.ID, j.State, code, guardian.JobAge(now.Sub(j.Started)), cmd)
+			j.Command = op.redact(j.Command)
+			fmt.Fprintln(tw, guardian.JobRow(j, now))
 		}
 		tw.Flush()
 	}
