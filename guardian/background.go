@@ -53,7 +53,7 @@ func (s *Session) StartBackground(ctx context.Context, command string) (string, 
 	}
 	cmd := exec.Command(path, "-c", command)
 	cmd.Dir = cwd
-	cmd.Env = append(append(append([]string(nil), s.opts.Env...), profile.Env...), "PAGER=cat", "GIT_PAGER=cat", "TERM=xterm-256color")
+	cmd.Env = s.confinedEnv(append(append(append([]string(nil), s.opts.Env...), profile.Env...), "PAGER=cat", "GIT_PAGER=cat", "TERM=xterm-256color"))
 	if _, err := s.wrapCommand(cmd, profile); err != nil { // the sandbox and the read-only ruleset, if on
 		return "", fmt.Errorf("guardian: start background command: %w", err)
 	}

@@ -18,6 +18,7 @@ func newJobsSession(t *testing.T, prior []Job, changed *atomic.Int32) *Session {
 	defer cancel()
 	s, err := NewSession(ctx, Options{
 		Dir:          t.TempDir(),
+		PrivateRoot:  t.TempDir(),
 		Env:          []string{"HOME=" + t.TempDir(), "PATH=" + os.Getenv("PATH"), "LANG=C.UTF-8"},
 		Shape:        ShapeOptions{ScratchDir: filepath.Join(t.TempDir(), "scratch"), Redactor: redact.New(false)},
 		PriorJobs:    prior,

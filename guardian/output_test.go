@@ -22,9 +22,10 @@ func newRedactingSession(t *testing.T) *Session {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	s, err := NewSession(ctx, Options{
-		Dir:   t.TempDir(),
-		Env:   []string{"HOME=" + t.TempDir(), "PATH=" + os.Getenv("PATH"), "LANG=C.UTF-8"},
-		Shape: ShapeOptions{ScratchDir: filepath.Join(t.TempDir(), "scratch"), Redactor: redact.New(false)},
+		Dir:         t.TempDir(),
+		PrivateRoot: t.TempDir(),
+		Env:         []string{"HOME=" + t.TempDir(), "PATH=" + os.Getenv("PATH"), "LANG=C.UTF-8"},
+		Shape:       ShapeOptions{ScratchDir: filepath.Join(t.TempDir(), "scratch"), Redactor: redact.New(false)},
 	})
 	if err != nil {
 		t.Fatalf("NewSession: %v", err)
@@ -257,7 +258,7 @@ func TestOutputJournalsBounded(t *testing.T) {
 			first = o.Output.Journal
 		}
 	}
-	files, _ := filepath.Glob(filepath.Join(s.rcDir, "output-*.txt"))
+	files, _ := filepath.Glob(filepath.Join(s.own.Dir, "output-*.txt"))
 	if len(files) > maxJournals+1 {
 		t.Errorf("%d journal files kept, want at most %d", len(files), maxJournals+1)
 	}

@@ -92,7 +92,7 @@ func (s *Session) readOnlyUnavailable() string {
 func (s *Session) confine(argv []string, p ShellProfile) ([]string, Confinement, error) {
 	if s.opts.WrapArgv != nil {
 		var err error
-		if argv, err = s.opts.WrapArgv(argv); err != nil {
+		if argv, err = s.opts.WrapArgv(argv, s.own); err != nil {
 			return nil, Confinement{}, err
 		}
 		if len(argv) == 0 {

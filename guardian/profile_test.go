@@ -34,11 +34,12 @@ func newProfileSession(t *testing.T, shell, home, ws string) *Session {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	s, err := NewSession(ctx, Options{
-		Shell:    shell,
-		Dir:      ws,
-		Env:      []string{"HOME=" + home, "PATH=" + os.Getenv("PATH"), "LANG=C.UTF-8", launcherEnv + "=1"},
-		Shape:    ShapeOptions{ScratchDir: filepath.Join(t.TempDir(), "scratch")},
-		Launcher: os.Args[0],
+		Shell:       shell,
+		Dir:         ws,
+		PrivateRoot: t.TempDir(),
+		Env:         []string{"HOME=" + home, "PATH=" + os.Getenv("PATH"), "LANG=C.UTF-8", launcherEnv + "=1"},
+		Shape:       ShapeOptions{ScratchDir: filepath.Join(t.TempDir(), "scratch")},
+		Launcher:    os.Args[0],
 	})
 	if err != nil {
 		t.Fatalf("NewSession: %v", err)
@@ -198,12 +199,15 @@ func TestReadOnlyStacksOnSandbox(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	s, err := NewSession(ctx, Options{
-		Dir:      ws,
-		Env:      []string{"HOME=" + home, "PATH=" + os.Getenv("PATH"), "LANG=C.UTF-8", launcherEnv + "=1"},
-		Shape:    ShapeOptions{ScratchDir: filepath.Join(t.TempDir(), "scratch")},
-		Launcher: os.Args[0],
-		WrapArgv: func(argv []string) ([]string, error) { return sandbox.Launcher(os.Args[0], policy, argv), nil },
-		Profile:  ShellProfile{Level: LevelReadOnly},
+		Dir:         ws,
+		PrivateRoot: t.TempDir(),
+		Env:         []string{"HOME=" + home, "PATH=" + os.Getenv("PATH"), "LANG=C.UTF-8", launcherEnv + "=1"},
+		Shape:       ShapeOptions{ScratchDir: filepath.Join(t.TempDir(), "scratch")},
+		Launcher:    os.Args[0],
+		WrapArgv: func(argv []string, own OwnDirs) ([]string, error) {
+			return sandbox.Launcher(os.Args[0], own.Grant(policy), argv), nil
+		},
+		Profile: ShellProfile{Level: LevelReadOnly},
 	})
 	if err != nil {
 		t.Fatalf("NewSession: %v", err)
@@ -239,9 +243,10 @@ func BenchmarkRespawn(b *testing.B) {
 				}
 			}
 			s, err := NewSession(context.Background(), Options{
-				Dir:      b.TempDir(),
-				Env:      []string{"HOME=" + b.TempDir(), "PATH=" + os.Getenv("PATH"), "LANG=C.UTF-8", launcherEnv + "=1"},
-				Launcher: os.Args[0],
+				Dir:         b.TempDir(),
+				PrivateRoot: b.TempDir(),
+				Env:         []string{"HOME=" + b.TempDir(), "PATH=" + os.Getenv("PATH"), "LANG=C.UTF-8", launcherEnv + "=1"},
+				Launcher:    os.Args[0],
 			})
 			if err != nil {
 				b.Fatal(err)

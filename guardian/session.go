@@ -58,9 +58,24 @@ type Options struct {
 	Logger *slog.Logger
 	// WrapArgv, if set, rewrites the argument vector of every process the
 	// session starts (the shell and background commands), e.g. to start it
-	// through the Landlock launcher of package pty/sandbox. The first element
-	// of the result is the program to run.
-	WrapArgv func(argv []string) ([]string, error)
+	// through the Landlock launcher of package pty/sandbox, which must
+	// grant own.Dir readable and own.Tmp writable (the shell reads its rc
+	// file and long commands from own.Dir). The first element of the
+	// result is the program to run. A session with WrapArgv is confined:
+	// its processes get own.Tmp as TMPDIR.
+	WrapArgv func(argv []string, own OwnDirs) ([]string, error)
+	// PrivateRoot is the directory, 0700 and this user's, in which the
+	// session makes its private directory (see private.go); required. It
+	// must not be the shared temporary directory, and a confined or
+	// read-only shell must not be able to read it (the state directory:
+	// the sandbox hides it with the home directory, HiddenDirs for the
+	// read-only profile).
+	PrivateRoot string
+	// HiddenDirs are directories a read-only (architect) shell may not
+	// read, list or execute from: the state directory, with the wire
+	// secret and every session's private directory. The session's own
+	// private directory stays readable.
+	HiddenDirs []string
 	// Profile is the first shell's profile (Respawn changes it).
 	Profile ShellProfile
 	// Launcher is the binary that runs pty/sandbox's launcher when its
@@ -75,6 +90,19 @@ type Options struct {
 	// OnJobsChange, if set, is called (without the session's lock) after a
 	// background command started or ended, so the caller can record Jobs.
 	OnJobsChange func()
+}
+
+// PrivateDir is the session's private directory (see private.go).
+func (s *Session) PrivateDir() string { return s.own.Dir }
+
+// confinedEnv is env for a process of the session: a confined session's
+// processes get the session's own temporary directory as TMPDIR (the last
+// entry wins in exec.Cmd), since the sandbox grants no shared one.
+func (s *Session) confinedEnv(env []string) []string {
+	if s.opts.WrapArgv == nil {
+		return env
+	}
+	return append(env, "TMPDIR="+s.own.Tmp)
 }
 
 // wrapCommand confines cmd for profile p before it is started (see
@@ -93,7 +121,9 @@ func (s *Session) wrapCommand(cmd *exec.Cmd, p ShellProfile) (Confinement, error
 type Session struct {
 	opts   Options
 	logger *slog.Logger
-	rcDir  string // private directory of the rc file and long command scripts
+	// own is the session's private directory (rc file, long command
+	// scripts, journals) and a confined shell's TMPDIR; set once.
+	own OwnDirs
 
 	// launchMu is held while a command is published and typed, and while a
 	// generation-targeted cancel checks its target and types Ctrl-C, so that
@@ -121,7 +151,7 @@ type Session struct {
 	// meta is the adapter's record kept with the session (Terminal.Meta);
 	// in-process it lives as long as the session.
 	meta json.RawMessage
-	// journals are the commands with a journal file in rcDir, oldest first.
+	// journals are the commands with a journal file in own.Dir, oldest first.
 	journals []*command
 	// profile starts every shell and background command; confinement is
 	// what the current shell got. Both change only when a shell starts.
@@ -157,16 +187,16 @@ func NewSession(ctx context.Context, opts Options) (*Session, error) {
 	if s.logger == nil {
 		s.logger = slog.New(slog.DiscardHandler)
 	}
-	dir, err := os.MkdirTemp("", "winx-shell-")
+	own, err := makePrivateDir(opts.PrivateRoot)
 	if err != nil {
-		return nil, fmt.Errorf("guardian: rc dir: %w", err)
+		return nil, err
 	}
-	s.rcDir = dir
+	s.own = own
 	// The screen serves snapshots only: its scrollback is never read, so
 	// none is kept.
 	s.screen = vt.New(opts.Rows, opts.Cols, &vt.Options{ScrollbackLines: -1})
 	if err := s.startShell(ctx, opts.Dir); err != nil {
-		os.RemoveAll(dir)
+		os.RemoveAll(own.Dir)
 		return nil, err
 	}
 	return s, nil
@@ -180,7 +210,7 @@ func (s *Session) startShell(ctx context.Context, dir string) error {
 	s.mu.Unlock()
 	nonce := newNonce()
 	env := append(append([]string(nil), s.opts.Env...), profile.Env...)
-	cmd, err := shellCommand(s.opts.Shell, nonce, s.rcDir, dir, env)
+	cmd, err := shellCommand(s.opts.Shell, nonce, s.own.Dir, dir, s.confinedEnv(env))
 	if err != nil {
 		return err
 	}
@@ -435,8 +465,8 @@ func (s *Session) launch(line string) (*command, error) {
 
 	script := ""
 	if len(line) > maxInlineCommand {
-		script = filepath.Join(s.rcDir, "cmd-"+strconv.FormatUint(c.gen, 10)+".sh")
-		if err := os.WriteFile(script, []byte(line+"\n"), 0o600); err != nil {
+		script = filepath.Join(s.own.Dir, "cmd-"+strconv.FormatUint(c.gen, 10)+".sh")
+		if err := writePrivateFile(script, []byte(line+"\n")); err != nil {
 			s.abandon(c)
 			return nil, fmt.Errorf("guardian: write command script: %w", err)
 		}
@@ -643,7 +673,7 @@ func (s *Session) outputConfigLocked(name string) outputConfig {
 		budget = DefaultOutputBudget
 	}
 	return outputConfig{
-		rows: s.opts.Rows, cols: s.opts.Cols, journal: filepath.Join(s.rcDir, name),
+		rows: s.opts.Rows, cols: s.opts.Cols, journal: filepath.Join(s.own.Dir, name),
 		redactor: s.opts.Shape.Redactor, tailBytes: budget, compress: !s.opts.Shape.NoCompress,
 		stale: stale,
 	}
@@ -1031,7 +1061,7 @@ func (s *Session) Close() error {
 		b.proc.Close()
 	}
 	err := sp.proc.Close()
-	os.RemoveAll(s.rcDir)
+	os.RemoveAll(s.own.Dir)
 	return err
 }
 

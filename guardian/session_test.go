@@ -23,9 +23,10 @@ func newTestSession(t testing.TB, home string) *Session {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	s, err := NewSession(ctx, Options{
-		Dir:   t.TempDir(),
-		Env:   []string{"HOME=" + home, "PATH=" + os.Getenv("PATH"), "LANG=C.UTF-8"},
-		Shape: ShapeOptions{ScratchDir: filepath.Join(t.TempDir(), "scratch")},
+		Dir:         t.TempDir(),
+		PrivateRoot: t.TempDir(),
+		Env:         []string{"HOME=" + home, "PATH=" + os.Getenv("PATH"), "LANG=C.UTF-8"},
+		Shape:       ShapeOptions{ScratchDir: filepath.Join(t.TempDir(), "scratch")},
 	})
 	if err != nil {
 		t.Fatalf("NewSession: %v", err)
@@ -337,7 +338,7 @@ func TestZshSession(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	s, err := NewSession(ctx, Options{Shell: ShellZsh, Dir: t.TempDir(),
+	s, err := NewSession(ctx, Options{Shell: ShellZsh, Dir: t.TempDir(), PrivateRoot: t.TempDir(),
 		Env: []string{"HOME=" + t.TempDir(), "PATH=" + os.Getenv("PATH"), "LANG=C.UTF-8"}})
 	if err != nil {
 		t.Fatalf("NewSession(zsh): %v", err)

@@ -2,7 +2,6 @@ package guardian
 
 import (
 	"fmt"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -156,7 +155,7 @@ func shellCommand(shell, nonce, rcDir, dir string, env []string) (*exec.Cmd, err
 	switch kind {
 	case ShellBash:
 		rc := filepath.Join(rcDir, "bashrc")
-		if err := os.WriteFile(rc, []byte(strings.ReplaceAll(rcBash, "@NONCE@", nonce)), 0o600); err != nil {
+		if err := writePrivateFile(rc, []byte(strings.ReplaceAll(rcBash, "@NONCE@", nonce))); err != nil {
 			return nil, fmt.Errorf("guardian: write rc file: %w", err)
 		}
 		path, err := shellPath(shell, kind)
@@ -170,7 +169,7 @@ func shellCommand(shell, nonce, rcDir, dir string, env []string) (*exec.Cmd, err
 		return cmd, nil
 	case ShellZsh:
 		rc := filepath.Join(rcDir, ".zshrc")
-		if err := os.WriteFile(rc, []byte(strings.ReplaceAll(rcZsh, "@NONCE@", nonce)), 0o600); err != nil {
+		if err := writePrivateFile(rc, []byte(strings.ReplaceAll(rcZsh, "@NONCE@", nonce))); err != nil {
 			return nil, fmt.Errorf("guardian: write rc file: %w", err)
 		}
 		path, err := shellPath(shell, kind)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 
+	"winx/guardian"
 	"winx/guardian/wire"
 	"winx/pty/sandbox"
 )
@@ -16,7 +17,7 @@ import (
 // depth that the user asked for, and refusing to start would leave them with
 // no server on an older kernel; the warning says what they do not get.
 // A malformed WINX_SANDBOX_RW_PATHS or WINX_SANDBOX_RO_PATHS stops start-up.
-func sandboxArgv(on bool, getenv func(string) string, probe func() (int, error), self func() (string, error), logger *slog.Logger) (func(workspace string, argv []string) ([]string, error), error) {
+func sandboxArgv(on bool, getenv func(string) string, probe func() (int, error), self func() (string, error), logger *slog.Logger) (func(workspace string, own guardian.OwnDirs, argv []string) ([]string, error), error) {
 	if !on {
 		return nil, nil
 	}
@@ -60,7 +61,7 @@ func sandboxArgv(on bool, getenv func(string) string, probe func() (int, error),
 		return nil, fmt.Errorf("winx: WINX_SANDBOX: locate the winx binary for the launcher: %w", err)
 	}
 	logger.Info("sandbox on: shells are confined with Landlock", "abi", abi, "hidden", p.Home, "rw", p.RW, "ro", p.RO)
-	return func(workspace string, argv []string) ([]string, error) {
+	return func(workspace string, own guardian.OwnDirs, argv []string) ([]string, error) {
 		p, err := sandbox.PolicyFromEnv(workspace, getenv)
 		if err != nil {
 			return nil, err
@@ -71,6 +72,6 @@ func sandboxArgv(on bool, getenv func(string) string, probe func() (int, error),
 		if err := p.MustNotWrite(paths.Dir); err != nil {
 			return nil, err
 		}
-		return sandbox.Launcher(exe, p, argv), nil
+		return sandbox.Launcher(exe, own.Grant(p), argv), nil
 	}, nil
 }

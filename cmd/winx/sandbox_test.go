@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"winx/guardian"
 	"winx/guardian/wire"
 	"winx/pty/sandbox"
 )
@@ -81,18 +82,18 @@ func TestSandboxArgv(t *testing.T) {
 	if err != nil || wrap == nil {
 		t.Fatalf("sandbox on: wrap set %v, err %v", wrap != nil, err)
 	}
-	argv, err := wrap(ws, []string{"/bin/bash", "-i"})
+	argv, err := wrap(ws, guardian.OwnDirs{}, []string{"/bin/bash", "-i"})
 	realWS, _ := filepath.EvalSymlinks(ws)
 	if err != nil || len(argv) < 4 || argv[0] != "/opt/winx" || argv[1] != sandbox.LauncherArg ||
 		!slices.Contains(argv, realWS) || !slices.Equal(argv[len(argv)-3:], []string{"--", "/bin/bash", "-i"}) {
 		t.Errorf("wrap(%s) = %q, %v; want the launcher with the workspace, then -- and the shell", ws, argv, err)
 	}
-	if _, err := wrap(filepath.Join(ws, "missing"), []string{"/bin/bash"}); err == nil {
+	if _, err := wrap(filepath.Join(ws, "missing"), guardian.OwnDirs{}, []string{"/bin/bash"}); err == nil {
 		t.Errorf("wrap(missing workspace) succeeded, want an error")
 	}
 	// A shell whose workspace is the home directory itself is not started:
 	// the workspace grant would expose all of it.
-	if _, err := wrap(home, []string{"/bin/bash"}); !errors.Is(err, sandbox.ErrInvalidPolicy) {
+	if _, err := wrap(home, guardian.OwnDirs{}, []string{"/bin/bash"}); !errors.Is(err, sandbox.ErrInvalidPolicy) {
 		t.Errorf("wrap(HOME as workspace) = %v, want ErrInvalidPolicy", err)
 	}
 	// A shell whose workspace holds the state directory (and so the wire
@@ -101,7 +102,7 @@ func TestSandboxArgv(t *testing.T) {
 	if err := os.MkdirAll(filepath.Join(local, "state"), 0o700); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := wrap(local, []string{"/bin/bash"}); !errors.Is(err, sandbox.ErrInvalidPolicy) {
+	if _, err := wrap(local, guardian.OwnDirs{}, []string{"/bin/bash"}); !errors.Is(err, sandbox.ErrInvalidPolicy) {
 		t.Errorf("wrap(~/.local as workspace) = %v, want ErrInvalidPolicy", err)
 	}
 

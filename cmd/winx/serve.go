@@ -54,6 +54,7 @@ func serve(ctx context.Context, c *config.Serve, id buildid.Identity, stdin io.R
 		BaseEnv:    c.ShellEnv,
 		Logger:     logger,
 		Sandbox:    confine,
+		StateDir:   c.StateDir,
 	}, c, id)
 	if err != nil {
 		return err

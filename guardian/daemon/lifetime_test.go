@@ -31,7 +31,8 @@ func waitFor(d time.Duration, cond func() bool) bool {
 
 // lifetimeSession starts a guardian through a real winxd whose shell runs
 // a foreground pipeline and a setsid'd sleep, each marked, and returns the
-// server, the guardian, the markers and the guardian's temporary directory.
+// server, the guardian, the markers and the directory of the sessions'
+// private directories.
 func lifetimeSession(t *testing.T) (*Server, Guardian, []string, string) {
 	t.Helper()
 	if _, err := os.Stat("/proc/self/environ"); err != nil {
@@ -44,7 +45,7 @@ func lifetimeSession(t *testing.T) (*Server, Guardian, []string, string) {
 	defer cancel()
 	work, tmp := t.TempDir(), t.TempDir()
 	key := SessionKey{ExternalID: "ws_life", Principal: "p", Workspace: work}.String()
-	res, err := c.Ensure(ctx, &EnsureParams{Key: key, Dir: work, Workspace: work, Env: append(testEnv(t), "TMPDIR="+tmp)})
+	res, err := c.Ensure(ctx, &EnsureParams{Key: key, Dir: work, Workspace: work, Env: append(testEnv(t), "XDG_STATE_HOME="+tmp)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -81,10 +82,11 @@ func lifetimeSession(t *testing.T) (*Server, Guardian, []string, string) {
 			t.Fatalf("marker %s never ran", m)
 		}
 	}
-	if entries, _ := filepath.Glob(filepath.Join(tmp, "winx-shell-*")); len(entries) != 1 {
-		t.Fatalf("shell dirs in the guardian's TMPDIR = %v, want one", entries)
+	shells := filepath.Join(tmp, "winx", wire.SessionsDirName)
+	if entries, _ := filepath.Glob(filepath.Join(shells, "winx-shell-*")); len(entries) != 1 {
+		t.Fatalf("private dirs in the guardian's state directory = %v, want one", entries)
 	}
-	return srv, g, markers, tmp
+	return srv, g, markers, shells
 }
 
 // A guardian killed with SIGKILL leaves nothing running once the next

@@ -205,6 +205,12 @@ func RunGuardian(ctx context.Context, cfg Config, build wire.Build, logger *slog
 	if err != nil {
 		return err
 	}
+	// The session's private directory lives in the state directory, never
+	// in the shared temporary one (see guardian.Options.PrivateRoot).
+	state := wire.StateDir(os.Getenv)
+	if state == "" {
+		return fmt.Errorf("remote: no state directory for the session's private files: neither XDG_STATE_HOME nor HOME is an absolute path")
+	}
 	// This binary runs the Landlock launcher (winx-guardian dispatches
 	// sandbox.LauncherArg), for the sandbox and read-only shell profiles.
 	self, _ := os.Executable()
@@ -222,6 +228,7 @@ func RunGuardian(ctx context.Context, cfg Config, build wire.Build, logger *slog
 	sess, err := guardian.NewSession(ctx, guardian.Options{
 		Shell: cfg.Shell, Dir: cfg.Dir, Env: env, Rows: cfg.Rows, Cols: cfg.Cols, Logger: logger,
 		WrapArgv: wrap, Launcher: self, PriorJobs: prior, OnJobsChange: jobs.changed,
+		PrivateRoot: wire.SessionsDir(os.Getenv), HiddenDirs: []string{state},
 		Shape: guardian.ShapeOptions{
 			ScratchDir: filepath.Join(root, ".winx", "scratch"),
 			NoCompress: cfg.NoCompress,
@@ -231,10 +238,9 @@ func RunGuardian(ctx context.Context, cfg Config, build wire.Build, logger *slog
 	if err != nil {
 		return err
 	}
-	if rec.ShellDir = shellDirOf(sess.PID(ctx), os.TempDir()); rec.ShellDir != "" {
-		if err := writeRecord(socket, rec); err != nil {
-			logger.Warn("guardian record", "err", err)
-		}
+	rec.ShellDir = sess.PrivateDir()
+	if err := writeRecord(socket, rec); err != nil {
+		logger.Warn("guardian record", "err", err)
 	}
 	jobs.start(sess)
 	srv := NewServer(sess, cfg.Key, &ServerOptions{Logger: logger, SettleTimeout: cfg.SettleTimeout})
@@ -290,7 +296,7 @@ func guardianSecret(cfg Config) (string, error) {
 // processes through this binary's Landlock launcher, or nil when off. A
 // guardian asked to confine its shells never starts them unconfined: a
 // kernel without Landlock or a bad policy is an error.
-func sandboxWrapper(on bool, workspace, socketDir string) (func([]string) ([]string, error), error) {
+func sandboxWrapper(on bool, workspace, socketDir string) (func([]string, guardian.OwnDirs) ([]string, error), error) {
 	if !on {
 		return nil, nil
 	}
@@ -318,5 +324,7 @@ func sandboxWrapper(on bool, workspace, socketDir string) (func([]string) ([]str
 	if err != nil {
 		return nil, fmt.Errorf("remote: sandbox: locate the guardian binary for the launcher: %w", err)
 	}
-	return func(argv []string) ([]string, error) { return sandbox.Launcher(self, policy, argv), nil }, nil
+	return func(argv []string, own guardian.OwnDirs) ([]string, error) {
+		return sandbox.Launcher(self, own.Grant(policy), argv), nil
+	}, nil
 }

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"winx/guardian"
 )
 
 // EnvTag names the variable every process of a guardian's session inherits
@@ -20,9 +22,10 @@ import (
 // which the processes a dead guardian left are found.
 const EnvTag = "WINX_SESSION_TAG"
 
-// shellDirPrefix is how the session's shell directories are named in the
-// temporary directory (guardian.NewSession).
-const shellDirPrefix = "winx-shell-"
+// shellDirPrefix is how a session's private directory is named
+// (guardian.PrivateDirPrefix); a record's ShellDir is removed only if it
+// carries it.
+const shellDirPrefix = guardian.PrivateDirPrefix
 
 // maxRecordBytes bounds a record read back.
 const maxRecordBytes = 64 << 10
@@ -134,26 +137,4 @@ func KillTagged(tag string) int {
 		time.Sleep(20 * time.Millisecond)
 	}
 	return n
-}
-
-// shellDirOf finds the shell directory the process pid was started with:
-// a winx-shell- directory of dir named in its command line (bash's
-// --rcfile) or its environment (zsh's ZDOTDIR). "" when none is.
-func shellDirOf(pid int, dir string) string {
-	var seen []byte
-	for _, f := range []string{"cmdline", "environ"} {
-		b, _ := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/" + f)
-		seen = append(append(seen, b...), 0)
-	}
-	prefix := filepath.Join(dir, shellDirPrefix)
-	i := bytes.Index(seen, []byte(prefix))
-	if i < 0 {
-		return ""
-	}
-	rest := seen[i+len(prefix):]
-	end := bytes.IndexAny(rest, "/\x00")
-	if end <= 0 {
-		return ""
-	}
-	return prefix + string(rest[:end])
 }

@@ -2,10 +2,13 @@ package runtime
 
 import (
 	"context"
+	"errors"
 	"path/filepath"
+	"strings"
 
 	"winx/evidence/redact"
 	"winx/guardian"
+	"winx/guardian/wire"
 )
 
 // Embedded returns a Factory that runs guardian sessions in this process:
@@ -20,9 +23,13 @@ func Embedded(o Options) Factory {
 			return nil, ErrNoSession
 		}
 		root := spec.workspace()
-		var wrap func([]string) ([]string, error)
+		var wrap func([]string, guardian.OwnDirs) ([]string, error)
 		if o.Sandbox != nil {
-			wrap = func(argv []string) ([]string, error) { return o.Sandbox(root, argv) }
+			wrap = func(argv []string, own guardian.OwnDirs) ([]string, error) { return o.Sandbox(root, own, argv) }
+		}
+		state := o.stateDir()
+		if state == "" {
+			return nil, errNoStateDir
 		}
 		sess, err := guardian.NewSession(ctx, guardian.Options{
 			Launcher: o.Launcher,
@@ -36,10 +43,33 @@ func Embedded(o Options) Factory {
 				Redactor:   redactor,
 			},
 			WrapArgv: wrap,
+			// The session's private files live in the state directory,
+			// never in the shared temporary one.
+			PrivateRoot: filepath.Join(state, wire.SessionsDirName),
+			HiddenDirs:  []string{state},
 		})
 		if err != nil {
 			return nil, err
 		}
 		return &Started{Terminal: sess}, nil
 	}
+}
+
+// errNoStateDir: a session needs the state directory for its private files.
+var errNoStateDir = errors.New("runtime: no state directory for the session's private files: set XDG_STATE_HOME or HOME to an absolute path")
+
+// stateDir is o.StateDir, else the state directory BaseEnv names.
+func (o Options) stateDir() string {
+	if o.StateDir != "" {
+		return o.StateDir
+	}
+	return wire.StateDir(func(name string) string {
+		v := ""
+		for _, kv := range o.BaseEnv {
+			if k, val, ok := strings.Cut(kv, "="); ok && k == name {
+				v = val // the last one wins, as in exec.Cmd
+			}
+		}
+		return v
+	})
 }

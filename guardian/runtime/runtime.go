@@ -72,7 +72,12 @@ type Options struct {
 	// Sandbox, if set, wraps the argument vector of every process a session
 	// starts so that it runs confined to the session's workspace root (see
 	// package pty/sandbox; WINX_SANDBOX=1).
-	Sandbox func(workspace string, argv []string) ([]string, error)
+	Sandbox func(workspace string, own guardian.OwnDirs, argv []string) ([]string, error)
+	// StateDir is winx's state directory: an embedded session keeps its
+	// private directory in its sessions/ (guardian.Options.PrivateRoot),
+	// and a read-only shell may not read it. "" means the one BaseEnv
+	// names (wire.StateDir), as a guardian finds it in its environment.
+	StateDir string
 	// Launcher is the binary that dispatches pty/sandbox.LauncherArg (winx),
 	// for read-only shell profiles (architect) in the embedded runtime; ""
 	// leaves them to the command parser alone, with that reason reported.

@@ -59,6 +59,21 @@ func StateDir(getenv func(string) string) string {
 	return filepath.Join(home, ".local", "state", "winx")
 }
 
+// SessionsDirName is the directory of the state directory in which every
+// session keeps its private directory (package guardian, Options.PrivateRoot).
+const SessionsDirName = "sessions"
+
+// SessionsDir is where sessions keep their private directories: inside the
+// state directory, which confined shells cannot read (the sandbox hides it
+// with the home directory; the read-only profile hides it explicitly). ""
+// when there is no state directory.
+func SessionsDir(getenv func(string) string) string {
+	if d := StateDir(getenv); d != "" {
+		return filepath.Join(d, SessionsDirName)
+	}
+	return ""
+}
+
 // SecretPath is the secret's file of the installation that getenv
 // describes, or an error wrapping ErrNoSecret.
 func SecretPath(getenv func(string) string) (string, error) {
