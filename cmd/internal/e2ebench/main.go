@@ -142,6 +142,22 @@ func run(c config) error {
 		echoPeers = append(echoPeers, "DesktopCommander start_process echo")
 	}
 	ms = append(ms, measure{name: "BashCommand echo hi (daemon)", server: daemon, tool: "BashCommand", args: echo, setup: initStep, peers: echoPeers})
+	// The same command in a confined session (WINX_SANDBOX=1: Landlock,
+	// seccomp, no capabilities): confinement is set up when the shell
+	// starts and should cost nothing per command. The sandbox wants the
+	// state directory (the wire secret) and the sockets inside the hidden
+	// home directory, so this installation has its own.
+	confinedHome := filepath.Join(tmp, "home")
+	confined := "WINX_RUNTIME=daemon WINX_SANDBOX=1" +
+		" XDG_STATE_HOME=" + shellQuote(filepath.Join(confinedHome, ".local", "state")) +
+		" XDG_RUNTIME_DIR=" + shellQuote(filepath.Join(confinedHome, "run")) +
+		" WINX_SOCKET=" + shellQuote(filepath.Join(confinedHome, "run", "winxd.sock")) +
+		" exec " + shellQuote(winx)
+	if err := os.MkdirAll(filepath.Join(confinedHome, "run"), 0o700); err != nil {
+		return err
+	}
+	ms = append(ms, measure{name: "BashCommand echo hi (daemon, sandboxed)", server: confined, tool: "BashCommand", args: echo, setup: initStep,
+		peers: []string{"BashCommand echo hi (daemon)"}})
 	var readPeers []string
 	if fsServer != "" {
 		ms = append(ms,
