@@ -82,6 +82,7 @@ func (s *Session) backgroundLoop(b *background) {
 		if n > 0 {
 			s.mu.Lock()
 			b.cmd.write(buf[:n])
+			s.markPrintedLocked(b.cmd)
 			s.broadcastLocked()
 			s.mu.Unlock()
 		}

@@ -55,6 +55,9 @@ type command struct {
 	partial, prompt string
 	// lastOut is when the command last printed.
 	lastOut time.Time
+	// persistPending: the command is in its session's persister, to be
+	// flushed (durable.go).
+	persistPending bool
 }
 
 func newCommand(gen uint64, text string, cfg outputConfig) *command {
@@ -99,6 +102,7 @@ func (c *command) finishLocked(code int, shellExited bool) {
 		c.term = nil
 	}
 	c.out.close()
+	c.dropScreenLocked()
 	if c.out.bytes > freeAfterBytes {
 		// A flood's garbage is returned now, not when the next command
 		// runs.

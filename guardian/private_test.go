@@ -4,6 +4,8 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -102,5 +104,40 @@ func TestPrivateRootChecks(t *testing.T) {
 		if fi, err := os.Lstat(d); err != nil || !fi.IsDir() || fi.Mode().Perm() != 0o700 {
 			t.Errorf("%s: %v, %v; want a 0700 directory", d, fi, err)
 		}
+	}
+}
+
+// TestPrintedOutputReachesDisk: what a command printed is on disk while
+// the command still runs and prints nothing more, the journal's buffered
+// lines and the screen's last lines (sidecar) together, so a guardian
+// killed then loses none of it.
+func TestPrintedOutputReachesDisk(t *testing.T) {
+	s := newTestSession(t, "")
+	o, err := s.Run(t.Context(), "seq 1 3000; sleep 60", 200*time.Millisecond)
+	if err != nil || !o.Running {
+		t.Fatalf("Run: %+v, %v", o, err)
+	}
+	journal := filepath.Join(s.PrivateDir(), "output-1.txt")
+	var lines []string
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		j, _ := os.ReadFile(journal)
+		sc, _ := os.ReadFile(journal + ScreenSuffix)
+		lines = strings.Fields(string(j) + string(sc))
+		if len(lines) >= 3000 || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if len(lines) != 3000 || lines[0] != "1" || lines[2999] != "3000" {
+		t.Fatalf("on disk while the command sleeps: %d lines (first %q), want 1..3000", len(lines), lines[:min(3, len(lines))])
+	}
+	for i, l := range lines {
+		if l != strconv.Itoa(i+1) {
+			t.Fatalf("line %d on disk = %q, want %d (lost or doubled between journal and screen)", i+1, l, i+1)
+		}
+	}
+	if _, err := s.Interrupt(t.Context(), 0); err != nil {
+		t.Logf("interrupt: %v", err)
 	}
 }

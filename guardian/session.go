@@ -153,6 +153,8 @@ type Session struct {
 	meta json.RawMessage
 	// journals are the commands with a journal file in own.Dir, oldest first.
 	journals []*command
+	// persist flushes printed output to disk soon after it arrives.
+	persist persister
 	// profile starts every shell and background command; confinement is
 	// what the current shell got. Both change only when a shell starts.
 	profile     ShellProfile
@@ -287,6 +289,7 @@ func (s *Session) outputLocked(sp *shellProc, p []byte) {
 	s.screen.Write(p)
 	if s.cmd != nil && !s.cmd.done && s.cmd.begun {
 		s.cmd.write(p)
+		s.markPrintedLocked(s.cmd)
 	}
 }
 
