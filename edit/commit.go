@@ -37,6 +37,9 @@ const (
 // Result is a committed (or replayed) batch, one entry per file in order.
 type Result struct {
 	Files []FileResult
+	// Recovered: the batch was interrupted (its writer died mid-commit)
+	// and this identical call finished it (intent.go).
+	Recovered bool
 }
 
 // FileResult reports one replaced file.
@@ -134,18 +137,32 @@ func (e *Engine) Commit(ctx context.Context, p *Plan) (*Result, error) {
 		}
 	}
 
-	res := &Result{Files: make([]FileResult, 0, len(p.Files))}
+	if p.recovered != nil {
+		e.storeReceipt(p.key, p.recovered)
+		return p.recovered, nil
+	}
+
+	endIntent, err := e.beginIntent(p)
+	if err != nil {
+		return nil, &CommitError{Failed: paths[0], Untouched: paths[1:], Err: err}
+	}
+	defer endIntent()
+	undoIDs := make([]string, 0, len(p.Files))
 	for i := range p.Files {
 		pf := &p.Files[i]
 		err := ctx.Err()
-		var fr FileResult
+		var undoID string
 		if err == nil {
-			fr, err = e.commitFile(pf)
+			undoID, err = e.replace(pf, true)
 		}
 		if err != nil {
-			return nil, &CommitError{Committed: res.Files, Failed: pf.Path, Untouched: paths[i+1:], Err: err}
+			return nil, e.stopped(p, undoIDs, i, err)
 		}
-		res.Files = append(res.Files, fr)
+		undoIDs = append(undoIDs, undoID)
+	}
+	res := &Result{Files: make([]FileResult, len(p.Files))}
+	for i := range p.Files {
+		res.Files[i] = e.finish(&p.Files[i], undoIDs[i])
 	}
 	e.mu.Lock()
 	for _, f := range p.Files {
@@ -156,7 +173,49 @@ func (e *Engine) Commit(ctx context.Context, p *Plan) (*Result, error) {
 	return res, nil
 }
 
-// commitFile replaces one file. On error the target is untouched.
+// stopped is the error of a batch that stopped at file i with cause: the
+// files before it are restored when the batch has an intent (several
+// files), and the error names the prefix that stayed only if a restore
+// failed.
+// The files before it were written with the undo records undoIDs.
+func (e *Engine) stopped(p *Plan, undoIDs []string, i int, cause error) error {
+	paths := make([]string, len(p.Files))
+	for j, f := range p.Files {
+		paths[j] = f.Path
+	}
+	ce := &CommitError{Failed: paths[i], Untouched: paths[i+1:], Err: cause}
+	done := make([]intentTarget, len(undoIDs))
+	for j := range undoIDs {
+		pf := &p.Files[j]
+		done[j] = intentTarget{Path: pf.Path, Exists: pf.Exists, OldRev: pf.OldRev, NewRev: pf.NewRev, OldMode: pf.OldMode, Old: pf.old, New: pf.new}
+	}
+	var left []string
+	var err error
+	if len(done) > 0 && e.stateDir != "" && p.key != "" && len(p.Files) > 1 {
+		ce.RolledBack, left, err = e.rollBack(done)
+		if err != nil {
+			ce.RestoreErr = fmt.Errorf("restoring %s: %w", strings.Join(left, ", "), err)
+		}
+	} else {
+		left = paths[:len(done)]
+	}
+	// What stays written is reported, with its undo record; what was
+	// restored needs none.
+	for j, id := range undoIDs {
+		if slices.Contains(left, paths[j]) {
+			ce.Committed = append(ce.Committed, e.finish(&p.Files[j], id))
+		} else {
+			e.dropUndo(id)
+		}
+	}
+	return ce
+}
+
+// replace replaces one file, with an undo record when keepUndo. On error
+// the target is untouched. It leaves the ledger alone: a batch records
+// what the model knows of its files (finish) once all of them are
+// written, so a batch that is rolled back leaves the model's knowledge of
+// the original bytes as it was.
 //
 // The target's directory is opened once, by descriptor, without following
 // a symbolic link in any component (atomicfile.OpenDir): the canonical path
@@ -164,20 +223,20 @@ func (e *Engine) Commit(ctx context.Context, p *Plan) (*Result, error) {
 // refused by the kernel, and the temp file, the re-read, the rename or link
 // and the fsync all happen in the directory that was opened, never in one
 // a swapped name points at.
-func (e *Engine) commitFile(pf *PlannedFile) (FileResult, error) {
+func (e *Engine) replace(pf *PlannedFile, keepUndo bool) (undoID string, err error) {
 	if err := e.paths.Recheck(pf.Path); err != nil {
-		return FileResult{}, &DeniedError{Path: pf.Path, Err: err}
+		return "", &DeniedError{Path: pf.Path, Err: err}
 	}
 	base := filepath.Base(pf.Path)
 	d, err := atomicfile.OpenDir(filepath.Dir(pf.Path), atomicfile.DirOptions{Create: !pf.Exists && !pf.remove, Perm: 0o755})
 	switch {
 	case errors.Is(err, atomicfile.ErrSymlink):
-		return FileResult{}, &DeniedError{Path: pf.Path, Err: err}
+		return "", &DeniedError{Path: pf.Path, Err: err}
 	case errors.Is(err, fs.ErrNotExist) && pf.Exists:
 		// The directory went away with the file in it.
-		return FileResult{}, &ConflictError{Path: pf.Path, Want: pf.OldRev, Reason: ReasonChangedAfterRead}
+		return "", &ConflictError{Path: pf.Path, Want: pf.OldRev, Reason: ReasonChangedAfterRead}
 	case err != nil:
-		return FileResult{}, err
+		return "", err
 	}
 	defer d.Close()
 	e.maybeSweep(d)
@@ -189,7 +248,7 @@ func (e *Engine) commitFile(pf *PlannedFile) (FileResult, error) {
 			opts = atomicfile.TempOptions{Perm: pf.OldMode & (fs.ModePerm | fs.ModeSetuid | fs.ModeSetgid | fs.ModeSticky), Sync: true}
 		}
 		if tmp, err = d.CreateTemp(pf.new, opts); err != nil {
-			return FileResult{}, err
+			return "", err
 		}
 		defer tmp.Discard() // nothing once renamed or linked
 	}
@@ -201,20 +260,21 @@ func (e *Engine) commitFile(pf *PlannedFile) (FileResult, error) {
 	// shows up in our check instead, as a conflict.
 	lk, err := e.lockTarget(d, pf.Path)
 	if err != nil {
-		return FileResult{}, err
+		return "", err
 	}
 	defer lk.Unlock()
 
 	// The last checks, as close to the replacement as the API allows.
 	if err := e.paths.Recheck(pf.Path); err != nil {
-		return FileResult{}, &DeniedError{Path: pf.Path, Err: err}
+		return "", &DeniedError{Path: pf.Path, Err: err}
 	}
 	if err := verifyTarget(d, pf, e.maxBytes); err != nil {
-		return FileResult{}, err
+		return "", err
 	}
-	undoID, err := e.storeUndo(pf)
-	if err != nil {
-		return FileResult{}, err
+	if keepUndo {
+		if undoID, err = e.storeUndo(pf); err != nil {
+			return "", err
+		}
 	}
 	switch {
 	case pf.remove:
@@ -229,7 +289,7 @@ func (e *Engine) commitFile(pf *PlannedFile) (FileResult, error) {
 	}
 	if err != nil {
 		e.dropUndo(undoID)
-		return FileResult{}, err
+		return "", err
 	}
 	// The rename happened, so the file is committed on the live system
 	// whatever fsync of the directory says; an error here only weakens
@@ -238,7 +298,7 @@ func (e *Engine) commitFile(pf *PlannedFile) (FileResult, error) {
 	// rather than through atomicfile.WriteFile, and why a removal (undo of
 	// a creation) is synced the same way.
 	_ = d.Sync()
-	return e.finish(pf, undoID), nil
+	return undoID, nil
 }
 
 // DefaultLockWait is how long a commit waits for another writer's lock on

@@ -171,7 +171,7 @@ func NewEngine(opts EngineOptions) (*Engine, error) {
 		}
 	}
 	if e.stateDir != "" {
-		for _, sub := range []string{receiptDir, undoDir} {
+		for _, sub := range []string{receiptDir, undoDir, intentDir} {
 			if err := atomicfile.MkdirPrivate(filepath.Join(e.stateDir, sub)); err != nil {
 				return nil, fmt.Errorf("edit: state directory: %w", err)
 			}
@@ -187,6 +187,9 @@ type Plan struct {
 	Files  []PlannedFile
 	key    string   // receipt key of the normalized batch
 	replay *receipt // non-nil: an identical batch already succeeded and still matches
+	// recovered: this very batch was interrupted by a crash and planning
+	// it finished it (intent.go); Commit returns it.
+	recovered *Result
 }
 
 // PlannedFile is one target of a Plan.
@@ -293,6 +296,16 @@ func (e *Engine) Plan(edits []FileEdit) (*Plan, error) {
 		p.Files[i].Path = canon[i]
 	}
 	p.key = e.receiptKey(edits, p)
+	// A batch that died half-way: the same call finishes it, any other
+	// call on one of its files rolls it back first.
+	recovered, err := e.recoverIntents(p.key, canon)
+	if err != nil {
+		return nil, err
+	}
+	if recovered != nil {
+		p.recovered = recovered
+		return p, nil
+	}
 	if r := e.loadReceipt(p.key); r != nil && r.stillMatches() {
 		p.replay = r
 		return p, nil

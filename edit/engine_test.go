@@ -358,6 +358,8 @@ func TestBatchBadSearchLast(t *testing.T) {
 	assertNoTemps(t, f.root)
 }
 
+// TestCommitFailureOnSecondOfThree: an I/O failure on the second file of
+// three restores the first and leaves the third untouched.
 func TestCommitFailureOnSecondOfThree(t *testing.T) {
 	for _, kind := range []string{"directory", "fifo", "parent is a file"} {
 		t.Run(kind, func(t *testing.T) {
@@ -396,11 +398,17 @@ func TestCommitFailureOnSecondOfThree(t *testing.T) {
 			if !errors.As(err, &cm) {
 				t.Fatalf("Commit = %v, want *CommitError", err)
 			}
-			if len(cm.Committed) != 1 || cm.Committed[0].Path != paths[0] || cm.Failed != paths[1] || !reflect.DeepEqual(cm.Untouched, paths[2:]) {
-				t.Errorf("CommitError = committed %v, failed %s, untouched %v", cm.Committed, cm.Failed, cm.Untouched)
+			// All or nothing: the file written before the failure is
+			// restored, and the error says so.
+			if len(cm.Committed) != 0 || !reflect.DeepEqual(cm.RolledBack, paths[:1]) || cm.RestoreErr != nil ||
+				cm.Failed != paths[1] || !reflect.DeepEqual(cm.Untouched, paths[2:]) {
+				t.Errorf("CommitError = committed %v, rolled back %v (%v), failed %s, untouched %v", cm.Committed, cm.RolledBack, cm.RestoreErr, cm.Failed, cm.Untouched)
 			}
-			if got := f.read(paths[0]); got != "line 1\nchanged\nline 3\n" {
-				t.Errorf("first file = %q, want committed", got)
+			if got := f.read(paths[0]); got != numbered(3) {
+				t.Errorf("first file = %q, want restored", got)
+			}
+			if ents, _ := os.ReadDir(filepath.Join(f.eng.stateDir, intentDir)); len(ents) != 0 {
+				t.Errorf("intent records left: %v", ents)
 			}
 			if got := f.read(paths[2]); got != numbered(3) {
 				t.Errorf("third file = %q, want untouched", got)

@@ -173,7 +173,8 @@ func (e *RecoveryExhaustedError) Error() string {
 func (e *RecoveryExhaustedError) Unwrap() []error { return []error{ErrRecoveryExhausted, e.Err} }
 
 // CommitError reports a commit that stopped at one file. Committed lists the
-// files replaced before it (they stay replaced: there is no rollback),
+// files replaced before it that stay replaced (a restore failed, or the
+// batch had one file; see RolledBack),
 // Failed names the file that failed (untouched), Untouched the files after
 // it, in batch order. Err is the cause (*ConflictError, *DeniedError,
 // *InvalidError, or an I/O error).
@@ -182,6 +183,13 @@ type CommitError struct {
 	Failed    string
 	Untouched []string
 	Err       error
+	// RolledBack are the files the batch had replaced before it stopped
+	// and restored to their original bytes (a batch of several files is
+	// all-or-nothing, intent.go); they are not in Committed.
+	RolledBack []string
+	// RestoreErr says why the files still in Committed could not be
+	// restored; nil when nothing was committed or all was restored.
+	RestoreErr error
 }
 
 func (e *CommitError) Error() string {

@@ -293,6 +293,11 @@ type editData struct {
 	Committed   []string       `json:"committed,omitempty"`
 	Failed      string         `json:"failed,omitempty"`
 	Untouched   []string       `json:"untouched,omitempty"`
+	// RolledBack: files of a failed batch written and then restored.
+	RolledBack []string `json:"rolled_back,omitempty"`
+	// Recovered: this call finished the same batch an earlier call left
+	// part-way.
+	Recovered bool `json:"recovered,omitempty"`
 	// Revision and ChangedRanges answer a revision_mismatch that the
 	// session's own edit caused: the file's revision now and the lines
 	// of it that edit changed.
@@ -361,6 +366,12 @@ func (t *editTool) success(ctx context.Context, in *editInput, sess *session.Ses
 	}
 	env := mcp.Envelope{Status: mcp.StatusCompleted, Tool: EditFilesTool, Data: &data,
 		Message: fmt.Sprintf("Edited %d file(s).", len(res.Files))}
+	if res.Recovered {
+		// The same call had been cut off part-way (its writer died): this
+		// one finished it, as the model meant it.
+		env.Message = fmt.Sprintf("Finished an interrupted batch (an earlier identical call stopped part-way): all %d file(s) now hold the new text.", len(res.Files))
+		data.Recovered = true
+	}
 	if in.VerifyCommand != "" {
 		t.verify(ctx, in, sess, wait, &env, &data, &b)
 	}
@@ -432,7 +443,7 @@ func (t *editTool) failure(in *editInput, err error) *mcp.CallToolResult {
 			env.Status, env.ErrorCode = mcp.StatusConflict, ce.Reason
 			env.NextAction = readNext(in, ce.Path)
 		}
-		data := editData{EditApplied: true, Failed: cm.Failed, Untouched: cm.Untouched}
+		data := editData{EditApplied: true, Failed: cm.Failed, Untouched: cm.Untouched, RolledBack: cm.RolledBack}
 		var undo []string
 		for _, f := range cm.Committed {
 			data.Committed = append(data.Committed, f.Path)
@@ -443,16 +454,26 @@ func (t *editTool) failure(in *editInput, err error) *mcp.CallToolResult {
 			}
 		}
 		env.Data = data
-		env.Message = fmt.Sprintf("Writing %s failed (%v). Committed before it: %s. Untouched: %s. Nothing was rolled back.",
+		env.Message = fmt.Sprintf("Writing %s failed (%v). Committed before it: %s. Untouched: %s.",
 			cm.Failed, cm.Err, listOrNone(data.Committed), listOrNone(cm.Untouched))
+		if cm.RestoreErr != nil {
+			env.Message += fmt.Sprintf(" Restoring them failed too (%v).", cm.RestoreErr)
+		}
+		if len(cm.RolledBack) > 0 {
+			env.Message += " Restored to their original text: " + strings.Join(cm.RolledBack, ", ") + "."
+		}
 		if len(undo) > 0 {
 			env.Message += " To revert the committed files: " + strings.Join(undo, ", ") + "."
 		}
 	case errors.As(err, &cm) && cm.Err != nil && !errors.As(cm.Err, &nr) && !errors.As(cm.Err, &ce) && !errors.Is(cm.Err, edit.ErrDenied) && !errors.Is(cm.Err, edit.ErrInvalid):
 		// Nothing was written, for a reason that is no edit error (I/O).
 		env.Status, env.ErrorCode = mcp.StatusFailed, codeEditCommitIncomplete
-		env.Data = editData{Failed: cm.Failed, Untouched: cm.Untouched}
+		env.Data = editData{Failed: cm.Failed, Untouched: cm.Untouched, RolledBack: cm.RolledBack}
 		env.Message = fmt.Sprintf("Writing %s failed (%v). Nothing was written.", cm.Failed, cm.Err)
+		if len(cm.RolledBack) > 0 {
+			env.Message = fmt.Sprintf("Writing %s failed (%v). The file(s) written before it were restored (%s): nothing changed.",
+				cm.Failed, cm.Err, strings.Join(cm.RolledBack, ", "))
+		}
 	case errors.As(err, &nr):
 		env.Status, env.ErrorCode = mcp.StatusNeedsRead, codeReadRequired
 		var specs []string
