@@ -42,9 +42,23 @@ func main() {
 		fmt.Fprintln(os.Stderr, "cannot make the process undumpable:", err)
 		os.Exit(1)
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	err := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
-	stop()
+	// Then: a re-executed serve reads its credentials, and a first one
+	// that holds any in its environment re-executes itself without them
+	// (handoff.go). Nothing else has started yet.
+	environ, handed, err := inheritedEnviron()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	cfg, err := config.LoadAdapter(os.Args[1:], environ, catalog(), os.Stderr)
+	if err == nil {
+		err = shedCredentials(cfg, handed)
+	}
+	if err == nil {
+		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+		err = runAdapter(ctx, cfg, os.Stdin, os.Stdout, os.Stderr)
+		stop()
+	}
 	entry.Exit(err, errUsage, "")
 }
 
@@ -56,11 +70,18 @@ func catalog() config.Catalog {
 	}
 }
 
+// run is winx with args and this process's environment, as main runs it
+// minus the credential handoff (which re-executes the process).
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	cfg, err := config.LoadAdapter(args, os.Environ(), catalog(), stderr)
 	if err != nil {
 		return err
 	}
+	return runAdapter(ctx, cfg, stdin, stdout, stderr)
+}
+
+// runAdapter runs the command cfg configures.
+func runAdapter(ctx context.Context, cfg *config.Adapter, stdin io.Reader, stdout, stderr io.Writer) error {
 	id := buildid.Read()
 	switch cfg.Command {
 	case config.CommandReport:

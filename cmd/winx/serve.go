@@ -118,7 +118,7 @@ func serve(ctx context.Context, c *config.Serve, id buildid.Identity, stdin io.R
 	reg := tools.NewRegistry(catalog)
 	authn, err := httpserve.NewAuthenticator(httpserve.Credentials{
 		TokenFile: c.TokenFile, Token: c.Token, EnvToken: c.HTTPToken, PrincipalConfig: c.PrincipalConfig,
-		AllowWeakToken: c.AllowWeakToken, AllowQueryToken: c.AllowQueryToken,
+		AllowWeakToken: c.AllowWeakToken, AllowQueryToken: c.AllowQueryToken, Getenv: c.Getenv,
 	}, httpserve.AuthOptions{
 		KnownTools:    reg.ToolNames(),
 		Profiles:      tools.Profiles(),

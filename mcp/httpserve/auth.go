@@ -27,6 +27,11 @@ type Credentials struct {
 	PrincipalConfig string // --principal-config
 	AllowWeakToken  bool   // accept tokens shorter than auth.MinTokenBytes
 	AllowQueryToken bool   // also accept ?token= (or its alias ?access_token=)
+	// Getenv reads the principals' token_env variables: the environment
+	// the configuration was read from, which need not be the process's
+	// own (winx serve hands the values to itself in memory). Nil means
+	// os.Getenv.
+	Getenv func(string) string
 }
 
 // Sources is how many credential sources c names.
@@ -77,7 +82,7 @@ func NewAuthenticator(c Credentials, o AuthOptions) (*Authenticator, error) {
 	a := &Authenticator{allowQuery: c.AllowQueryToken, profileFor: o.ProfileFor}
 	if c.PrincipalConfig != "" {
 		set, err := auth.LoadPrincipals(c.PrincipalConfig, auth.PrincipalOptions{
-			AllowWeakToken: c.AllowWeakToken, KnownTools: o.KnownTools, Profiles: o.Profiles,
+			AllowWeakToken: c.AllowWeakToken, KnownTools: o.KnownTools, Profiles: o.Profiles, Getenv: c.Getenv,
 		})
 		if err != nil {
 			return nil, err

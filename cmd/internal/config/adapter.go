@@ -106,6 +106,11 @@ type Serve struct {
 	// the principals' token_env variables, any variable holding one of
 	// their values or --token's).
 	ShellEnv []string
+	// CredentialEnv names the variables a token reaches serve through:
+	// WINX_HTTP_TOKEN with --http, and the principals' token_env
+	// variables. winx re-executes itself without them (and without
+	// ShellEnv's other drops) and hands their values over in memory.
+	CredentialEnv []string
 	// Getenv is the lookup the configuration was read with, for the
 	// packages that read variables of their own.
 	Getenv func(string) string
@@ -304,6 +309,9 @@ func loadServe(args, environ []string, getenv func(string) string, cat Catalog, 
 	}
 	s.Protect = protectedPaths(s, tokenFiles)
 	s.ShellEnv = shellEnv(environ, tokenEnvs, []string{s.Token})
+	if s.HTTP {
+		s.CredentialEnv = append(slices.Clone(secretEnv), tokenEnvs...)
+	}
 	s.Getenv = getenv
 	return s, nil
 }
