@@ -43,8 +43,18 @@ import (
 // shell's terminal, so it can forge completion; a process that can read the
 // shell's memory (/proc/PID/mem, where ptrace of the shell is allowed) can
 // learn the nonce, which is why the foreground check is the primary layer;
-// and with job control off (set +m) programs share the shell's group and
-// only the nonce is left.
+// so can a process that opened the PTY by its path (not as its controlling
+// terminal, so job control does not stop it) and reads the typed line
+// before the shell does; and with job control off (set +m) programs share
+// the shell's group and only the nonce is left.
+//
+// What it costs: the shell's own marker is refused, and the command runs
+// on, when it is printed with a nonce the scanner no longer expects (a
+// command that assigns __winx_n; a prompt after a Ctrl-C that flushed the
+// typed line before the shell read it, so an interrupt replaces the shell)
+// or scanned after the shell started a job on its own (a line typed ahead
+// to a command that ended without reading it: that line's end then ends
+// the command).
 var markerPrefix = []byte("\x1b]6973;")
 
 // maxMarkerLen bounds how long a marker may be (the cwd is the long part);
