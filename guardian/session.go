@@ -245,6 +245,15 @@ func (s *Session) startShell(ctx context.Context, dir string) error {
 
 // readLoop copies PTY output into the session until the shell ends.
 func (s *Session) readLoop(sp *shellProc) {
+	// Only the shell itself may complete a command (markerScanner): it is
+	// the session leader of its PTY, so its process group is its pid, and a
+	// job it runs holds the terminal under a group of its own. A wrapper
+	// that forked the shell instead of executing it would leave no marker
+	// counting: the session fails to start, it does not run unchecked.
+	sp.scanner.shellHasTerminal = func() bool {
+		pg, err := sp.proc.ForegroundPgrp()
+		return err == nil && pg == sp.proc.Pid()
+	}
 	buf := make([]byte, 64<<10)
 	f := sp.proc.File()
 	for {
@@ -450,6 +459,10 @@ func (s *Session) launch(line string) (*command, error) {
 		return nil, ErrCommandRunning
 	}
 	s.gen++
+	// From here on only a marker with the new command's nonce counts: the
+	// last command's nonce may be known to what it left running.
+	nonce := newNonce()
+	s.shell.scanner.nonce = nonce
 	cfg := s.outputConfigLocked("output-" + strconv.FormatUint(s.gen, 10) + ".txt")
 	c := newCommand(s.gen, line, cfg)
 	s.journals = append(s.journals, c)
@@ -475,7 +488,7 @@ func (s *Session) launch(line string) (*command, error) {
 		}
 		c.script = script
 	}
-	if _, err := sp.proc.File().Write([]byte(commandLine(line, script))); err != nil {
+	if _, err := sp.proc.File().Write([]byte(commandLine(line, script, nonce))); err != nil {
 		s.abandon(c)
 		return nil, fmt.Errorf("guardian: write to shell: %w", err)
 	}

@@ -18,6 +18,14 @@ const (
 // read-only PROMPT_COMMAND and a read-only hook function, so a command that
 // assigns PROMPT_COMMAND or redefines the hook cannot silence completion.
 // The start marker is a read-only function too (__winx_s, see commandLine).
+// The hook prints the nonce __winx_s was last given (see marker.go), kept
+// in __winx_n: a shell variable, never exported (export -n again on every
+// command, as set -a or a command may have exported it), so no program the
+// shell starts finds it in its environment. Until the first command it
+// holds the rc file's start nonce, which this file, readable by the
+// session's programs, gives away: it is no use after the first prompt.
+// The builtins are called as builtins, so a function named printf or
+// export cannot stand in for them.
 // PS1 is blanked; if a command sets it, its text follows the marker and is
 // discarded with the rest of the prompt. Echo is off: the model sees what
 // commands print, not what was typed.
@@ -36,8 +44,9 @@ set +o history
 stty -echo 2>/dev/null
 PS1=''; PS2=''; PS3=''
 export PAGER=cat GIT_PAGER=cat MANPAGER=cat SYSTEMD_PAGER= TERM=xterm-256color
-__winx_hook() { printf '\033]6973;W;%s;%d;%s\007' '@NONCE@' "$1" "$PWD"; }
-__winx_s() { builtin printf '\033]6973;S;%s\007' '@NONCE@'; }
+__winx_n='@NONCE@'
+__winx_hook() { builtin printf '\033]6973;W;%s;%d;%s\007' "$__winx_n" "$1" "$PWD"; }
+__winx_s() { __winx_n=$1; builtin export -n __winx_n; builtin printf '\033]6973;S;%s\007' "$1"; }
 PROMPT_COMMAND='__winx_hook $?'
 readonly -f __winx_hook __winx_s
 readonly PROMPT_COMMAND
@@ -49,6 +58,8 @@ readonly PROMPT_COMMAND
 // the user's ~/.zshrc and again after it, then read-only. They cannot be
 // read-only before it: zsh stops sourcing a file at the first assignment
 // to a read-only variable, which would cut the user's ~/.zshrc short.
+// The nonce is handed over as in rcBash; typeset -g +x un-exports the
+// global (a plain typeset in a function would make a local).
 const rcZsh = `# winx session rc (generated; the user's own files are not modified)
 unset HISTFILE; SAVEHIST=0
 if [ -f "$HOME/.zshrc" ]; then . "$HOME/.zshrc"; fi
@@ -58,8 +69,9 @@ stty -echo 2>/dev/null
 unsetopt PROMPT_SP PROMPT_CR 2>/dev/null
 PS1=''; PROMPT=''; RPROMPT=''; PS2=''
 export PAGER=cat GIT_PAGER=cat MANPAGER=cat TERM=xterm-256color
-__winx_hook() { printf '\033]6973;W;%s;%d;%s\007' '@NONCE@' "$1" "$PWD"; }
-__winx_s() { builtin printf '\033]6973;S;%s\007' '@NONCE@'; }
+__winx_n='@NONCE@'
+__winx_hook() { builtin printf '\033]6973;W;%s;%d;%s\007' "$__winx_n" "$1" "$PWD"; }
+__winx_s() { __winx_n=$1; builtin typeset -g +x __winx_n; builtin printf '\033]6973;S;%s\007' "$1"; }
 precmd_functions=()
 precmd() { __winx_hook $?; }
 typeset -r precmd_functions 2>/dev/null
@@ -189,19 +201,22 @@ func shellCommand(shell, nonce, rcDir, dir string, env []string) (*exec.Cmd, err
 // input lines at 4095 bytes.
 const maxInlineCommand = 2048
 
-// commandLine returns what to type for command: one line that prints the
-// start marker, then runs the command in the shell itself (so cd and
-// variables persist) and leaves its exit code for the prompt hook.
+// commandLine returns what to type for command: one line that hands the
+// shell the command's nonce and prints the start marker, then runs the
+// command in the shell itself (so cd and variables persist) and leaves its
+// exit code for the prompt hook.
 //
-// The marker comes from __winx_s, defined (with the nonce) by the session's
-// rc file, rather than being typed out: the line editor reads what is typed
-// one byte at a time, about 10 µs a byte, and the marker's printf with its
-// nonce was 70 of the 87 bytes typed for `echo hi`.
-func commandLine(command, scriptPath string) string {
+// The marker comes from __winx_s, defined by the session's rc file, rather
+// than being typed out: the line editor reads what is typed one byte at a
+// time, about 10 µs a byte, and the marker's printf was 70 of the 87 bytes
+// typed for `echo hi`. The nonce (nonceAlphabet, no quoting needed) is the
+// one thing that must be typed: it travels only through the terminal, to
+// the shell, after the previous command ended.
+func commandLine(command, scriptPath, nonce string) string {
 	// Ctrl-U first: the line editor may hold text a finished program left
 	// unread, or half a line a Ctrl-C cut short; it must not prefix ours.
 	// The backslash keeps an alias of the same name from replacing it.
-	const start = "\x15\\__winx_s; "
+	start := "\x15\\__winx_s " + nonce + "; "
 	if scriptPath != "" {
 		return start + ". " + shellQuote(scriptPath) + "\n"
 	}
