@@ -442,7 +442,8 @@ func (s *Server) Run(ctx context.Context, ln *net.UnixListener) (reason string, 
 		case <-sctx.Done():
 		}
 	})
-	err = wire.Serve(sctx, ln, s.hello, s, &wire.ServeOptions{Logger: s.log, Secret: s.opts.Secret})
+	adm := s.newAdmission()
+	err = wire.Serve(sctx, ln, s.hello, s, &wire.ServeOptions{Logger: s.log, Secret: s.opts.Secret, Admit: adm.admit})
 	cancel()
 	wg.Wait()
 	return reason, err

@@ -190,7 +190,7 @@ func RunGuardian(ctx context.Context, cfg Config, build wire.Build, logger *slog
 	// what it started (setsid'd ones too) and ends it. Ending normally,
 	// this process kills its descendants itself (after the session's
 	// shell, deferred below) and removes the record.
-	rec := Record{PID: os.Getpid(), Key: cfg.Key, Tag: NewLaunchID()}
+	rec := Record{PID: os.Getpid(), Key: cfg.Key, Tag: NewLaunchID(), Sandbox: cfg.Sandbox}
 	if err := writeRecord(socket, rec); err != nil {
 		return err
 	}
@@ -260,7 +260,10 @@ func RunGuardian(ctx context.Context, cfg Config, build wire.Build, logger *slog
 		f.Close()
 	}
 	logger.Info("guardian serving", "socket", socket, "shell_pid", sess.PID(ctx))
-	return wire.Serve(sctx, ln, wire.NewHello(wire.RoleGuardian, build, Capabilities()), srv, &wire.ServeOptions{Logger: logger, Secret: cfg.Secret, EncodedResults: true})
+	adm := newAdmission(cfg.Sandbox, srv.readOnlyShell, logger)
+	return wire.Serve(sctx, ln, wire.NewHello(wire.RoleGuardian, build, Capabilities()), srv, &wire.ServeOptions{
+		Logger: logger, Secret: cfg.Secret, EncodedResults: true, Admit: adm.admit,
+	})
 }
 
 // guardianSecret is the wire secret of a guardian: read from SecretFD

@@ -33,13 +33,18 @@ const maxRecordBytes = 64 << 10
 // Record is what a guardian leaves beside its socket (RecordPath, mode
 // 0600 in the private socket directory) so that what it started can be
 // cleaned up when it dies without doing so itself (SIGKILL, a crash): its
-// descendants by their EnvTag, and its shell directory. A guardian that
+// descendants by their EnvTag, and its shell directory. winxd also finds
+// its guardians' pids here, to tell a caller from inside one of their
+// sessions. A guardian that
 // ends normally removes it with its socket.
 type Record struct {
 	PID      int    `json:"pid"`
 	Key      string `json:"key"`
 	Tag      string `json:"tag"`
 	ShellDir string `json:"shell_dir,omitempty"`
+	// Sandbox: the guardian confines its session (-sandbox), whatever its
+	// key says; winxd refuses every caller from inside such a session.
+	Sandbox bool `json:"sandbox,omitempty"`
 }
 
 // RecordPath is the record of the guardian on socket.

@@ -58,6 +58,10 @@ type Server struct {
 	order    []string
 	bg       []string // background ids started through this server
 	ended    bool
+	// readOnly: the shell's profile is read-only (LevelReadOnly), or
+	// becoming so. It starts false: RunGuardian starts every session
+	// unrestricted, and only respawn changes a profile.
+	readOnly bool
 }
 
 // launch is one run's launch id and what became of it.
@@ -473,12 +477,35 @@ func (s *Server) respawn(ctx context.Context, p *respawnParams) (*respawnResult,
 	if _, err := s.gate.acquire(ctx, s.settle); err != nil {
 		return nil, err
 	}
+	// Into read-only, the admission treats the session as read-only from
+	// before the new shell starts; out of it, only once the read-only
+	// shell is gone. A failed respawn keeps the old profile.
+	ro := p.Profile.Level == guardian.LevelReadOnly
+	s.mu.Lock()
+	was := s.readOnly
+	s.readOnly = was || ro
+	s.mu.Unlock()
 	conf, err := s.sess.Respawn(context.WithoutCancel(ctx), p.Profile)
+	s.mu.Lock()
+	if err != nil {
+		s.readOnly = was
+	} else {
+		s.readOnly = ro
+	}
+	s.mu.Unlock()
 	s.gate.release()
 	if err != nil {
 		return nil, err
 	}
 	return &respawnResult{Status: s.status(), Confinement: conf}, nil
+}
+
+// readOnlyShell reports whether the session's shell profile is read-only
+// (see admission).
+func (s *Server) readOnlyShell() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.readOnly
 }
 
 // registerLaunch records a run's launch id; nil when it has none.

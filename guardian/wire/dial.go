@@ -29,7 +29,8 @@ type Client struct {
 // Dial connects to path, checks that the server runs as this uid, and says
 // hello as local, whose Secret the server requires. Errors: *DialError
 // (wrapping ErrNoServer when nobody listens), *PeerError, *VersionError,
-// ErrUnauthenticated, or the hello's wire error.
+// ErrUnauthenticated, *ConfinedPeerError (this process runs inside a
+// confined session), or the hello's wire error.
 func Dial(ctx context.Context, path string, local Hello) (*Client, error) {
 	var d net.Dialer
 	nc, err := d.DialContext(ctx, "unix", path)
@@ -66,6 +67,11 @@ func Dial(ctx context.Context, path string, local Hello) (*Client, error) {
 		}
 		if errors.As(err, &we) && we.Code == CodeUnauthenticated {
 			return nil, fmt.Errorf("%w (%s)", ErrUnauthenticated, path)
+		}
+		if errors.As(err, &we) && we.Code == CodeConfinedPeer {
+			var d confinedData
+			_ = json.Unmarshal(we.Data, &d)
+			return nil, &ConfinedPeerError{PID: d.PID, Reason: d.Reason}
 		}
 		return nil, err
 	}

@@ -17,9 +17,16 @@
 //     answered with CodeUnauthenticated (the client sees ErrUnauthenticated)
 //     and the connection closes: the uid check cannot tell the adapter from
 //     a program in a Landlock-confined shell of the same user, the secret
-//     can, since the sandbox hides it. Majors must be equal; each side then
-//     uses the smaller minor. Any other call before a successful hello is
-//     answered with CodeHelloRequired.
+//     can, since the sandbox hides it. A secret is not enough: a server
+//     with an admission check (ServeOptions.Admit; winxd and every
+//     guardian have one) then reads the caller's process in /proc once
+//     (its no_new_privs and seccomp fields and its chain of parents,
+//     pinned by SO_PEERPIDFD where the kernel has it) and refuses a caller
+//     that runs inside a confined session with CodeConfinedPeer (the
+//     client sees a *ConfinedPeerError), so a confined program that got
+//     the secret still drives nothing. Majors must be equal; each side
+//     then uses the smaller minor. Any other call before a successful
+//     hello is answered with CodeHelloRequired.
 //  3. Requests, answered concurrently; a client that goes away (EOF) has its
 //     running calls cancelled after a millisecond: the protocol's clients
 //     never half-close, so end of input means the caller left.
@@ -31,8 +38,8 @@
 //
 // Spec: JSON-RPC 2.0 (https://www.jsonrpc.org/specification) with the
 // deviations listed in package jsonrpc. Deliberate deviations of this wire:
-//   - Error codes -32001 (hello required), -32002 (version mismatch) and
-//     -32003 (unauthenticated) are
+//   - Error codes -32001 (hello required), -32002 (version mismatch),
+//     -32003 (unauthenticated) and -32004 (confined caller) are
 //     taken from the range the spec reserves for implementation-defined
 //     server errors; packages above use -32010 and up.
 //   - The hello is a call, not a notification, and must come first.

@@ -30,6 +30,11 @@ var (
 	ErrUnauthenticated = errors.New("wire: hello refused: wrong or missing wire secret")
 	// ErrConnectionLost: the server closed the connection before answering.
 	ErrConnectionLost = errors.New("wire: connection lost")
+	// ErrConfinedPeer: the server refused a caller that had the secret
+	// because the caller runs inside a confined session (or is confined
+	// beyond the server); the connection is closed. See
+	// ConfinedPeerError.
+	ErrConfinedPeer = errors.New("wire: refused: the caller runs inside a confined session")
 )
 
 // VersionError is a hello refused for its protocol major.
@@ -76,3 +81,20 @@ type DialError struct {
 
 func (e *DialError) Error() string { return fmt.Sprintf("wire: dial %s: %v", e.Path, e.Err) }
 func (e *DialError) Unwrap() error { return e.Err }
+
+// ConfinedPeerError is a hello refused for where its caller runs: inside a
+// confined session, confined beyond the server, or a process that could
+// not be judged (gone, unreadable). Reason names the rule; it holds no
+// secret and is what the server logs and the caller is told.
+type ConfinedPeerError struct {
+	PID    int // the caller's pid as the server saw it; 0 when unknown
+	Reason string
+}
+
+func (e *ConfinedPeerError) Error() string {
+	if e.PID > 0 {
+		return fmt.Sprintf("%v (pid %d: %s)", ErrConfinedPeer, e.PID, e.Reason)
+	}
+	return fmt.Sprintf("%v (%s)", ErrConfinedPeer, e.Reason)
+}
+func (e *ConfinedPeerError) Unwrap() error { return ErrConfinedPeer }

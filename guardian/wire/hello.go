@@ -27,6 +27,9 @@ const (
 	CodeHelloRequired   = -32001
 	CodeVersionMismatch = -32002
 	CodeUnauthenticated = -32003
+	// CodeConfinedPeer: the hello had the secret, but its caller runs
+	// inside a confined session (ErrConfinedPeer); data: confinedData.
+	CodeConfinedPeer = -32004
 )
 
 // Roles of the processes on the wire.
@@ -121,6 +124,17 @@ func decodeHello(raw json.RawMessage) (Hello, error) {
 		return Hello{}, fmt.Errorf("wire: hello names no role")
 	}
 	return h, nil
+}
+
+// confinedData is the data of a CodeConfinedPeer error.
+type confinedData struct {
+	PID    int    `json:"pid,omitempty"`
+	Reason string `json:"reason"`
+}
+
+// confinedRefusal is the wire error of a hello refused by the admission.
+func confinedRefusal(e *ConfinedPeerError) *jsonrpc.Error {
+	return jsonrpc.NewErrorWithData(CodeConfinedPeer, e.Error(), confinedData{PID: e.PID, Reason: e.Reason})
 }
 
 // versionRefusal is the wire error of a refused hello; its data is the

@@ -49,6 +49,17 @@ type ServeOptions struct {
 	// (valid by construction), so they are written without being scanned
 	// again: a large command output is then checked once, when encoded.
 	EncodedResults bool
+	// Admit, when set, judges the process of each connection once, when
+	// its hello carried the secret: /proc is read then (confinement and
+	// ancestry, pinned by the peer's pidfd where the kernel has one; see
+	// PeerProcess) and Admit decides. A refused hello (or a peer that is
+	// gone or cannot be read) is answered with CodeConfinedPeer, logged
+	// and told to OnReject, and the connection closes; an admitted one is
+	// never judged again, so requests pay nothing for it. Nil admits
+	// every peer that has the secret.
+	Admit AdmitFunc
+	// Proc is where Admit's readings come from; the zero value is /proc.
+	Proc Proc
 }
 
 type peerKey struct{}
@@ -72,7 +83,8 @@ func PeerFrom(ctx context.Context) (Peer, bool) {
 // say hello first with the wire secret (answered with local, without its
 // secret) and then has its calls answered by h with the caller in the
 // context (PeerFrom). A hello without the secret is answered with
-// CodeUnauthenticated and the connection closed. A failing connection never
+// CodeUnauthenticated and the connection closed; so is a hello whose
+// caller opts.Admit refuses, with CodeConfinedPeer. A failing connection never
 // affects another. Without opts.Secret, Serve closes ln and returns an error
 // wrapping ErrNoSecret.
 func Serve(ctx context.Context, ln *net.UnixListener, local Hello, h jsonrpc.Handler, opts *ServeOptions) error {
@@ -141,7 +153,7 @@ func serveConn(ctx context.Context, c *net.UnixConn, local Hello, h jsonrpc.Hand
 		}
 		return
 	}
-	st := &connState{c: c, cred: cred, secret: o.Secret}
+	st := &connState{c: c, cred: cred, secret: o.Secret, admit: o.Admit, proc: o.Proc, log: o.Logger, onReject: o.OnReject}
 	st.setReadDeadline(time.Now().Add(HelloTimeout))
 	stop := context.AfterFunc(ctx, st.shutdown)
 	defer stop()
@@ -168,9 +180,13 @@ func serveConn(ctx context.Context, c *net.UnixConn, local Hello, h jsonrpc.Hand
 
 // connState is one connection's hello state and deadline control.
 type connState struct {
-	c      *net.UnixConn
-	cred   Cred
-	secret string
+	c        *net.UnixConn
+	cred     Cred
+	secret   string
+	admit    AdmitFunc // nil admits every peer with the secret
+	proc     Proc
+	log      *slog.Logger
+	onReject func(error)
 
 	mu sync.Mutex // guards the fields below
 	// peer is set once the hello succeeded; nil before.
@@ -178,9 +194,10 @@ type connState struct {
 	// down is set when the server stops; the read deadline then stays in
 	// the past.
 	down bool
-	// refused is set by a hello without the secret: the connection
+	// refused is set by a refused hello (no secret, or a confined
+	// caller) to the answer every later hello gets: the connection
 	// answers nothing more and closes.
-	refused bool
+	refused *jsonrpc.Error
 }
 
 func (st *connState) setReadDeadline(t time.Time) {
@@ -229,24 +246,24 @@ func (st *connState) hello(local Hello, params json.RawMessage) (json.RawMessage
 	st.mu.Lock()
 	refused := st.refused
 	st.mu.Unlock()
-	if refused {
-		return nil, jsonrpc.NewError(CodeUnauthenticated, ErrUnauthenticated.Error())
+	if refused != nil {
+		return nil, refused
 	}
 	peer, err := decodeHello(params)
 	if err != nil {
 		return nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, err.Error())
 	}
 	if !SameSecret(peer.Secret, st.secret) {
-		// One try per connection: the answer goes out, then the
-		// connection closes (the delay lets the answer be written first;
-		// until then every call is refused for want of a hello).
-		st.mu.Lock()
-		st.refused = true
-		st.mu.Unlock()
-		time.AfterFunc(refuseLinger, st.shutdown)
-		return nil, jsonrpc.NewError(CodeUnauthenticated, ErrUnauthenticated.Error())
+		return nil, st.refuse(jsonrpc.NewError(CodeUnauthenticated, ErrUnauthenticated.Error()))
 	}
 	peer.Secret = ""
+	if err := st.judge(); err != nil {
+		st.log.Warn("connection refused", "pid", st.cred.PID, "role", clipRole(peer.Role), "err", err)
+		if st.onReject != nil {
+			st.onReject(err)
+		}
+		return nil, st.refuse(confinedRefusal(err))
+	}
 	v, err := Negotiate(local.Protocol, peer.Protocol)
 	if err != nil {
 		return nil, versionRefusal(local, err)
@@ -262,6 +279,44 @@ func (st *connState) hello(local Hello, params json.RawMessage) (json.RawMessage
 		return nil, fmt.Errorf("wire: encode hello: %w", err)
 	}
 	return b, nil
+}
+
+// refuse makes answer the last word of the connection: one try per
+// connection, the answer goes out, then the connection closes (the delay
+// lets the answer be written first; until then every call is refused for
+// want of a hello).
+func (st *connState) refuse(answer *jsonrpc.Error) *jsonrpc.Error {
+	st.mu.Lock()
+	st.refused = answer
+	st.mu.Unlock()
+	time.AfterFunc(refuseLinger, st.shutdown)
+	return answer
+}
+
+// judge runs the admission of the connection's peer, once: the hello is
+// the only call that reaches it, and a refused hello ends the connection.
+func (st *connState) judge() *ConfinedPeerError {
+	if st.admit == nil {
+		return nil
+	}
+	p, err := inspectPeer(st.c, st.cred, st.proc)
+	if err != nil {
+		return refusal(st.cred.PID, err)
+	}
+	if err := st.admit(p); err != nil {
+		return refusal(st.cred.PID, err)
+	}
+	return nil
+}
+
+// maxLoggedRole bounds the hello role a refusal logs: the peer chose it.
+const maxLoggedRole = 64
+
+func clipRole(r string) string {
+	if len(r) > maxLoggedRole {
+		return r[:maxLoggedRole] + "…"
+	}
+	return r
 }
 
 // frameReadBuffer is the read buffer of a connection: a frame's length

@@ -30,6 +30,9 @@ func TestMain(m *testing.M) {
 	if path := os.Getenv(childEnv); path != "" {
 		os.Exit(childDial(path))
 	}
+	if mode := os.Getenv(admitChildEnv); mode != "" {
+		os.Exit(admitChild(mode))
+	}
 	os.Exit(m.Run())
 }
 
@@ -115,6 +118,12 @@ func (s *testServer) waitRejects(t *testing.T, n int) []error {
 // startServer serves an echo method in dir until the test ends.
 func startServer(t *testing.T, dir string) *testServer {
 	t.Helper()
+	return startAdmitServer(t, dir, nil)
+}
+
+// startAdmitServer is startServer judging its callers with admit.
+func startAdmitServer(t *testing.T, dir string, admit AdmitFunc) *testServer {
+	t.Helper()
 	ts := &testServer{path: filepath.Join(dir, "s.sock")}
 	ln, err := Listen(ts.path)
 	if err != nil {
@@ -133,7 +142,7 @@ func startServer(t *testing.T, dir string) *testServer {
 		return req.Params, nil
 	})
 	go func() {
-		Serve(ctx, ln, NewHello(RoleGuardian, Build{Module: "winx"}, []string{"echo"}), h, &ServeOptions{OnReject: ts.onReject, Secret: testSecret})
+		Serve(ctx, ln, NewHello(RoleGuardian, Build{Module: "winx"}, []string{"echo"}), h, &ServeOptions{OnReject: ts.onReject, Secret: testSecret, Admit: admit})
 		close(done)
 	}()
 	t.Cleanup(func() { cancel(); <-done })
