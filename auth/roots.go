@@ -10,6 +10,7 @@ package auth
 import (
 	"errors"
 	"fmt"
+	"path/filepath"
 )
 
 // MaxAllowedRoots bounds a principal's allowed_roots list.
@@ -83,4 +84,24 @@ func ConfineRoots(extra, roots []string) []string {
 		}
 	}
 	return out
+}
+
+// CanonicalPlanned is the canonical form of an absolute path that need not
+// exist yet: its existing prefix resolved the way the kernel would (the
+// walk of the path policy), the rest appended. A check against roots can
+// then run before anything is made at the path, so that a refusal leaves
+// nothing behind. A path with ".." among its missing components, or one
+// that runs through a file, is refused.
+func CanonicalPlanned(path string) (string, error) {
+	if err := checkSyntax(path); err != nil {
+		return "", err
+	}
+	if !filepath.IsAbs(path) {
+		return "", invalid(path, reasonRelative)
+	}
+	canonical, _, werr := walk(path)
+	if werr != nil {
+		return "", &PathError{Path: path, Reason: werr.reason, Err: werr.err}
+	}
+	return canonical, nil
 }

@@ -111,3 +111,33 @@ func TestConfineRoots(t *testing.T) {
 		}
 	}
 }
+
+func TestCanonicalPlanned(t *testing.T) {
+	real, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(t.TempDir(), "link")
+	if err := os.Symlink(real, link); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(real, "file"), nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name, path, want string
+		err              error
+	}{
+		{"existing", real, real, nil},
+		{"missing tail", filepath.Join(real, "a", "b"), filepath.Join(real, "a", "b"), nil},
+		{"through a link", filepath.Join(link, "a", "b"), filepath.Join(real, "a", "b"), nil},
+		{"relative", "a/b", "", ErrPathInvalid},
+		{"dot-dot in the missing tail", filepath.Join(link, "a") + "/../../etc", "", ErrPathDenied},
+		{"through a file", filepath.Join(real, "file", "a"), "", ErrPathInvalid},
+	} {
+		got, err := CanonicalPlanned(tc.path)
+		if got != tc.want || !errors.Is(err, tc.err) {
+			t.Errorf("%s: CanonicalPlanned(%q) = %q, %v; want %q, %v", tc.name, tc.path, got, err, tc.want, tc.err)
+		}
+	}
+}

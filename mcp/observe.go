@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"context"
+	"crypto/hmac"
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
@@ -21,7 +22,7 @@ type ToolCallRecord struct {
 	Tool        string
 	Principal   string
 	Correlation string // the call's thread_id argument, if any
-	ArgsDigest  string // hex sha256 of the raw arguments
+	ArgsDigest  string // hex HMAC-SHA256 of the raw arguments under ServerOptions.ArgsKey; "" without a key
 	// RequestID correlates the call with the transport's record of the
 	// request that carried it: the id WithRequestID put in the context, else
 	// a fresh one (stdio).
@@ -195,8 +196,11 @@ func (s *Server) observeToolCall(ctx context.Context, ex *exchange, req *jsonrpc
 	if rec.RequestID == "" {
 		rec.RequestID = NewRequestID()
 	}
-	sum := sha256.Sum256(p.Arguments)
-	rec.ArgsDigest = hex.EncodeToString(sum[:])
+	if len(s.opts.ArgsKey) > 0 {
+		mac := hmac.New(sha256.New, s.opts.ArgsKey)
+		mac.Write(p.Arguments)
+		rec.ArgsDigest = hex.EncodeToString(mac.Sum(nil))
+	}
 	var binding struct {
 		ThreadID string `json:"thread_id"`
 	}

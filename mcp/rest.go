@@ -7,6 +7,7 @@ import (
 	"io"
 	"mime"
 	"net/http"
+	"reflect"
 	"regexp"
 	"strconv"
 
@@ -48,6 +49,9 @@ type RESTErrorBody struct {
 	Code    string `json:"code"`
 	Message string `json:"message"`
 	RPCCode int64  `json:"rpcCode,omitempty"`
+	// Member names the body's member a bad_request is about, as a path
+	// from the top ("name", "arguments.x"), when one is to blame.
+	Member string `json:"member,omitempty"`
 }
 
 // Codes of RESTErrorBody.
@@ -125,6 +129,11 @@ func writeRESTError(w http.ResponseWriter, status int, code, msg string, rpcCode
 	writeRESTJSON(w, status, mustMarshal(RESTError{Error: RESTErrorBody{Code: code, Message: msg, RPCCode: rpcCode}}))
 }
 
+// writeBodyError answers a refused body: 400 naming the member at fault.
+func writeBodyError(w http.ResponseWriter, e *bodyError) {
+	writeRESTJSON(w, http.StatusBadRequest, mustMarshal(RESTError{Error: RESTErrorBody{Code: RESTBadRequest, Message: e.msg, Member: e.member}}))
+}
+
 func writeRESTJSON(w http.ResponseWriter, status int, body []byte) {
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("X-Content-Type-Options", "nosniff")
@@ -182,9 +191,9 @@ func (rh *RESTHandler) call(w http.ResponseWriter, r *http.Request, caller Calle
 		writeRESTError(w, http.StatusBadRequest, RESTBadRequest, "cannot read body", 0)
 		return
 	}
-	in, msg := decodeRESTCall(body)
-	if msg != "" {
-		writeRESTError(w, http.StatusBadRequest, RESTBadRequest, msg, 0)
+	in, bad := decodeRESTCall(body)
+	if bad != nil {
+		writeBodyError(w, bad)
 		return
 	}
 	// The profile check of tools/call, asked first so that a hidden tool
@@ -224,8 +233,13 @@ func (rh *RESTHandler) call(w http.ResponseWriter, r *http.Request, caller Calle
 
 // decodeRESTCall parses a call body strictly: one JSON object with a
 // non-empty string name and an object (or absent, or null) arguments, no
-// other member and nothing after it. A non-empty msg says what is wrong.
-func decodeRESTCall(body []byte) (in restCall, msg string) {
+// other member, no member spelt otherwise or named twice at any depth
+// (checkMembers), and nothing after it. A non-nil bad says what is wrong.
+func decodeRESTCall(body []byte) (in restCall, bad *bodyError) {
+	refuse := func(msg, member string) (restCall, *bodyError) { return in, &bodyError{msg: msg, member: member} }
+	if bad := checkMembers(body, reflect.TypeFor[restCall]()); bad != nil {
+		return in, bad
+	}
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&in); err != nil {
@@ -233,31 +247,31 @@ func decodeRESTCall(body []byte) (in restCall, msg string) {
 		var typ *json.UnmarshalTypeError
 		switch {
 		case errors.As(err, &syntax), errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
-			return in, "body is not a JSON object"
+			return refuse("body is not a JSON object", "")
 		case errors.As(err, &typ) && typ.Field != "":
-			return in, typ.Field + " has the wrong type"
+			return refuse(typ.Field+" has the wrong type", typ.Field)
 		case errors.As(err, &typ):
-			return in, "body is not a JSON object"
+			return refuse("body is not a JSON object", "")
 		}
 		// encoding/json reports an unknown member with a plain error.
-		return in, "body must have only name and arguments"
+		return refuse("body must have only name and arguments", "")
 	}
 	if _, err := dec.Token(); err != io.EOF {
-		return in, "body must hold one JSON object"
+		return refuse("body must hold one JSON object", "")
 	}
 	if in.Name == "" {
-		return in, "name is required"
+		return refuse("name is required", "name")
 	}
 	args := bytes.TrimSpace(in.Arguments)
 	switch {
 	case len(args) == 0 || string(args) == "null":
 		in.Arguments = json.RawMessage("{}")
 	case args[0] != '{':
-		return in, "arguments must be an object"
+		return refuse("arguments must be an object", "arguments")
 	default:
 		in.Arguments = args
 	}
-	return in, ""
+	return in, nil
 }
 
 // openAPI answers GET /api/openapi.json: the REST API as this caller sees it.
@@ -292,6 +306,7 @@ func openAPIDocument(info Implementation, tools []Tool) []byte {
 					"code":    map[string]any{"type": "string"},
 					"message": map[string]any{"type": "string"},
 					"rpcCode": map[string]any{"type": "integer"},
+					"member":  map[string]any{"type": "string"},
 				},
 			}},
 		},

@@ -409,3 +409,44 @@ func BenchmarkRESTCall(b *testing.B) {
 		})
 	}
 }
+
+// A body that encoding/json would read loosely is refused before any tool
+// runs: a member spelt in another case ({"Name": ...} would call the tool a
+// proxy reading "name" does not see) or named twice (the last wins here,
+// the first in many parsers), at the top or inside arguments. The answer
+// is 400 naming the member; the exact spelling still calls the tool.
+func TestRESTStrictMembers(t *testing.T) {
+	f := newRESTFixture(t, 0)
+	for _, tc := range []struct {
+		name, body, member string
+	}{
+		{"name in another case", `{"Name":"Beta"}`, "Name"},
+		{"name in capitals", `{"NAME":"Beta","arguments":{}}`, "NAME"},
+		{"arguments in another case", `{"name":"Beta","Arguments":{"x":1}}`, "Arguments"},
+		{"name twice", `{"name":"Alpha","name":"Beta"}`, "name"},
+		{"name twice, differently spelt", `{"name":"Alpha","nAme":"Beta"}`, "nAme"},
+		{"argument twice", `{"name":"Beta","arguments":{"x":1,"x":2}}`, "arguments.x"},
+		{"nested member twice", `{"name":"Beta","arguments":{"files":[{"path":"a","path":"b"}]}}`, "arguments.files[0].path"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			resp, b := f.do(t, http.MethodPost, mcp.RESTCallPath, restFullToken, tc.body, nil)
+			var e struct {
+				Error struct{ Code, Message, Member string }
+			}
+			if err := json.Unmarshal(b, &e); err != nil || resp.StatusCode != http.StatusBadRequest ||
+				e.Error.Code != mcp.RESTBadRequest || e.Error.Member != tc.member || !strings.Contains(e.Error.Message, tc.member) {
+				t.Errorf("POST %s = %d %s, want 400 %s naming member %q", tc.body, resp.StatusCode, b, mcp.RESTBadRequest, tc.member)
+			}
+		})
+	}
+	f.mu.Lock()
+	n := len(f.records)
+	f.mu.Unlock()
+	if n != 0 {
+		t.Fatalf("refused bodies reached a tool: %d calls", n)
+	}
+	resp, b := f.do(t, http.MethodPost, mcp.RESTCallPath, restFullToken, `{"name":"Beta","arguments":{"x":1,"files":[{"path":"a"},{"path":"b"}]}}`, nil)
+	if resp.StatusCode != http.StatusOK {
+		t.Errorf("a correct body = %d %s, want 200", resp.StatusCode, b)
+	}
+}

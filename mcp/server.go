@@ -31,6 +31,10 @@ type ServerOptions struct {
 	// ToolObserver, when set, is told of every finished tools/call (usage
 	// telemetry). It runs on the request's goroutine and must not block.
 	ToolObserver func(ToolCallRecord)
+	// ArgsKey keys ToolCallRecord.ArgsDigest (HMAC-SHA256 of the raw
+	// arguments); nil leaves the digest empty. A digest without a secret
+	// key would let whoever reads a record confirm guessed arguments.
+	ArgsKey []byte
 }
 
 // Server dispatches MCP requests of both eras to a Registry. It holds no

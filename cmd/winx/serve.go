@@ -92,6 +92,9 @@ func serve(ctx context.Context, c *config.Serve, id buildid.Identity, stdin io.R
 	observers := []func(mcp.ToolCallRecord){opLogObserver(logger)}
 	var observeHTTP func(oplog.HTTPRequest)
 	if c.UsageLog != "" {
+		if serverOpts.ArgsKey, err = usageArgsKey(c.StateDir); err != nil {
+			return err
+		}
 		ulog, err := openUsageLog(c, id.String())
 		if err != nil {
 			return err

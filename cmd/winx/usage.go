@@ -1,13 +1,17 @@
 package main
 
 import (
+	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
+	"path/filepath"
 	"time"
 
 	"winx/cmd/internal/config"
 	"winx/cmd/internal/oplog"
+	"winx/guardian/wire"
 	"winx/mcp"
 	"winx/mcp/usage"
 )
@@ -22,6 +26,23 @@ func openUsageLog(c *config.Serve, build string) (*usage.Log, error) {
 		return nil, fmt.Errorf("winx: usage log: %w", err)
 	}
 	return l, nil
+}
+
+// usageArgsKey is the installation's key of the usage log's arguments
+// digests (usage.ArgsKeyFileName in the state directory), made on first use.
+// The file is the wire secret's kind and passes its checks: a file that is
+// a symbolic link, not regular, not this user's or readable by others is
+// refused, and so is the usage log, rather than writing digests anyone could
+// confirm.
+func usageArgsKey(stateDir string) ([]byte, error) {
+	if stateDir == "" {
+		return nil, errors.New("winx: usage log: no state directory for the arguments digest key (set XDG_STATE_HOME or HOME)")
+	}
+	s, err := wire.EnsureSecret(filepath.Join(stateDir, usage.ArgsKeyFileName))
+	if err != nil {
+		return nil, fmt.Errorf("winx: usage log: arguments digest key: %w", err)
+	}
+	return hex.DecodeString(s) // EnsureSecret checked it is hex
 }
 
 // usageObserver records finished tool calls; a failing write is logged and

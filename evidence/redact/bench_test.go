@@ -47,6 +47,8 @@ func logText(n, secretEvery int) string {
 		"key " + anthropicKey, "OPENAI_API_KEY=" + openAIProj, "maps " + googleKey, slackToken,
 		stripeLive, "Authorization: Bearer " + jwt, "postgres://app:hunter2@db/app",
 		"curl -H 'Authorization: Bearer " + bearer + "'", pem("RSA PRIVATE KEY"),
+		"GITLAB_TOKEN=" + gitlabPAT, "//registry.npmjs.org/:_authToken=" + npmToken, "password = " + pypiToken,
+		"HF_TOKEN=" + hfToken, "SENDGRID_API_KEY=" + sendgridKey, "DIGITALOCEAN_TOKEN=" + doToken,
 	}
 	var b strings.Builder
 	b.Grow(n + 1024)

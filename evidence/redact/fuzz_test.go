@@ -57,6 +57,7 @@ const (
 // secrets, the contexts the rules look at, and the bytes at their edges.
 var fragments = []string{
 	awsKeyID, awsSecret, ghToken, anthropicKey, openAIKey, googleKey, slackToken, stripeLive, jwt, bearer,
+	gitlabPAT, npmToken, pypiToken, hfToken, sendgridKey, doToken, "glpat-", "npm_", "hf_", "SG.", "dop_v1_",
 	"-----BEGIN PRIVATE KEY-----", "-----END PRIVATE KEY-----", "-----BEGIN RSA PRIVATE KEY-----\n",
 	"://", "x://", "u:", ":", "@", "/", "[", "]", " ", "\n", ".", "-", "_", "=", "\"", "x", "1",
 	"Bearer ", "aws_secret_access_key", " = ", "[None]: ", "eyJ", "AKIA", "AIza", "sk-", "ghp_",

@@ -132,6 +132,62 @@ func (m tokenMatcher) find(s string, emit func(start, end int)) {
 	}
 }
 
+// segmentedMatcher finds tokens made of a lead literal at a word boundary
+// and segments of exact sizes of one class, separated by dots (SendGrid's
+// "SG.<22>.<43>"). The last segment must not run on: a letter, a digit, a
+// byte of the class or a placeholder after it means a longer token, not
+// this one.
+type segmentedMatcher struct {
+	lead  string
+	sizes []int
+	body  func(byte) bool
+}
+
+// find is linear: a candidate costs at most its lead, its segments and its
+// dots, a bounded length, and the search resumes at the next byte.
+func (m segmentedMatcher) find(s string, emit func(start, end int)) {
+	for start := wordLead(s, m.lead, 0); start >= 0; start = wordLead(s, m.lead, start+1) {
+		if end, ok := m.segments(s, start+len(m.lead)); ok {
+			emit(start, end)
+		}
+	}
+}
+
+// segments returns the end of the segments that start at s[p].
+func (m segmentedMatcher) segments(s string, p int) (int, bool) {
+	for k, size := range m.sizes {
+		if k > 0 {
+			if p >= len(s) || s[p] != '.' {
+				return 0, false
+			}
+			p++
+		}
+		end := p + size
+		for p < min(end, len(s)) && m.body(s[p]) {
+			p++
+		}
+		if p != end {
+			return 0, false
+		}
+	}
+	return p, atWordEnd(s, p) && (p == len(s) || !m.body(s[p]))
+}
+
+// wordLead returns the first start at or after i of lead in s at a word
+// start, or -1.
+func wordLead(s, lead string, i int) int {
+	for {
+		j := strings.Index(s[i:], lead)
+		if j < 0 {
+			return -1
+		}
+		if atWordStart(s, i+j) {
+			return i + j
+		}
+		i += j + 1
+	}
+}
+
 // jwtMatcher finds JSON Web Tokens: three base64url segments separated by
 // dots, the first starting with "eyJ" at a word boundary, each at least
 // minJWTSegment long. A JWE's further segments are left alone: they are
@@ -292,15 +348,11 @@ type bearerMatcher struct{ lead string }
 // each byte is scanned by at most two candidates.
 func (m bearerMatcher) find(s string, emit func(start, end int)) {
 	for i := 0; ; {
-		j := strings.Index(s[i:], m.lead)
-		if j < 0 {
+		start := wordLead(s, m.lead, i)
+		if start < 0 {
 			return
 		}
-		start := i + j
 		i = start + 1
-		if !atWordStart(s, start) {
-			continue
-		}
 		p := start + len(m.lead)
 		q := p
 		for q < len(s) && (s[q] == ' ' || s[q] == '\t') {
@@ -411,6 +463,8 @@ func skipAssignment(s string, p int) (int, bool) {
 func isDigit(c byte) bool      { return '0' <= c && c <= '9' }
 func isUpper(c byte) bool      { return 'A' <= c && c <= 'Z' }
 func isLower(c byte) bool      { return 'a' <= c && c <= 'z' }
+func isAlpha(c byte) bool      { return isUpper(c) || isLower(c) }
+func isLowerHex(c byte) bool   { return isDigit(c) || 'a' <= c && c <= 'f' }
 func isAlnum(c byte) bool      { return isDigit(c) || isUpper(c) || isLower(c) }
 func isUpperAlnum(c byte) bool { return isDigit(c) || isUpper(c) }
 func isAlnumDash(c byte) bool  { return isAlnum(c) || c == '-' }

@@ -120,6 +120,7 @@ func (m tokenMatcher) literals() []string {
 	return out
 }
 
+func (m segmentedMatcher) literals() []string { return []string{m.lead} }
 func (jwtMatcher) literals() []string         { return []string{"eyJ"} }
 func (pemMatcher) literals() []string         { return []string{"-----BEGIN "} }
 func (urlMatcher) literals() []string         { return []string{"://"} }

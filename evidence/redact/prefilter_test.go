@@ -51,7 +51,8 @@ func TestPrefilterMatchesUnfiltered(t *testing.T) {
 	words := []string{"the", "secret", "access", "key", "github", "gh", "sk", "rk", "xox", "ey", "BEGIN", "Bearer", "bearer", "ECRET", "AKI", "AIz"}
 	secrets := []string{awsKeyID, awsSTSKeyID, awsSecret, ghToken, ghPAT, anthropicKey, openAIKey, openAIProj, googleKey,
 		slackToken, stripeLive, stripeRK, stripeTest, jwt, "Bearer " + bearer, "aws_secret_access_key = " + awsSecret,
-		pem("RSA PRIVATE KEY"), "https://u:pw" + "1234@host/x", "-----BEGIN PRIVATE KEY-----\nMII"}
+		pem("RSA PRIVATE KEY"), "https://u:pw" + "1234@host/x", "-----BEGIN PRIVATE KEY-----\nMII",
+		gitlabPAT, gitlabRoute, npmToken, pypiToken, hfToken, sendgridKey, doToken}
 	for iter := 0; iter < 3000; iter++ {
 		var b strings.Builder
 		for n := rng.IntN(40); n > 0; n-- {

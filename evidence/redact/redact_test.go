@@ -22,6 +22,13 @@ var (
 	stripeLive   = "sk_live_" + "4eC39HqLyjWDarjtT1zdp7dc"
 	stripeRK     = "rk_live_" + "51H8s2pLkNcQ7z0YbXaWvUt9"
 	stripeTest   = "sk_test_" + "4eC39HqLyjWDarjtT1zdp7dc"
+	gitlabPAT    = "glpat-" + strings.Repeat("aB3-_", 4)                     // 20 after the prefix
+	gitlabRoute  = "glpat-" + strings.Repeat("Xy9_z", 6) + ".01" + "0abc123" // routable: 30, then its tail
+	npmToken     = "npm_" + strings.Repeat("aB3d", 9)                        // 36
+	pypiToken    = "pypi-AgE" + "IcHlwaS5vcmc" + strings.Repeat("CJDU5ZDk3-_x", 10)
+	hfToken      = "hf_" + strings.Repeat("abcDEFghiJKLmnoPQR", 2)[:34]
+	sendgridKey  = "SG." + strings.Repeat("aB3-_", 5)[:22] + "." + strings.Repeat("Zy9_x", 9)[:43]
+	doToken      = "dop_v1_" + strings.Repeat("0123456789abcdef", 4) // 64
 	// The RFC 7519 example token.
 	jwt = "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9" + "." +
 		"eyJzdWIiOiIxMjM0NTY3ODkwIiwibmFtZSI6IkpvaG4gRG9lIiwiaWF0IjoxNTE2MjM5MDIyfQ" + "." +
@@ -131,6 +138,45 @@ var redactCases = []redactCase{
 	{"stripe publishable", "pk_live_" + stripeLive[8:], "pk_live_" + stripeLive[8:], 0},
 	{"stripe too short", "sk_live_abc", "sk_live_abc", 0},
 
+	// gitlab-token
+	{"gitlab pat", "GITLAB_TOKEN=" + gitlabPAT, "GITLAB_TOKEN=" + r("gitlab-token"), 1},
+	{"gitlab routable", "PRIVATE-TOKEN: " + gitlabRoute, "PRIVATE-TOKEN: " + r("gitlab-token") + gitlabRoute[len(gitlabRoute)-len(".010abc123"):], 1},
+	{"gitlab too short", gitlabPAT[:len(gitlabPAT)-1], gitlabPAT[:len(gitlabPAT)-1], 0},
+	{"gitlab glued", "x" + gitlabPAT, "x" + gitlabPAT, 0},
+	{"gitlab other kind", "glptt-" + gitlabPAT[6:], "glptt-" + gitlabPAT[6:], 0},
+
+	// npm-token
+	{"npm", "//registry.npmjs.org/:_authToken=" + npmToken + "\n", "//registry.npmjs.org/:_authToken=" + r("npm-token") + "\n", 1},
+	{"npm too short", npmToken[:len(npmToken)-1], npmToken[:len(npmToken)-1], 0},
+	{"npm too long", npmToken + "x", npmToken + "x", 0},
+	{"npm glued", "x" + npmToken, "x" + npmToken, 0},
+
+	// pypi-token
+	{"pypi", "password = " + pypiToken + "\n", "password = " + r("pypi-token") + "\n", 1},
+	{"pypi too short", pypiToken[:len("pypi-AgE")+49], pypiToken[:len("pypi-AgE")+49], 0},
+	{"pypi not a macaroon", "pypi-" + pypiToken[len("pypi-AgE"):], "pypi-" + pypiToken[len("pypi-AgE"):], 0},
+	{"pypi glued", "x" + pypiToken, "x" + pypiToken, 0},
+
+	// huggingface-token
+	{"huggingface", "HF_TOKEN=" + hfToken + " ", "HF_TOKEN=" + r("huggingface-token") + " ", 1},
+	{"huggingface too short", hfToken[:len(hfToken)-1], hfToken[:len(hfToken)-1], 0},
+	{"huggingface identifier", "use_hf_hub_download_for_models", "use_hf_hub_download_for_models", 0},
+	{"huggingface glued", "x" + hfToken, "x" + hfToken, 0},
+
+	// sendgrid-api-key
+	{"sendgrid", `SENDGRID_API_KEY="` + sendgridKey + `"`, `SENDGRID_API_KEY="` + r("sendgrid-api-key") + `"`, 1},
+	{"sendgrid short second part", sendgridKey[:len(sendgridKey)-1], sendgridKey[:len(sendgridKey)-1], 0},
+	{"sendgrid long second part", sendgridKey + "_", sendgridKey + "_", 0},
+	{"sendgrid glued", "MSG." + sendgridKey[3:], "MSG." + sendgridKey[3:], 0},
+	{"sendgrid prose", "SG.append(x) and SG.Count", "SG.append(x) and SG.Count", 0},
+
+	// digitalocean-token
+	{"digitalocean", "DIGITALOCEAN_TOKEN=" + doToken, "DIGITALOCEAN_TOKEN=" + r("digitalocean-token"), 1},
+	{"digitalocean oauth and refresh", "doo_v1_" + doToken[7:] + " dor_v1_" + doToken[7:], r("digitalocean-token") + " " + r("digitalocean-token"), 2},
+	{"digitalocean upper-case hex", "dop_v1_" + strings.ToUpper(doToken[7:]), "dop_v1_" + strings.ToUpper(doToken[7:]), 0},
+	{"digitalocean too short", doToken[:len(doToken)-1], doToken[:len(doToken)-1], 0},
+	{"digitalocean glued", "x" + doToken, "x" + doToken, 0},
+
 	// jwt
 	{"jwt", "token: " + jwt + "\n", "token: " + r("jwt") + "\n", 1},
 	{"jwt in query", "?id_token=" + jwt + "&x=1", "?id_token=" + r("jwt") + "&x=1", 1},
@@ -233,7 +279,8 @@ func TestRules(t *testing.T) {
 	want := []string{
 		"private-key", "aws-access-key-id", "aws-secret-access-key", "github-token",
 		"anthropic-api-key", "openai-api-key", "google-api-key", "slack-token",
-		"stripe-key", "jwt", "url-credentials", "bearer-token",
+		"stripe-key", "gitlab-token", "npm-token", "pypi-token", "huggingface-token",
+		"sendgrid-api-key", "digitalocean-token", "jwt", "url-credentials", "bearer-token",
 	}
 	got := Rules()
 	var names []string
@@ -277,6 +324,9 @@ func pathological(n int) map[string]string {
 		"secret-assign":  rep("secret_access_key="),
 		"secret-words":   rep("SecretAccess"),
 		"slack-run":      rep("xoxb-"),
+		"hf-run":         "hf_" + rep("a"),
+		"sendgrid-runs":  rep("SG." + strings.Repeat("a", 22) + "."),
+		"pypi-run":       rep("pypi-AgE"),
 		"placeholders":   rep(r("url-credentials")),
 		"url-with-holes": rep("x://u:" + r("jwt") + "@"),
 	}

@@ -25,6 +25,9 @@ const (
 	minJWTSegment    = 10 // each of the three segments, "eyJ" included
 	minBearerToken   = 20 // the b64token after "Bearer ", padding excluded
 	minAWSSecret     = 40 // AWS secret access keys have exactly 40
+	minGitLabBody    = 20 // after "glpat-"; routable tokens have 27 or more
+	minPyPIBody      = 50 // after "pypi-AgE"; real macaroons have well over 100
+	minHFBody        = 34 // after "hf_"; real tokens have exactly 34 letters
 )
 
 // rules is the rule set. It is built once and never modified; Rules hands
@@ -40,6 +43,16 @@ const (
 //     key blocks, which use the same boundary syntax.
 //   - URL credentials: RFC 3986 section 3.2.1 userinfo.
 //   - Bearer tokens: RFC 6750 section 2.1 b64token.
+//   - GitLab personal access tokens: "glpat-" and 20 base64url characters,
+//     or 27 and more in the routable format, whose ".<version><id>" tail
+//     is left (it names the token, it does not authenticate).
+//   - npm access tokens: "npm_" and 36 letters and digits.
+//   - PyPI API tokens: "pypi-" and a base64url macaroon, whose serialized
+//     form starts with "AgE".
+//   - Hugging Face user access tokens: "hf_" and 34 letters.
+//   - SendGrid API keys: "SG.", 22 base64url characters, ".", 43 more.
+//   - DigitalOcean tokens: "dop_v1_" (personal), "doo_v1_" (OAuth) and
+//     "dor_v1_" (refresh), then 64 lower-case hex digits.
 //
 // Deliberate deviations, all towards redacting more: Stripe test keys
 // (sk_test_, rk_test_) are redacted along with live ones; an AWS secret is
@@ -82,6 +95,28 @@ var rules = []Rule{
 	{Name: "stripe-key", matchers: []matcher{
 		tokenMatcher{lead: "sk_", next: []string{"live_", "test_"}, body: isAlnum, min: minStripeBody, glued: true},
 		tokenMatcher{lead: "rk_", next: []string{"live_", "test_"}, body: isAlnum, min: minStripeBody, glued: true},
+	}},
+	{Name: "gitlab-token", matchers: []matcher{
+		tokenMatcher{lead: "glpat-", body: isB64URL, min: minGitLabBody},
+	}},
+	{Name: "npm-token", matchers: []matcher{
+		tokenMatcher{lead: "npm_", body: isAlnum, min: 36, max: 36},
+	}},
+	{Name: "pypi-token", matchers: []matcher{
+		tokenMatcher{lead: "pypi-AgE", body: isB64URL, min: minPyPIBody},
+	}},
+	{Name: "huggingface-token", matchers: []matcher{
+		tokenMatcher{lead: "hf_", body: isAlpha, min: minHFBody},
+	}},
+	{Name: "sendgrid-api-key", matchers: []matcher{
+		segmentedMatcher{lead: "SG.", sizes: []int{22, 43}, body: isB64URL},
+	}},
+	{Name: "digitalocean-token", matchers: []matcher{
+		// Whole leads, not "do" and continuations: "do" starts half the
+		// words of prose, each a false start of strings.Index.
+		tokenMatcher{lead: "dop_v1_", body: isLowerHex, min: 64, max: 64},
+		tokenMatcher{lead: "doo_v1_", body: isLowerHex, min: 64, max: 64},
+		tokenMatcher{lead: "dor_v1_", body: isLowerHex, min: 64, max: 64},
 	}},
 	{Name: "jwt", matchers: []matcher{jwtMatcher{}}},
 	{Name: "url-credentials", matchers: []matcher{urlMatcher{}}},

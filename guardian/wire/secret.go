@@ -115,6 +115,9 @@ func LoadSecret(path string) (string, error) {
 		if errors.Is(err, fs.ErrNotExist) {
 			return "", fmt.Errorf("%w: %w", ErrNoSecret, err)
 		}
+		if errors.Is(err, syscall.ELOOP) {
+			return "", &SecretError{Path: path, Reason: "is a symbolic link"}
+		}
 		return "", &SecretError{Path: path, Reason: err.Error()}
 	}
 	defer f.Close()

@@ -188,6 +188,23 @@ func (s *Sessions) Known(principal, scope, root string) bool {
 	return ok
 }
 
+// CheckAttach reports what AttachScoped with these arguments would refuse
+// before it starts anything (the registry closed, the thread bound to
+// another workspace), without binding or starting: a caller that must make
+// something before the attach (a worktree) asks first, so a refused call
+// leaves nothing. The answer can change before the attach, which checks
+// again.
+func (s *Sessions) CheckAttach(principal, scope, root, threadID string) error {
+	key := Key{Principal: principal, Root: root, Scope: scope}
+	tk := threadKey{principal, ThreadIDOrDefault(threadID, key.ExternalID())}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return ErrSessionsClosed
+	}
+	return s.checkBindLocked(tk, key, root, false)
+}
+
 // AttachScoped is Attach with a session affinity scope: sessions of one
 // principal and workspace are kept apart per scope (a conversation or a
 // thread); "" is the workspace-wide session Attach uses.

@@ -240,7 +240,7 @@ func (t *initializer) handle(ctx context.Context, req *mcp.ToolRequest) (*mcp.Ca
 		}
 		return failure(err), nil
 	}
-	if r, done := t.worktree(ctx, &in, req.Caller().Profile); done {
+	if r, done := t.worktree(ctx, req.Caller().Principal, &in, req.Caller().Profile); done {
 		return r, nil
 	}
 	return call(ctx, req.Caller().Principal, &in), nil

@@ -64,7 +64,7 @@ func (t *initializer) worktrees() *wspace.Worktrees { return &wspace.Worktrees{S
 // A first_call with worktree gets its managed worktree (made, or found
 // again) and goes on with any_workspace_path pointing into it, so the
 // session, the mode's globs and the root checks all bind to the worktree.
-func (t *initializer) worktree(ctx context.Context, in *initializeInput, profile mcp.Profile) (*mcp.CallToolResult, bool) {
+func (t *initializer) worktree(ctx context.Context, principal string, in *initializeInput, profile mcp.Profile) (*mcp.CallToolResult, bool) {
 	w := &in.worktreeInput
 	if w.Worktree == "" && w.WorktreeBase == "" && w.WorktreeAction == "" && !w.Force {
 		return nil, false
@@ -111,7 +111,24 @@ func (t *initializer) worktree(ctx context.Context, in *initializeInput, profile
 		if err := needName(); err != nil {
 			return fail(&InputError{Msg: "worktree_base needs worktree (the task name)"})
 		}
+		// What the first call then checks on the worktree's path is
+		// checked before git makes it: a call refused afterwards would
+		// leave a branch and a checkout behind at every try, outside any
+		// quota.
+		svc.Admit = func(dir string) error {
+			if err := checkRoot(mcp.Caller{Roots: in.roots}, dir, dir); err != nil {
+				return err
+			}
+			if _, err := in.mode(dir); err != nil {
+				return err
+			}
+			return t.sessions.CheckAttach(principal, in.scope, dir, in.ThreadID)
+		}
 		wt, created, err := svc.Create(ctx, root, w.Worktree, w.WorktreeBase)
+		var be *session.ThreadBindingError
+		if errors.As(err, &be) {
+			return t.bindingFailure(err), true
+		}
 		if err != nil {
 			return fail(err)
 		}

@@ -23,6 +23,7 @@ import (
 // repository with one commit, and a client.
 type worktreeEnv struct {
 	readOnly *mcptest.Client // a caller with the read-only profile
+	confined *mcptest.Client // a caller whose allowed_roots hold only the repository
 	t        *testing.T
 	client   *mcptest.Client
 	repo     string
@@ -46,6 +47,7 @@ func newWorktreeEnv(t *testing.T) *worktreeEnv {
 	srv := mcp.NewServer(mcp.Implementation{Name: "winx", Version: "test"}, reg, nil)
 	e.client = &mcptest.Client{Handler: mcp.NewHTTPHandler(srv, &mcp.HTTPOptions{Auth: principalAuth("p")})}
 	e.readOnly = &mcptest.Client{Handler: mcp.NewHTTPHandler(srv, &mcp.HTTPOptions{Auth: profileAuth{"r", ProfileFor("read-only", nil)}})}
+	e.confined = &mcptest.Client{Handler: mcp.NewHTTPHandler(srv, &mcp.HTTPOptions{Auth: rootsAuth{"c", []string{e.repo}}})}
 	writeFile(t, filepath.Join(e.repo, "main.txt"), "one\n")
 	e.git("init", "-q", "-b", "main")
 	e.git("add", ".")
@@ -269,5 +271,69 @@ func TestWorktreeReadOnlyProfile(t *testing.T) {
 	}
 	if got := e.git("branch", "--list", "winx/*"); strings.Contains(got, "made") || !strings.Contains(got, "kept") {
 		t.Errorf("branches after the read-only calls: %q", got)
+	}
+}
+
+// rootsAuth lets every request in as one principal confined to roots.
+type rootsAuth struct {
+	principal string
+	roots     []string
+}
+
+func (p rootsAuth) Authenticate(*http.Request) (mcp.Caller, error) {
+	return mcp.Caller{Principal: p.principal, Roots: p.roots, Profile: mcp.FullProfile()}, nil
+}
+
+// A first_call with worktree that the call then refuses (the worktree lies
+// outside the caller's allowed_roots, the mode is invalid, the thread is
+// bound elsewhere) must be refused before git runs: otherwise each try
+// leaves a branch winx/<name> and a full checkout in the state directory,
+// and a caller can fill the disk with calls that all fail.
+func TestWorktreeRefusedCallLeavesNothing(t *testing.T) {
+	e := newWorktreeEnv(t)
+	// Thread "bound" works in the main checkout.
+	if r := e.worktreeCall(map[string]any{"thread_id": "bound"}); r.IsError {
+		t.Fatalf("first_call in the repository: %s", r.Structured.Output)
+	}
+	for _, tc := range []struct {
+		name   string
+		client *mcptest.Client
+		args   map[string]any
+		status mcp.Status
+		code   string
+	}{
+		{"outside allowed_roots", e.confined, map[string]any{"worktree": "roots"}, mcp.StatusDenied, codeFileOperationDenied},
+		{"unknown mode", e.client, map[string]any{"worktree": "mode", "mode_name": "root"}, mcp.StatusInvalidInput, codeInvalidToolInput},
+		{"code_writer without config", e.client, map[string]any{"worktree": "cw", "mode_name": ModeCodeWriter}, mcp.StatusInvalidInput, codeInvalidToolInput},
+		{"thread bound elsewhere", e.client, map[string]any{"worktree": "thread", "thread_id": "bound"}, mcp.StatusConflict, codeWorkspaceAlreadyBound},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tc.args["any_workspace_path"] = e.repo
+			for range 3 {
+				r := (&bashEnv{t: t, client: tc.client}).call(InitializeTool, tc.args)
+				if !r.IsError || r.Structured.Status != string(tc.status) || r.Structured.ErrorCode != tc.code {
+					t.Fatalf("Initialize %v = %s %q (%s), want %s %q", tc.args, r.Structured.Status, r.Structured.ErrorCode, r.Structured.Output, tc.status, tc.code)
+				}
+			}
+			name := tc.args["worktree"].(string)
+			if got := e.git("branch", "--list", "winx/*"); got != "" {
+				t.Errorf("a refused call left branches: %q", got)
+			}
+			if got := e.git("worktree", "list", "--porcelain"); strings.Count(got, "worktree ") != 1 {
+				t.Errorf("a refused call left worktrees:\n%s", got)
+			}
+			for _, pattern := range []string{
+				filepath.Join(e.stateDir, "worktrees", "*", name),
+				filepath.Join(e.stateDir, "worktree-meta", "*", name+".json"),
+			} {
+				if got, _ := filepath.Glob(pattern); len(got) != 0 {
+					t.Errorf("a refused call left %v", got)
+				}
+			}
+		})
+	}
+	// The same worktree, admitted, is made: the refusals were the call's.
+	if _, d := e.session("mode"); d.Worktree.Repo != e.repo || !strings.Contains(e.git("branch", "--list", "winx/*"), "winx/mode") {
+		t.Errorf("an admitted call = %+v", d.Worktree)
 	}
 }

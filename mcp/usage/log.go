@@ -175,7 +175,7 @@ func (l *Log) Record(e Entry) error {
 		ResponseBytes: e.ResponseBytes,
 		Principal:     hashOrEmpty(e.Principal),
 		Correlation:   hashOrEmpty(e.Correlation),
-		ArgsDigest:    hashOrEmpty(e.ArgsDigest),
+		ArgsDigest:    argsDigest(e.ArgsDigest),
 		Action:        label(e.Action),
 		Category:      label(e.Category),
 		Session:       label(e.Session),

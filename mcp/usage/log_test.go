@@ -517,3 +517,20 @@ func TestRetentionDefault(t *testing.T) {
 		t.Errorf("after Open with the default retention: files = %v, want %v", got, want)
 	}
 }
+
+// A full hex digest (the server's keyed HMAC) is written as its first
+// ArgsDigestLen digits; anything else only as HashID.
+func TestArgsDigestWritten(t *testing.T) {
+	full := strings.Repeat("0123456789abcdef", 4)
+	for _, tc := range []struct{ in, want string }{
+		{full, full[:ArgsDigestLen]},
+		{"", ""},
+		{strings.ToUpper(full), HashID(strings.ToUpper(full))},
+		{full[:63], HashID(full[:63])},
+		{"rm -rf ~", HashID("rm -rf ~")},
+	} {
+		if got := argsDigest(tc.in); got != tc.want {
+			t.Errorf("argsDigest(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}

@@ -5,8 +5,9 @@
 // (*Log).Record.
 //
 // The log never holds command text, file contents, arguments or tokens: Entry
-// has no field for them, principals, correlation ids and argument digests are
-// written only as HashID, and labels that do not look like names are hashed.
+// has no field for them, principals and correlation ids are written only as
+// HashID, argument digests only keyed by a secret of the installation, and
+// labels that do not look like names are hashed.
 package usage
 
 import (
@@ -99,9 +100,13 @@ type Entry struct {
 	// Correlation groups calls of one conversation (a thread id, a session
 	// key). Only HashID(Correlation) is written.
 	Correlation string
-	// ArgsDigest is the caller's sha256 of the canonical arguments, used only
-	// to see a rejected call repeated unchanged. Only HashID(ArgsDigest) is
-	// written, so a digest of guessable arguments cannot be looked up.
+	// ArgsDigest is the caller's keyed digest of the raw arguments (hex
+	// HMAC-SHA256 under the installation's ArgsKeyFile), used only to see
+	// a rejected call repeated unchanged; its first ArgsDigestLen hex
+	// digits are written. The key is what keeps a reader of the log from
+	// confirming guessed arguments: with a fixed salt anyone could hash
+	// "rm -rf ~" and look for it. Anything that is not a full hex digest
+	// is written as HashID, so free text never lands in the log.
 	ArgsDigest string
 	// Action, Category, Session and Batch are what the tool noted of the
 	// call (mcp.CallFacts): labels of a fixed vocabulary and a count,
@@ -112,9 +117,10 @@ type Entry struct {
 	Batch    int
 }
 
-// Record is one line of the log as written and read back. Principal,
-// Correlation and ArgsDigest hold HashID values, never the caller's strings;
-// an operator finds a principal's calls by computing HashID of its name.
+// Record is one line of the log as written and read back. Principal and
+// Correlation hold HashID values, ArgsDigest a keyed digest, never the
+// caller's strings; an operator finds a principal's calls by computing
+// HashID of its name.
 type Record struct {
 	Time          time.Time `json:"time"`
 	Type          string    `json:"type,omitempty"`   // EventToolCall or EventHTTPRequest; "" in version 1
@@ -156,6 +162,25 @@ func (r *Record) Version() int {
 // protocol error, or an envelope status other than completed.
 func (r *Record) Rejected() bool {
 	return r.Outcome != OutcomeOK || (r.Status != "" && r.Status != StatusCompleted)
+}
+
+// The arguments digest's key: 32 random bytes, hex-encoded, in a 0600 file
+// of the state directory, made on first use and checked as the wire secret
+// is (a regular file of this user that no one else can read, never a
+// symbolic link). One per installation: two installations give the same
+// arguments different digests.
+const (
+	ArgsKeyFileName = "usage-args-key"
+	// ArgsDigestLen is how many hex digits of the digest are written.
+	ArgsDigestLen = 16
+)
+
+// argsDigest is what the log writes of a caller's arguments digest.
+func argsDigest(d string) string {
+	if len(d) == 2*sha256.Size && strings.Trim(d, "0123456789abcdef") == "" {
+		return d[:ArgsDigestLen]
+	}
+	return hashOrEmpty(d)
 }
 
 // HashID returns the first 16 hex digits of sha256("winx-usage\x00" + s): a

@@ -37,6 +37,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"winx/auth"
 )
 
 // Limits of the worktree service.
@@ -121,6 +123,13 @@ type Worktree struct {
 type Worktrees struct {
 	StateDir string
 	Timeout  time.Duration
+	// Admit, when set, decides whether Create may make or hand out the
+	// worktree at dir (its canonical managed path, which need not exist
+	// yet). It runs before Create makes anything: a refusal, returned
+	// unchanged, leaves no branch, no directory and no record, so a caller
+	// that would refuse the worktree afterwards (its roots, its mode) must
+	// refuse it here, or every refused call leaves a checkout behind.
+	Admit func(dir string) error
 }
 
 // WorktreesDir is the managed directory of every repository's worktrees,
@@ -205,6 +214,17 @@ func (w *Worktrees) git(ctx context.Context, env []string, dir string, limit int
 // open finds the repository of path (a file means its directory) and makes
 // its managed directories (0700).
 func (w *Worktrees) open(ctx context.Context, path string) (*repo, error) {
+	r, err := w.locate(ctx, path)
+	if err != nil {
+		return nil, err
+	}
+	return r, w.makeDirs(r)
+}
+
+// locate finds the repository of path (a file means its directory) and
+// where its managed worktrees go, making nothing: git is only asked where
+// the repository is, and r.managed is canonical as far as it exists.
+func (w *Worktrees) locate(ctx context.Context, path string) (*repo, error) {
 	if w.StateDir == "" {
 		return nil, ErrNoStateDir
 	}
@@ -237,16 +257,25 @@ func (w *Worktrees) open(ctx context.Context, path string) (*repo, error) {
 	}
 	sum := sha256.Sum256([]byte(top))
 	r := &repo{top: top, key: filepath.Base(top) + "-" + hex.EncodeToString(sum[:4]), env: g.env}
-	for _, d := range []string{filepath.Join(WorktreesDir(w.StateDir), r.key), filepath.Join(w.StateDir, "worktree-meta", r.key)} {
-		if err := os.MkdirAll(d, 0o700); err != nil {
-			return nil, err
-		}
-	}
-	if r.managed, err = filepath.EvalSymlinks(filepath.Join(WorktreesDir(w.StateDir), r.key)); err != nil {
+	r.meta = filepath.Join(w.StateDir, "worktree-meta", r.key)
+	if r.managed, err = auth.CanonicalPlanned(filepath.Join(WorktreesDir(w.StateDir), r.key)); err != nil {
 		return nil, err
 	}
-	r.meta = filepath.Join(w.StateDir, "worktree-meta", r.key)
 	return r, nil
+}
+
+// makeDirs makes r's managed directories (0700) and canonicalizes
+// r.managed again now that it exists.
+func (w *Worktrees) makeDirs(r *repo) error {
+	managed := filepath.Join(WorktreesDir(w.StateDir), r.key)
+	for _, d := range []string{managed, r.meta} {
+		if err := os.MkdirAll(d, 0o700); err != nil {
+			return err
+		}
+	}
+	var err error
+	r.managed, err = filepath.EvalSymlinks(managed)
+	return err
 }
 
 // lock serialises the operations of one repository's worktrees across
@@ -343,9 +372,23 @@ func (w *Worktrees) Create(ctx context.Context, path, name, base string) (wt *Wo
 	if err := ValidWorktreeName(name); err != nil {
 		return nil, false, err
 	}
-	r, err := w.open(ctx, path)
+	r, err := w.locate(ctx, path)
 	if err != nil {
 		return nil, false, err
+	}
+	if err := w.admit(filepath.Join(r.managed, name)); err != nil {
+		return nil, false, err
+	}
+	planned := r.managed
+	if err := w.makeDirs(r); err != nil {
+		return nil, false, err
+	}
+	if r.managed != planned {
+		// A link appeared on the way while the directories were made:
+		// the worktree would land elsewhere than what was admitted.
+		if err := w.admit(filepath.Join(r.managed, name)); err != nil {
+			return nil, false, err
+		}
 	}
 	unlock, err := r.lock()
 	if err != nil {
@@ -396,6 +439,14 @@ func (w *Worktrees) Create(ctx context.Context, path, name, base string) (wt *Wo
 		return nil, false, err
 	}
 	return &Worktree{Name: name, Path: dir, Branch: branch, Base: sha, BaseRef: baseRef, Repo: r.top}, true, nil
+}
+
+// admit asks w.Admit, when set, about the worktree at dir.
+func (w *Worktrees) admit(dir string) error {
+	if w.Admit == nil {
+		return nil
+	}
+	return w.Admit(dir)
 }
 
 // List returns the managed worktrees of the repository path is in, by
