@@ -33,7 +33,7 @@ func newShellSession(t *testing.T, kind string) *Session {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	s, err := NewSession(ctx, Options{Shell: kind, Dir: t.TempDir(),
+	s, err := NewSession(ctx, Options{Shell: kind, Dir: t.TempDir(), PrivateRoot: t.TempDir(),
 		Env: []string{"HOME=" + t.TempDir(), "PATH=" + os.Getenv("PATH"), "LANG=C.UTF-8"}})
 	if err != nil {
 		t.Fatalf("NewSession(%s): %v", kind, err)
