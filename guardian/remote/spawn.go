@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"strings"
@@ -13,6 +14,9 @@ import (
 
 // ErrSpawn: a guardian process did not come up.
 var ErrSpawn = errors.New("remote: guardian did not start")
+
+// maxStartError bounds what a guardian that failed to start may say.
+const maxStartError = 4 << 10
 
 // Process is a guardian started by Spawn.
 type Process struct {
@@ -73,15 +77,33 @@ func Spawn(ctx context.Context, binary string, cfg Config, env []string) (*Proce
 		extra = append(extra, sr)
 		cfg.Secret = ""
 	}
+	// Its stderr comes here until it is ready: a guardian that cannot
+	// start says why there (no space left on device, the path), and the
+	// answer must name it, not only "exit status 1". Once it serves, the
+	// read end is closed; the guardian ignores SIGPIPE, so a late write
+	// fails and nothing else happens.
+	er, ew, err := os.Pipe()
+	if err != nil {
+		w.Close()
+		return nil, fmt.Errorf("remote: stderr pipe: %w", err)
+	}
+	defer er.Close()
 	cmd := exec.Command(binary, cfg.Args()...)
 	cmd.Env = append(append([]string(nil), env...), cfg.Environ()...)
 	cmd.ExtraFiles = extra
+	cmd.Stderr = ew
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	err = cmd.Start()
 	w.Close()
+	ew.Close()
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrSpawn, err)
 	}
+	why := make(chan string, 1)
+	go func() {
+		b, _ := io.ReadAll(io.LimitReader(er, maxStartError))
+		why <- strings.TrimSpace(string(b))
+	}()
 	p := &Process{PID: cmd.Process.Pid, Socket: socket, done: make(chan struct{})}
 	go func() {
 		cmd.Wait()
@@ -99,6 +121,9 @@ func Spawn(ctx context.Context, binary string, cfg Config, env []string) (*Proce
 			return p, nil
 		}
 		<-p.done
+		if msg := <-why; msg != "" {
+			return nil, fmt.Errorf("%w: %s: %s", ErrSpawn, p.state, msg)
+		}
 		return nil, fmt.Errorf("%w: %s", ErrSpawn, p.state)
 	case <-ctx.Done():
 		cmd.Process.Kill()
