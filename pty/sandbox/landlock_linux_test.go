@@ -249,10 +249,7 @@ type shellCase struct {
 // TestLandlockConfinesShell starts real bash through the launcher with a
 // home directory outside /tmp and checks what it may and may not do.
 func TestLandlockConfinesShell(t *testing.T) {
-	abi, err := Probe()
-	if err != nil {
-		t.Skip("Landlock unavailable:", err)
-	}
+	abi := requireLandlock(t)
 	t.Logf("Landlock ABI %d", abi)
 	// The home directory must not be under /tmp, which is writable.
 	home, err := os.MkdirTemp("/var/tmp", "winx-sandbox-home-")
@@ -361,9 +358,7 @@ func readableBlockDevice() string {
 }
 
 func TestLandlockMissingGrantIsSkipped(t *testing.T) {
-	if _, err := Probe(); err != nil {
-		t.Skip("Landlock unavailable:", err)
-	}
+	requireLandlock(t)
 	home, err := os.MkdirTemp("/var/tmp", "winx-sandbox-home-")
 	if err != nil {
 		t.Skip("no /var/tmp:", err)

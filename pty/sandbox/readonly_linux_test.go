@@ -28,10 +28,7 @@ func readOnlyBash(t *testing.T, argv []string, env []string) (string, error) {
 // the read-only ruleset, alone and stacked on the sandbox policy, and runs
 // every kind of write: nothing lands, reading and /dev/null still work.
 func TestReadOnlyShellWritesNothing(t *testing.T) {
-	abi, err := Probe()
-	if err != nil {
-		t.Skip("Landlock unavailable:", err)
-	}
+	abi := requireLandlock(t)
 	bash, err := exec.LookPath("bash")
 	if err != nil {
 		t.Skip("no bash:", err)
