@@ -102,7 +102,7 @@ func (s *Session) confine(argv []string, p ShellProfile) ([]string, Confinement,
 	var c Confinement
 	if p.Level == LevelReadOnly {
 		if c.Unavailable = s.readOnlyUnavailable(); c.Unavailable == "" {
-			argv = sandbox.ReadOnly(s.opts.Launcher, argv)
+			argv = sandbox.ReadOnly(s.opts.Launcher, argv, sandbox.ReadOnlyOptions{})
 			c.ReadOnly = true
 		} else {
 			s.logger.Warn("read-only shell profile without its kernel layer: the command parser alone applies", "reason", c.Unavailable)

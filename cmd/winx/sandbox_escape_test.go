@@ -45,7 +45,9 @@ func TestSandboxWireEscape(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(home, marker), nil, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	helper := filepath.Join(t.TempDir(), "wireescape")
+	// In the workspace: the temporary directories are hidden from the
+	// confined shell.
+	helper := filepath.Join(ws, "wireescape")
 	if out, err := exec.Command("go", "build", "-o", helper, "./testdata/wireescape").CombinedOutput(); err != nil {
 		t.Fatalf("go build wireescape: %v\n%s", err, out)
 	}

@@ -21,7 +21,8 @@ import (
 )
 
 func TestSandboxArgv(t *testing.T) {
-	// HOME must lie outside /tmp, which every policy grants.
+	// HOME lies outside /tmp, so that its hole is not the temporary
+	// directory's.
 	home, err := os.MkdirTemp("/var/tmp", "winx-argv-home-")
 	if err != nil {
 		t.Skip("no /var/tmp for a home directory outside /tmp:", err)
@@ -70,11 +71,15 @@ func TestSandboxArgv(t *testing.T) {
 		t.Errorf("sandbox with a relative RW path = %v, want ErrInvalidPolicy", err)
 	}
 
-	// On, with HOME under /tmp, which the policy makes writable: the home
-	// directory could not be hidden, so start-up stops.
-	_, err = sandboxArgv(true, env(map[string]string{"HOME": t.TempDir()}), probeOK, self, logger)
+	// On, with HOME under a writable path (in /tmp): the home directory
+	// could not be hidden, so start-up stops.
+	tmpHome := filepath.Join(t.TempDir(), "home")
+	if err := os.Mkdir(tmpHome, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	_, err = sandboxArgv(true, env(map[string]string{"HOME": tmpHome, sandbox.EnvRWPaths: filepath.Dir(tmpHome)}), probeOK, self, logger)
 	if !errors.Is(err, sandbox.ErrInvalidPolicy) {
-		t.Errorf("sandbox with HOME under /tmp = %v, want ErrInvalidPolicy", err)
+		t.Errorf("sandbox with HOME under a writable path = %v, want ErrInvalidPolicy", err)
 	}
 
 	// On: every argv goes through the launcher with the shell's workspace.
@@ -118,10 +123,11 @@ func TestSandboxArgv(t *testing.T) {
 		t.Errorf("sandbox with the state directory in %s = %v, want ErrInvalidPolicy", sandbox.EnvROPaths, err)
 	}
 	// On, with the socket directory where a confined shell could replace
-	// winxd's socket: start-up stops.
-	_, err = sandboxArgv(true, env(map[string]string{"HOME": home, "WINX_SOCKET": filepath.Join(t.TempDir(), "winxd.sock")}), probeOK, self, logger)
+	// winxd's socket (a writable path): start-up stops.
+	sockDir := t.TempDir()
+	_, err = sandboxArgv(true, env(map[string]string{"HOME": home, sandbox.EnvRWPaths: sockDir, "WINX_SOCKET": filepath.Join(sockDir, "winxd.sock")}), probeOK, self, logger)
 	if !errors.Is(err, sandbox.ErrInvalidPolicy) {
-		t.Errorf("sandbox with the socket directory under /tmp = %v, want ErrInvalidPolicy", err)
+		t.Errorf("sandbox with the socket directory in a writable path = %v, want ErrInvalidPolicy", err)
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -27,10 +28,7 @@ func readOnlyBash(t *testing.T, argv []string, env []string) (string, error) {
 // the read-only ruleset, alone and stacked on the sandbox policy, and runs
 // every kind of write: nothing lands, reading and /dev/null still work.
 func TestReadOnlyShellWritesNothing(t *testing.T) {
-	abi, err := Probe()
-	if err != nil {
-		t.Skip("Landlock unavailable:", err)
-	}
+	abi := requireLandlock(t)
 	bash, err := exec.LookPath("bash")
 	if err != nil {
 		t.Skip("no bash:", err)
@@ -97,8 +95,10 @@ func TestReadOnlyShellWritesNothing(t *testing.T) {
 		name string
 		argv func(cmd []string) []string
 	}{
-		{"read-only", func(cmd []string) []string { return ReadOnly(os.Args[0], cmd) }},
-		{"policy+read-only", func(cmd []string) []string { return ReadOnly(os.Args[0], Launcher(os.Args[0], p, cmd)) }},
+		{"read-only", func(cmd []string) []string { return ReadOnly(os.Args[0], cmd, ReadOnlyOptions{}) }},
+		{"policy+read-only", func(cmd []string) []string {
+			return ReadOnly(os.Args[0], Launcher(os.Args[0], p, cmd), ReadOnlyOptions{})
+		}},
 	}
 	for _, pr := range profiles {
 		for _, w := range writes {
@@ -137,15 +137,26 @@ func TestReadOnlyShellWritesNothing(t *testing.T) {
 
 func TestReadOnlyArgv(t *testing.T) {
 	self := "/bin/winx"
-	got := ReadOnly(self, []string{"/bin/bash", "-i"})
+	got := ReadOnly(self, []string{"/bin/bash", "-i"}, ReadOnlyOptions{})
 	want := []string{self, LauncherArg, readOnlyFlag, "--", "/bin/bash", "-i"}
 	if strings.Join(got, " ") != strings.Join(want, " ") {
 		t.Errorf("ReadOnly(plain) = %q, want %q", got, want)
 	}
-	stacked := ReadOnly(self, Launcher(self, Policy{Home: "/h"}, []string{"/bin/bash"}))
+	stacked := ReadOnly(self, Launcher(self, Policy{Home: "/h"}, []string{"/bin/bash"}), ReadOnlyOptions{})
 	want = []string{self, LauncherArg, readOnlyFlag, policyFlag, "--home", "/h", "--", "/bin/bash"}
 	if strings.Join(stacked, " ") != strings.Join(want, " ") {
 		t.Errorf("ReadOnly(Launcher(...)) = %q, want %q", stacked, want)
+	}
+	o := ReadOnlyOptions{Hide: []string{"/h/state"}, Readable: []string{"/h/state/pub"}}
+	hidden := ReadOnly(self, Launcher(self, Policy{Home: "/h", DenyNetwork: true}, []string{"/bin/bash"}), o)
+	want = []string{self, LauncherArg, readOnlyFlag, "--readonly-hide", "/h/state", "--readonly-readable", "/h/state/pub",
+		policyFlag, "--home", "/h", "--deny-network", "--", "/bin/bash"}
+	if strings.Join(hidden, " ") != strings.Join(want, " ") {
+		t.Errorf("ReadOnly(Launcher(...), hide) = %q, want %q", hidden, want)
+	}
+	l, err := parseLauncher(hidden[2:])
+	if err != nil || !l.policy || !l.readOnly || !l.p.DenyNetwork || !slices.Equal(l.ro.Hide, o.Hide) || !slices.Equal(l.ro.Readable, o.Readable) {
+		t.Errorf("parseLauncher(%q) = %+v, %v; want both rulesets, deny-network and the hidden paths", hidden[2:], l, err)
 	}
 	// A launcher given no ruleset never runs its command.
 	if err := RunLauncher([]string{"--", "/bin/true"}); !errors.Is(err, ErrInvalidPolicy) {

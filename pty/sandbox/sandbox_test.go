@@ -25,8 +25,7 @@ func envFunc(m map[string]string) func(string) string {
 }
 
 // homeOutsideTmp is a fresh directory for HOME that is not under /tmp or
-// $TMPDIR, which every policy grants: a home directory there could not be
-// hidden, and PolicyFromEnv refuses it.
+// $TMPDIR, so that the tests tell the home directory's hole from theirs.
 func homeOutsideTmp(t *testing.T) string {
 	t.Helper()
 	dir, err := os.MkdirTemp("/var/tmp", "winx-sandbox-home-")
@@ -67,15 +66,34 @@ func TestPolicyFromEnv(t *testing.T) {
 	if err != nil {
 		t.Fatalf("PolicyFromEnv = %v", err)
 	}
-	want := Policy{RW: []string{ws, tmp, base, rw}, RO: []string{ro}, Home: home}
-	if !slices.Equal(p.RW, want.RW) || !slices.Equal(p.RO, want.RO) || p.Home != want.Home {
+	// The temporary directories are hidden, not granted; an RW entry
+	// inside one (a session's own) is granted.
+	shm := resolveIfExists("/dev/shm")
+	want := Policy{RW: []string{ws, rw}, RO: []string{ro}, Home: home, Hidden: []string{tmp, shm, base}}
+	if !slices.Equal(p.RW, want.RW) || !slices.Equal(p.RO, want.RO) || p.Home != want.Home || !slices.Equal(p.Hidden, want.Hidden) || p.DenyNetwork {
 		t.Errorf("PolicyFromEnv = %+v, want %+v", p, want)
 	}
 
 	// No workspace: the command validates the environment at start-up.
 	p, err = PolicyFromEnv("", envFunc(map[string]string{"HOME": home}))
-	if err != nil || !slices.Equal(p.RW, []string{tmp}) || len(p.RO) != 0 {
-		t.Errorf("PolicyFromEnv(no workspace) = %+v, %v; want RW [%s]", p, err, tmp)
+	if err != nil || len(p.RW) != 0 || len(p.RO) != 0 || !slices.Equal(p.Hidden, []string{tmp, shm}) {
+		t.Errorf("PolicyFromEnv(no workspace) = %+v, %v; want no grant, /tmp and /dev/shm hidden", p, err)
+	}
+
+	// HOME under /tmp is hidden twice over: nothing grants /tmp any more.
+	if p, err := PolicyFromEnv(ws, envFunc(map[string]string{"HOME": base})); err != nil || p.Home != base {
+		t.Errorf("PolicyFromEnv(HOME under /tmp) = %+v, %v; want it accepted", p, err)
+	}
+
+	for value, deny := range map[string]bool{"": false, NetworkAllow: false, NetworkDeny: true} {
+		p, err := PolicyFromEnv(ws, envFunc(map[string]string{"HOME": home, EnvNetwork: value}))
+		if err != nil || p.DenyNetwork != deny {
+			t.Errorf("PolicyFromEnv(%s=%q) = %+v, %v; want DenyNetwork %v", EnvNetwork, value, p, err, deny)
+		}
+	}
+	_, err = PolicyFromEnv(ws, envFunc(map[string]string{"HOME": home, EnvNetwork: "off"}))
+	if !errors.Is(err, ErrInvalidPolicy) || !strings.Contains(err.Error(), EnvNetwork) || !strings.Contains(err.Error(), NetworkDeny) {
+		t.Errorf("PolicyFromEnv(%s=off) = %v; want ErrInvalidPolicy naming the variable and its values", EnvNetwork, err)
 	}
 
 	bad := []struct {
@@ -94,11 +112,11 @@ func TestPolicyFromEnv(t *testing.T) {
 		// Grants that would expose the home directory.
 		{"workspace is HOME", home, map[string]string{"HOME": home}},
 		{"workspace holds HOME", filepath.Dir(home), map[string]string{"HOME": home}},
-		{"HOME under /tmp", ws, map[string]string{"HOME": base}},
-		{"HOME under TMPDIR", ws, map[string]string{"HOME": home, "TMPDIR": filepath.Dir(home)}},
+		{"HOME under an RW entry in /tmp", ws, map[string]string{"HOME": rw, EnvRWPaths: base}},
+		{"TMPDIR is /", ws, map[string]string{"HOME": home, "TMPDIR": "/"}},
 		{"rw holds HOME", ws, map[string]string{"HOME": home, EnvRWPaths: filepath.Dir(home)}},
 		{"ro is HOME", ws, map[string]string{"HOME": home, EnvROPaths: home}},
-		{"HOME a link into /tmp", ws, map[string]string{"HOME": link}},
+		{"HOME a link into an RW entry", ws, map[string]string{"HOME": link, EnvRWPaths: base}},
 	}
 	for _, tc := range bad {
 		if p, err := PolicyFromEnv(tc.workspace, envFunc(tc.env)); !errors.Is(err, ErrInvalidPolicy) {
@@ -108,9 +126,10 @@ func TestPolicyFromEnv(t *testing.T) {
 }
 
 func TestLauncher(t *testing.T) {
-	p := Policy{RW: []string{"/w", "/tmp"}, RO: []string{"/h/.gitconfig"}, Home: "/h"}
+	p := Policy{RW: []string{"/w", "/tmp/s"}, RO: []string{"/h/.gitconfig"}, Home: "/h", Hidden: []string{"/tmp"}, DenyNetwork: true}
 	got := Launcher("/bin/winx", p, []string{"/bin/bash", "--rw", "-i"})
-	want := []string{"/bin/winx", LauncherArg, policyFlag, "--home", "/h", "--rw", "/w", "--rw", "/tmp", "--ro", "/h/.gitconfig", "--", "/bin/bash", "--rw", "-i"}
+	want := []string{"/bin/winx", LauncherArg, policyFlag, "--home", "/h", "--hidden", "/tmp", "--rw", "/w", "--rw", "/tmp/s",
+		"--ro", "/h/.gitconfig", "--deny-network", "--", "/bin/bash", "--rw", "-i"}
 	if !slices.Equal(got, want) {
 		t.Errorf("Launcher = %q, want %q", got, want)
 	}
@@ -163,7 +182,7 @@ func TestReadableTrees(t *testing.T) {
 		},
 	}
 	for _, tc := range tests {
-		got := readableTrees(tc.holes, fs.list)
+		got := readableTrees("/", tc.holes, fs.list)
 		if !slices.Equal(got, tc.want) {
 			t.Errorf("%s: readableTrees(%q) = %q, want %q", tc.name, tc.holes, got, tc.want)
 		}
@@ -178,7 +197,7 @@ func TestReadableTrees(t *testing.T) {
 	// An ancestor of the home directory that cannot be listed gets nothing
 	// beneath it: the sandbox narrows rather than fails.
 	unlistable := fakeTree{"/": {"etc", "srv"}}
-	if got, want := readableTrees([]string{"/srv/home/alice"}, unlistable.list), []string{"/etc"}; !slices.Equal(got, want) {
+	if got, want := readableTrees("/", []string{"/srv/home/alice"}, unlistable.list), []string{"/etc"}; !slices.Equal(got, want) {
 		t.Errorf("readableTrees(unlistable ancestor) = %q, want %q", got, want)
 	}
 }

@@ -38,6 +38,7 @@ func Variables() []Variable {
 		{Name: "WINX_SANDBOX", Default: "false", Range: "boolean"},
 		{Name: "WINX_SANDBOX_RW_PATHS", Range: "`:`-separated absolute existing paths"},
 		{Name: "WINX_SANDBOX_RO_PATHS", Range: "`:`-separated absolute existing paths"},
+		{Name: "WINX_SANDBOX_NETWORK", Default: "allow", Range: "allow or deny"},
 		{Name: "WINXD_BIN", Default: "winxd next to winx, else on PATH", Range: "path"},
 		{Name: "WINX_GUARDIAN_BIN", Default: "winx-guardian next to winxd, else on PATH", Range: "path"},
 		{Name: "WINX_SOCKET", Default: "$XDG_RUNTIME_DIR/winx/winxd.sock", Range: "absolute path"},
