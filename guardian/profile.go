@@ -102,11 +102,27 @@ func (s *Session) confine(argv []string, p ShellProfile) ([]string, Confinement,
 	var c Confinement
 	if p.Level == LevelReadOnly {
 		if c.Unavailable = s.readOnlyUnavailable(); c.Unavailable == "" {
-			argv = sandbox.ReadOnly(s.opts.Launcher, argv, sandbox.ReadOnlyOptions{})
+			argv = sandbox.ReadOnly(s.opts.Launcher, argv, s.readOnlyOptions())
 			c.ReadOnly = true
 		} else {
 			s.logger.Warn("read-only shell profile without its kernel layer: the command parser alone applies", "reason", c.Unavailable)
 		}
 	}
 	return argv, c, nil
+}
+
+// readOnlyOptions hides Options.HiddenDirs (the state directory: the wire
+// secret, other sessions' private directories) from a read-only shell, as
+// the sandbox hides them with the home directory, except what the session
+// needs of them: its own private directory (the rc file, long commands)
+// and its workspace (a managed worktree lies in the state directory).
+func (s *Session) readOnlyOptions() sandbox.ReadOnlyOptions {
+	if len(s.opts.HiddenDirs) == 0 {
+		return sandbox.ReadOnlyOptions{}
+	}
+	o := sandbox.ReadOnlyOptions{Hide: s.opts.HiddenDirs, Readable: []string{s.own.Dir}}
+	if s.opts.Workspace != "" {
+		o.Readable = append(o.Readable, s.opts.Workspace)
+	}
+	return o
 }

@@ -76,6 +76,10 @@ type Options struct {
 	// secret and every session's private directory. The session's own
 	// private directory stays readable.
 	HiddenDirs []string
+	// Workspace is the session's workspace root ("" for none): it stays
+	// readable to a read-only shell inside HiddenDirs (a managed worktree
+	// lives in the state directory).
+	Workspace string
 	// Profile is the first shell's profile (Respawn changes it).
 	Profile ShellProfile
 	// Launcher is the binary that runs pty/sandbox's launcher when its

@@ -34,11 +34,14 @@ func needLandlock(t *testing.T) {
 	}
 }
 
-// buildWireConfined builds the attack program where a confined shell can
-// run it.
-func buildWireConfined(t *testing.T) string {
+// buildWireConfined builds the attack program in dir, where a confined
+// shell can run it ("" for a temporary directory: the sandbox hides those).
+func buildWireConfined(t *testing.T, dir string) string {
 	t.Helper()
-	bin := filepath.Join(t.TempDir(), "wireconfined")
+	if dir == "" {
+		dir = t.TempDir()
+	}
+	bin := filepath.Join(dir, "wireconfined")
 	if out, err := exec.Command("go", "build", "-o", bin, "./testdata/wireconfined").CombinedOutput(); err != nil {
 		t.Fatalf("go build wireconfined: %v\n%s", err, out)
 	}
@@ -46,11 +49,12 @@ func buildWireConfined(t *testing.T) string {
 }
 
 // reportSocket listens where the attack program reports (a pathname
-// socket, which a confined program can connect to) and returns the path
-// and a function that waits for one whole report.
-func reportSocket(t *testing.T) (string, func() string) {
+// socket, which a confined program can connect to) in a new directory
+// under parent ("" for the temporary directory, which the sandbox hides)
+// and returns the path and a function that waits for one whole report.
+func reportSocket(t *testing.T, parent string) (string, func() string) {
 	t.Helper()
-	dir, err := os.MkdirTemp("", "wxr")
+	dir, err := os.MkdirTemp(parent, "wxr")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -166,7 +170,7 @@ func armFilter(t *testing.T, ws, filter string, round int) {
 func TestArchitectWireRefused(t *testing.T) {
 	needLandlock(t)
 	d := newDaemonEnv(t)
-	bin := buildWireConfined(t)
+	bin := buildWireConfined(t, "")
 	ws, other, out := t.TempDir(), t.TempDir(), t.TempDir()
 	gitIn(t, ws, "init", "-q")
 	if err := os.WriteFile(filepath.Join(ws, "victim.txt"), []byte("0\n"), 0o644); err != nil {
@@ -203,7 +207,7 @@ func TestArchitectWireRefused(t *testing.T) {
 
 	for round, detach := range []bool{false, true} {
 		name := map[bool]string{false: "in git's process tree", true: "detached"}[detach]
-		report, wait := reportSocket(t)
+		report, wait := reportSocket(t, "")
 		armFilter(t, ws, attackArgs(bin, report, secret, winxdSock, out, detach, true, guardians), round+1)
 		status, text := c.call("BashCommand", map[string]any{"command": "git status --short", "thread_id": thread, "workspace_root": ws})
 		if status == "denied" || status == "error" {
@@ -225,7 +229,7 @@ func TestArchitectWireRefused(t *testing.T) {
 	}
 	// Today's behaviour: the unconfined wcgw session's program with the
 	// secret drives winxd.
-	report, wait := reportSocket(t)
+	report, wait := reportSocket(t, "")
 	c.call("BashCommand", map[string]any{"command": attackArgs(bin, report, secret, winxdSock, out, false, false, nil), "thread_id": otherThread, "workspace_root": other})
 	got := wait()
 	t.Logf("the wcgw program reported:\n%s", got)
@@ -259,8 +263,13 @@ func TestSandboxWireRefused(t *testing.T) {
 	if err := os.MkdirAll(ws, 0o700); err != nil {
 		t.Fatal(err)
 	}
-	bin := buildWireConfined(t)
-	out := t.TempDir()
+	// Everything the confined program uses lies in its workspace: the
+	// sandbox hides the temporary directories.
+	bin := buildWireConfined(t, ws)
+	out := filepath.Join(ws, "out")
+	if err := os.Mkdir(out, 0o700); err != nil {
+		t.Fatal(err)
+	}
 
 	cmd := exec.Command(filepath.Join(d.bins, "winx"))
 	cmd.Env = append(d.env, "WINX_SANDBOX=1", "HOME="+home, "XDG_STATE_HOME="+d.state, "LC_ALL=C",
@@ -280,7 +289,7 @@ func TestSandboxWireRefused(t *testing.T) {
 
 	for _, detach := range []bool{false, true} {
 		name := map[bool]string{false: "from the shell", true: "detached"}[detach]
-		report, wait := reportSocket(t)
+		report, wait := reportSocket(t, ws)
 		c.call("BashCommand", map[string]any{"command": attackArgs(bin, report, secret, winxdSock, out, detach, false, guardians), "thread_id": thread, "workspace_root": ws})
 		got := wait()
 		t.Run(strings.ReplaceAll(name, " ", "_"), func(t *testing.T) { checkRefused(t, got, guardians, out) })

@@ -72,6 +72,9 @@ func sandboxArgv(on bool, getenv func(string) string, probe func() (int, error),
 		if err := p.MustNotWrite(paths.Dir); err != nil {
 			return nil, err
 		}
+		// The socket directory holds every guardian's record and jobs
+		// record: hidden like the home directory.
+		p.Hidden = append(p.Hidden, paths.Dir)
 		return sandbox.Launcher(exe, own.Grant(p), argv), nil
 	}, nil
 }

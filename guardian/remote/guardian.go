@@ -228,7 +228,7 @@ func RunGuardian(ctx context.Context, cfg Config, build wire.Build, logger *slog
 	sess, err := guardian.NewSession(ctx, guardian.Options{
 		Shell: cfg.Shell, Dir: cfg.Dir, Env: env, Rows: cfg.Rows, Cols: cfg.Cols, Logger: logger,
 		WrapArgv: wrap, Launcher: self, PriorJobs: prior, OnJobsChange: jobs.changed,
-		PrivateRoot: wire.SessionsDir(os.Getenv), HiddenDirs: []string{state},
+		PrivateRoot: wire.SessionsDir(os.Getenv), HiddenDirs: []string{state, filepath.Dir(socket)}, Workspace: root,
 		Shape: guardian.ShapeOptions{
 			ScratchDir: filepath.Join(root, ".winx", "scratch"),
 			NoCompress: cfg.NoCompress,
@@ -327,6 +327,9 @@ func sandboxWrapper(on bool, workspace, socketDir string) (func([]string, guardi
 	if err != nil {
 		return nil, fmt.Errorf("remote: sandbox: locate the guardian binary for the launcher: %w", err)
 	}
+	// The socket directory holds every guardian's record and jobs record:
+	// hidden like the home directory.
+	policy.Hidden = append(policy.Hidden, socketDir)
 	return func(argv []string, own guardian.OwnDirs) ([]string, error) {
 		return sandbox.Launcher(self, own.Grant(policy), argv), nil
 	}, nil

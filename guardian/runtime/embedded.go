@@ -46,7 +46,8 @@ func Embedded(o Options) Factory {
 			// The session's private files live in the state directory,
 			// never in the shared temporary one.
 			PrivateRoot: filepath.Join(state, wire.SessionsDirName),
-			HiddenDirs:  []string{state},
+			HiddenDirs:  o.hiddenDirs(state),
+			Workspace:   root,
 		})
 		if err != nil {
 			return nil, err
@@ -63,13 +64,28 @@ func (o Options) stateDir() string {
 	if o.StateDir != "" {
 		return o.StateDir
 	}
-	return wire.StateDir(func(name string) string {
-		v := ""
-		for _, kv := range o.BaseEnv {
-			if k, val, ok := strings.Cut(kv, "="); ok && k == name {
-				v = val // the last one wins, as in exec.Cmd
-			}
+	return wire.StateDir(o.getenv)
+}
+
+// hiddenDirs are what a read-only shell may not read: the state directory
+// and the socket directory (the records of every guardian of the
+// installation, whose winxd may be running beside this adapter).
+func (o Options) hiddenDirs(state string) []string {
+	hidden := []string{state}
+	if paths, err := wire.Resolve(o.getenv); err == nil {
+		hidden = append(hidden, paths.Dir)
+	}
+	return hidden
+}
+
+// getenv looks a variable up in BaseEnv, the last entry winning as in
+// exec.Cmd.
+func (o Options) getenv(name string) string {
+	v := ""
+	for _, kv := range o.BaseEnv {
+		if k, val, ok := strings.Cut(kv, "="); ok && k == name {
+			v = val
 		}
-		return v
-	})
+	}
+	return v
 }
