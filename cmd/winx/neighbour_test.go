@@ -101,14 +101,21 @@ func newConfinedInstall(t *testing.T, uid int, extraEnv ...string) *confinedInst
 		"WINX_RUNTIME=daemon", "WINX_SANDBOX=1", "LANG=C.UTF-8", "LC_ALL=C",
 	}
 	ci.env = append(ci.env, extraEnv...)
-	cmd := exec.Command(filepath.Join(ci.bin, "winx"))
-	cmd.Env = ci.env
-	cmd.Dir = ci.home
-	if uid != os.Geteuid() {
-		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: uint32(uid), Gid: uint32(uid)}}
-	}
-	ci.client, ci.stderr = startSandboxClient(t, cmd)
+	ci.client, ci.stderr = ci.startClient(t)
 	return ci
+}
+
+// startClient starts another winx of the installation, as its uid, with
+// extraEnv added, and returns a client of it.
+func (ci *confinedInstall) startClient(t *testing.T, extraEnv ...string) (*sandboxClient, *syncBuffer) {
+	t.Helper()
+	cmd := exec.Command(filepath.Join(ci.bin, "winx"))
+	cmd.Env = append(append([]string(nil), ci.env...), extraEnv...)
+	cmd.Dir = ci.home
+	if ci.uid != os.Geteuid() {
+		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: uint32(ci.uid), Gid: uint32(ci.uid)}}
+	}
+	return startSandboxClient(t, cmd)
 }
 
 // workspace makes a workspace directory of uid inside the home directory.
@@ -142,7 +149,13 @@ func (ci *confinedInstall) bash(thread, ws, command string) string {
 // shellPID is the pid of thread's shell, as the shell itself says.
 func (ci *confinedInstall) shellPID(t *testing.T, thread, ws string) int {
 	t.Helper()
-	text := ci.bash(thread, ws, `echo "PID=$$"`)
+	return ci.shellPIDOf(t, ci.client, thread, ws)
+}
+
+// shellPIDOf is shellPID through client c.
+func (ci *confinedInstall) shellPIDOf(t *testing.T, c *sandboxClient, thread, ws string) int {
+	t.Helper()
+	_, text := c.call("BashCommand", map[string]any{"command": `echo "PID=$$"`, "thread_id": thread, "workspace_root": ws})
 	i := strings.Index(text, "PID=")
 	if i < 0 {
 		t.Fatalf("no shell pid in %q", text)
@@ -232,6 +245,67 @@ func TestSandboxNeighbourUnreachable(t *testing.T) {
 				if _, err := os.Lstat(filepath.Join(victim, name)); err == nil {
 					t.Errorf("%s was planted in the victim's private directory", name)
 				}
+			}
+		})
+	}
+}
+
+// TestSandboxTerminalUnreachable is the review's terminal finding: the
+// Landlock rulesets left all of /dev/pts open, so a confined shell opened
+// every other session's terminal for writing, and as root typed a command
+// into an unconfined session's with TIOCSTI, which ran it. A confined
+// program now opens no terminal but its own, and TIOCSTI fails even there;
+// the unconfined victim runs nothing it did not send. As root (with
+// dev.tty.legacy_tiocsti on, where the kernel itself would allow it) and
+// as an unprivileged uid.
+func TestSandboxTerminalUnreachable(t *testing.T) {
+	requireLandlock(t)
+	for _, uid := range confinedUIDs(t) {
+		t.Run(uidName(uid), func(t *testing.T) {
+			ci := newConfinedInstall(t, uid)
+			wsA, wsV := ci.workspace(t, "wsa"), ci.workspace(t, "wsv")
+			bin := filepath.Join(wsA, "ptsattack")
+			if out, err := exec.Command("go", "build", "-o", bin, "./testdata/ptsattack").CombinedOutput(); err != nil {
+				t.Fatalf("go build ptsattack: %v\n%s", err, out)
+			}
+			if err := os.Chmod(bin, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			// The victim: an unconfined session of the same installation,
+			// idle at its prompt.
+			victim, vstderr := ci.startClient(t, "WINX_SANDBOX=0")
+			if status, text := victim.call("Initialize", map[string]any{"any_workspace_path": wsV, "thread_id": "victim"}); status == "error" {
+				t.Fatalf("victim Initialize = %s %s\nstderr: %s", status, text, vstderr)
+			}
+			if _, text := victim.call("BashCommand", map[string]any{"command": "echo victim-ready", "thread_id": "victim", "workspace_root": wsV}); !strings.Contains(text, "victim-ready") {
+				t.Fatalf("victim's echo = %q", text)
+			}
+			victimTTY, err := os.Readlink("/proc/" + strconv.Itoa(ci.shellPIDOf(t, victim, "victim", wsV)) + "/fd/0")
+			if err != nil || !strings.HasPrefix(victimTTY, "/dev/pts/") {
+				t.Fatalf("the victim's terminal: %q, %v", victimTTY, err)
+			}
+			ci.initialize(t, "attacker", wsA)
+			pwned := filepath.Join(wsV, "pwned")
+			text := ci.bash("attacker", wsA, bin+" "+victimTTY+" "+shellQuote("touch "+pwned))
+			t.Logf("the confined attacker saw:\n%s", text)
+			if !strings.Contains(text, "SUMMARY") {
+				t.Fatalf("the attack program did not run: %q", text)
+			}
+			if !strings.Contains(text, "OPEN "+victimTTY+" denied") {
+				t.Errorf("the attack did not try (or was not denied) the victim's terminal %s:\n%s", victimTTY, text)
+			}
+			if !strings.Contains(text, "opened=0") {
+				t.Errorf("a confined program opened another terminal:\n%s", text)
+			}
+			if strings.Contains(text, "TIOCSTI own ok") || strings.Contains(text, "TIOCSTI /dev/pts") {
+				t.Errorf("a confined program could type with TIOCSTI:\n%s", text)
+			}
+			// Whatever was typed would run with the victim's next line.
+			if _, text := victim.call("BashCommand", map[string]any{"command": "echo victim-alive", "thread_id": "victim", "workspace_root": wsV}); !strings.Contains(text, "victim-alive") {
+				t.Errorf("victim after the attack = %q", text)
+			}
+			if _, err := os.Stat(pwned); err == nil {
+				t.Errorf("the victim session ran a command typed by the confined one")
 			}
 		})
 	}
