@@ -300,6 +300,21 @@ func TestSandboxTerminalUnreachable(t *testing.T) {
 			if strings.Contains(text, "TIOCSTI own ok") || strings.Contains(text, "TIOCSTI /dev/pts") {
 				t.Errorf("a confined program could type with TIOCSTI:\n%s", text)
 			}
+			// The confined shell holds no capability, even as root, and
+			// runs with no_new_privs under the launcher's seccomp filter.
+			status := ci.bash("attacker", wsA, `grep -E '^(CapInh|CapPrm|CapEff|CapBnd|CapAmb|NoNewPrivs|Seccomp):' /proc/self/status`)
+			want := []string{"CapInh:\t0000000000000000", "CapPrm:\t0000000000000000", "CapEff:\t0000000000000000",
+				"CapAmb:\t0000000000000000", "NoNewPrivs:\t1", "Seccomp:\t2"}
+			if uid == 0 {
+				// Dropping the bounding set needs CAP_SETPCAP, which
+				// only root has; under no_new_privs it grants nothing.
+				want = append(want, "CapBnd:\t0000000000000000")
+			}
+			for _, w := range want {
+				if !strings.Contains(status, w) {
+					t.Errorf("confined shell's status lacks %q:\n%s", w, status)
+				}
+			}
 			// Whatever was typed would run with the victim's next line.
 			if _, text := victim.call("BashCommand", map[string]any{"command": "echo victim-alive", "thread_id": "victim", "workspace_root": wsV}); !strings.Contains(text, "victim-alive") {
 				t.Errorf("victim after the attack = %q", text)
