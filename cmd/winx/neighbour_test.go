@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -323,5 +324,69 @@ func TestSandboxTerminalUnreachable(t *testing.T) {
 				t.Errorf("the victim session ran a command typed by the confined one")
 			}
 		})
+	}
+}
+
+// TestSandboxNetworkDeny: with WINX_SANDBOX_NETWORK=deny a confined session
+// cannot reach a TCP listener on 127.0.0.1 (nor open a UDP socket), while
+// its terminal and Unix sockets keep working; a confined session of an
+// adapter that allows networking, in the same workspace, gets a guardian
+// of its own and connects. As root and as an unprivileged uid.
+func TestSandboxNetworkDeny(t *testing.T) {
+	requireLandlock(t)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			c.Write([]byte("hello-from-listener\n"))
+			c.Close()
+		}
+	}()
+	port := strconv.Itoa(ln.Addr().(*net.TCPAddr).Port)
+	probe := `exec 3<>/dev/tcp/127.0.0.1/` + port + ` && head -n1 <&3; echo "tcp=$?"; ` +
+		`exec 4<>/dev/udp/127.0.0.1/9 2>/dev/null; echo "udp=$?"; echo terminal-works`
+	for _, uid := range confinedUIDs(t) {
+		t.Run(uidName(uid), func(t *testing.T) {
+			ci := newConfinedInstall(t, uid, "WINX_SANDBOX_NETWORK=deny")
+			ws := ci.workspace(t, "ws")
+			ci.initialize(t, "nonet", ws)
+			text := ci.bash("nonet", ws, probe)
+			if strings.Contains(text, "hello-from-listener") || !strings.Contains(text, "udp=1") || !strings.Contains(text, "terminal-works") {
+				t.Errorf("deny: the confined shell's probe = %q; want no TCP, no UDP, a working terminal", text)
+			}
+			allow, astderr := ci.startClient(t, "WINX_SANDBOX_NETWORK=allow")
+			if status, text := allow.call("Initialize", map[string]any{"any_workspace_path": ws, "thread_id": "net"}); status == "error" {
+				t.Fatalf("allow Initialize = %s %s\nstderr: %s", status, text, astderr)
+			}
+			if _, text := allow.call("BashCommand", map[string]any{"command": probe, "thread_id": "net", "workspace_root": ws, "wait_for_seconds": 20}); !strings.Contains(text, "hello-from-listener") {
+				t.Errorf("allow: the confined shell's probe = %q; want the listener's line", text)
+			}
+			// The deny session still has no network after the allow
+			// session started: they do not share a guardian.
+			if text := ci.bash("nonet", ws, probe); strings.Contains(text, "hello-from-listener") {
+				t.Errorf("deny after an allow session started: %q", text)
+			}
+		})
+	}
+}
+
+// TestSandboxNetworkValueChecked: WINX_SANDBOX_NETWORK outside allow and
+// deny, or deny without the sandbox, stops start-up naming the variable.
+func TestSandboxNetworkValueChecked(t *testing.T) {
+	for _, env := range [][]string{{"WINX_SANDBOX=1", "WINX_SANDBOX_NETWORK=off"}, {"WINX_SANDBOX=0", "WINX_SANDBOX_NETWORK=deny"}} {
+		cmd := exec.Command(buildWinx(t))
+		cmd.Env = append(append(os.Environ(), "HOME="+t.TempDir(), "XDG_STATE_HOME="+t.TempDir()), env...)
+		cmd.Stdin = strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"ping"}` + "\n")
+		out, err := cmd.CombinedOutput()
+		if err == nil || !strings.Contains(string(out), "WINX_SANDBOX_NETWORK") || strings.Contains(string(out), `"result"`) {
+			t.Errorf("winx with %v = %v, %q; want start-up stopped naming WINX_SANDBOX_NETWORK", env, err, out)
+		}
 	}
 }

@@ -18,6 +18,13 @@ import (
 // no server on an older kernel; the warning says what they do not get.
 // A malformed WINX_SANDBOX_RW_PATHS or WINX_SANDBOX_RO_PATHS stops start-up.
 func sandboxArgv(on bool, getenv func(string) string, probe func() (int, error), self func() (string, error), logger *slog.Logger) (func(workspace string, own guardian.OwnDirs, argv []string) ([]string, error), error) {
+	switch v := getenv(sandbox.EnvNetwork); {
+	case v != "" && v != sandbox.NetworkAllow && v != sandbox.NetworkDeny:
+		return nil, fmt.Errorf("winx: %s=%q: want %s or %s", sandbox.EnvNetwork, v, sandbox.NetworkAllow, sandbox.NetworkDeny)
+	case v == sandbox.NetworkDeny && !on:
+		// Asked for and silently not given: refuse instead.
+		return nil, fmt.Errorf("winx: %s=%s needs WINX_SANDBOX=1: only a confined session can be denied the network", sandbox.EnvNetwork, v)
+	}
 	if !on {
 		return nil, nil
 	}

@@ -54,7 +54,9 @@ func serve(ctx context.Context, c *config.Serve, id buildid.Identity, stdin io.R
 		BaseEnv:    c.ShellEnv,
 		Logger:     logger,
 		Sandbox:    confine,
-		StateDir:   c.StateDir,
+		// Checked by sandboxArgv: allow, deny or empty.
+		SandboxDenyNetwork: confine != nil && c.Getenv(sandbox.EnvNetwork) == sandbox.NetworkDeny,
+		StateDir:           c.StateDir,
 	}, c, id)
 	if err != nil {
 		return err

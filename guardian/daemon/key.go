@@ -3,6 +3,8 @@ package daemon
 import (
 	"encoding/json"
 	"strings"
+
+	"winx/pty/sandbox"
 )
 
 // keyLayout versions the layout of a session key.
@@ -36,6 +38,11 @@ func (k SessionKey) String() string {
 // confined and an unconfined session never share a guardian.
 const sandboxScope = "\x00sandbox"
 
+// noNetworkScope marks a confined session whose shells may not use IP
+// networking (WINX_SANDBOX_NETWORK=deny); it ends with sandboxScope, so
+// such a key is sandboxed too.
+const noNetworkScope = "\x00nonet" + sandboxScope
+
 // Sandboxed returns k as the key of the confined session of the same
 // principal, workspace and scope.
 func (k SessionKey) Sandboxed() SessionKey {
@@ -43,6 +50,36 @@ func (k SessionKey) Sandboxed() SessionKey {
 		k.Scope += sandboxScope
 	}
 	return k
+}
+
+// SandboxedWithoutNetwork returns k as the key of the confined session,
+// without IP networking, of the same principal, workspace and scope: it
+// never shares a guardian with a confined session that has networking.
+func (k SessionKey) SandboxedWithoutNetwork() SessionKey {
+	if k.DeniesNetwork() {
+		return k
+	}
+	k.Scope = strings.TrimSuffix(k.Scope, sandboxScope) + noNetworkScope
+	return k
+}
+
+// DeniesNetwork reports whether k keys a confined session without IP
+// networking.
+func (k SessionKey) DeniesNetwork() bool { return strings.HasSuffix(k.Scope, noNetworkScope) }
+
+// NetworkEnv is the variable winxd adds to the environment of the
+// guardian of key (the last entry wins): the network policy of a confined
+// session is its key's, whatever the environment of the request that
+// started it says. Nil for a key that is not confined.
+func NetworkEnv(key string) []string {
+	k, ok := ParseSessionKey(key)
+	switch {
+	case !ok || !k.IsSandboxed():
+		return nil
+	case k.DeniesNetwork():
+		return []string{sandbox.EnvNetwork + "=" + sandbox.NetworkDeny}
+	}
+	return []string{sandbox.EnvNetwork + "=" + sandbox.NetworkAllow}
 }
 
 // IsSandboxed reports whether k keys a confined session. winxd starts the

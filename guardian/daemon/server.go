@@ -503,6 +503,7 @@ func (pf *processFleet) Spawn(ctx context.Context, p *EnsureParams, socket strin
 	if env == nil {
 		env = os.Environ()
 	}
+	env = append(append([]string(nil), env...), NetworkEnv(p.Key)...)
 	cfg := remote.Config{
 		Key: p.Key, Socket: socket, Dir: p.Dir, Workspace: p.Workspace, Shell: p.Shell,
 		NoCompress: p.NoCompress, NoRedact: p.NoRedact, Sandbox: p.Sandbox,

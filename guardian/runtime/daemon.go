@@ -78,7 +78,7 @@ func Daemon(o DaemonOptions) (Factory, error) {
 			}
 			return &Started{Terminal: rs}, nil
 		}
-		key := guardianKey(&spec, sandboxed)
+		key := guardianKey(&spec, sandboxed, o.SandboxDenyNetwork)
 		// The guardian's socket follows from the key: a session whose
 		// guardian runs (an adapter restarted, a second adapter) is
 		// attached directly, without winxd's ensure and probe (and,
@@ -155,9 +155,14 @@ func attachExisting(ctx context.Context, c *daemon.Client, key string, copts *re
 }
 
 // guardianKey is the key of a session's guardian.
-func guardianKey(spec *Spec, sandboxed bool) daemon.SessionKey {
+func guardianKey(spec *Spec, sandboxed, denyNetwork bool) daemon.SessionKey {
 	k := daemon.SessionKey{ExternalID: spec.ExternalID, Principal: spec.Principal, Workspace: spec.workspace(), Scope: spec.Scope}
-	if sandboxed {
+	switch {
+	case sandboxed && denyNetwork:
+		// Nor does a confined session without networking reuse one with
+		// it: winxd starts this key's guardian with the key's policy.
+		k = k.SandboxedWithoutNetwork()
+	case sandboxed:
 		// A confined session never reuses an unconfined guardian, and
 		// winxd starts this key's guardian confined only.
 		k = k.Sandboxed()

@@ -73,6 +73,10 @@ type Options struct {
 	// starts so that it runs confined to the session's workspace root (see
 	// package pty/sandbox; WINX_SANDBOX=1).
 	Sandbox func(workspace string, own guardian.OwnDirs, argv []string) ([]string, error)
+	// SandboxDenyNetwork is WINX_SANDBOX_NETWORK=deny with the sandbox on:
+	// the daemon runtime keys such sessions apart (the embedded runtime's
+	// Sandbox applies the policy itself).
+	SandboxDenyNetwork bool
 	// StateDir is winx's state directory: an embedded session keeps its
 	// private directory in its sessions/ (guardian.Options.PrivateRoot),
 	// and a read-only shell may not read it. "" means the one BaseEnv
