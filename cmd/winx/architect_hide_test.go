@@ -22,15 +22,7 @@ func TestArchitectCannotReadState(t *testing.T) {
 	needLandlock(t)
 	d := newDaemonEnv(t)
 	ws := t.TempDir()
-	gitIn(t, ws, "init", "-q")
-	if err := os.WriteFile(filepath.Join(ws, "victim.txt"), []byte("0\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	gitIn(t, ws, "add", "victim.txt")
-	gitIn(t, ws, "commit", "-q", "-m", "victim")
-	if err := os.WriteFile(filepath.Join(ws, ".gitattributes"), []byte("victim.txt filter=probe\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	filterRepo(t, ws)
 	cmd := exec.Command(filepath.Join(d.bins, "winx"))
 	cmd.Env = append(d.env, "LC_ALL=C")
 	c, stderr := startSandboxClient(t, cmd)

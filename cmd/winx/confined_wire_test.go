@@ -161,6 +161,22 @@ func armFilter(t *testing.T, ws, filter string, round int) {
 	}
 }
 
+// filterRepo makes ws a git repository whose victim.txt goes through the
+// clean filter "probe" (armFilter names its program).
+func filterRepo(t *testing.T, ws string) {
+	t.Helper()
+	gitIn(t, ws, "init", "-q")
+	if err := os.WriteFile(filepath.Join(ws, "victim.txt"), []byte("0\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	gitIn(t, ws, "add", "victim.txt")
+	gitIn(t, ws, "commit", "-q", "-m", "victim")
+	// The filter's attribute only now: the test's own git add ran none.
+	if err := os.WriteFile(filepath.Join(ws, ".gitattributes"), []byte("victim.txt filter=probe\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // TestArchitectWireRefused: a git clean filter run by git status in an
 // architect session has the wire secret and attacks winxd (daemon.ensure
 // of an unconfined session), its own guardian and another session's
@@ -172,16 +188,7 @@ func TestArchitectWireRefused(t *testing.T) {
 	d := newDaemonEnv(t)
 	bin := buildWireConfined(t, "")
 	ws, other, out := t.TempDir(), t.TempDir(), t.TempDir()
-	gitIn(t, ws, "init", "-q")
-	if err := os.WriteFile(filepath.Join(ws, "victim.txt"), []byte("0\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	gitIn(t, ws, "add", "victim.txt")
-	gitIn(t, ws, "commit", "-q", "-m", "victim")
-	// The filter's attribute only now: the test's own git add ran none.
-	if err := os.WriteFile(filepath.Join(ws, ".gitattributes"), []byte("victim.txt filter=probe\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	filterRepo(t, ws)
 
 	cmd := exec.Command(filepath.Join(d.bins, "winx"))
 	cmd.Env = append(d.env, "LC_ALL=C")
@@ -247,22 +254,7 @@ func TestArchitectWireRefused(t *testing.T) {
 // setsid). Everything is refused and the adapter keeps working.
 func TestSandboxWireRefused(t *testing.T) {
 	needLandlock(t)
-	home, err := os.MkdirTemp("/var/tmp", "winx-confined-home-")
-	if err != nil {
-		t.Skip("no /var/tmp for a home directory outside /tmp:", err)
-	}
-	t.Cleanup(func() { os.RemoveAll(home) })
-	d := newDaemonEnv(t)
-	d.state = filepath.Join(home, ".local", "state")
-	d.sock = filepath.Join(home, "run")
-	if err := os.Mkdir(d.sock, 0o700); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(d.teardown)
-	ws := filepath.Join(home, "project")
-	if err := os.MkdirAll(ws, 0o700); err != nil {
-		t.Fatal(err)
-	}
+	d, home, ws := newSandboxHome(t)
 	// Everything the confined program uses lies in its workspace: the
 	// sandbox hides the temporary directories.
 	bin := buildWireConfined(t, ws)

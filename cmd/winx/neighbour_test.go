@@ -12,7 +12,6 @@ import (
 	"testing"
 
 	"winx/guardian/wire"
-	"winx/pty/sandbox"
 )
 
 // confinedUIDs are the users the confinement attacks run as: root (as CI
@@ -32,18 +31,6 @@ func uidName(uid int) string {
 		return "root"
 	}
 	return "uid" + strconv.Itoa(uid)
-}
-
-// requireLandlock skips without Landlock, except under CI, whose kernel has
-// it: there a missing kernel layer is a failure, not a pass.
-func requireLandlock(t *testing.T) {
-	t.Helper()
-	if _, err := sandbox.Probe(); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("Landlock unavailable under CI: %v", err)
-		}
-		t.Skip("Landlock unavailable:", err)
-	}
 }
 
 // confinedInstall is one installation of the built binaries run by uid with
@@ -199,7 +186,7 @@ func privateDirOf(t *testing.T, pid int) string {
 // any shared temporary directory, and the second's long command (sourced
 // from a script in its private directory) runs as sent.
 func TestSandboxNeighbourUnreachable(t *testing.T) {
-	requireLandlock(t)
+	needLandlock(t)
 	for _, uid := range confinedUIDs(t) {
 		t.Run(uidName(uid), func(t *testing.T) {
 			ci := newConfinedInstall(t, uid)
@@ -260,7 +247,7 @@ func TestSandboxNeighbourUnreachable(t *testing.T) {
 // dev.tty.legacy_tiocsti on, where the kernel itself would allow it) and
 // as an unprivileged uid.
 func TestSandboxTerminalUnreachable(t *testing.T) {
-	requireLandlock(t)
+	needLandlock(t)
 	for _, uid := range confinedUIDs(t) {
 		t.Run(uidName(uid), func(t *testing.T) {
 			ci := newConfinedInstall(t, uid)
@@ -333,7 +320,7 @@ func TestSandboxTerminalUnreachable(t *testing.T) {
 // adapter that allows networking, in the same workspace, gets a guardian
 // of its own and connects. As root and as an unprivileged uid.
 func TestSandboxNetworkDeny(t *testing.T) {
-	requireLandlock(t)
+	needLandlock(t)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)

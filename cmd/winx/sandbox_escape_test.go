@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	"winx/guardian/wire"
-	"winx/pty/sandbox"
 )
 
 // TestSandboxWireEscape is the attack of a confined shell on the daemon
@@ -18,29 +17,8 @@ import (
 // listing of the hidden home directory). Every attempt must be refused, and
 // the home directory must stay unlisted.
 func TestSandboxWireEscape(t *testing.T) {
-	if _, err := sandbox.Probe(); err != nil {
-		t.Skip("Landlock unavailable:", err)
-	}
-	home, err := os.MkdirTemp("/var/tmp", "winx-escape-home-")
-	if err != nil {
-		t.Skip("no /var/tmp for a home directory outside /tmp:", err)
-	}
-	t.Cleanup(func() { os.RemoveAll(home) })
-	d := newDaemonEnv(t)
-	// The state directory (which holds the wire secret) under the home
-	// directory, where the sandbox hides it; the runtime is ended before
-	// the home directory is removed.
-	d.state = filepath.Join(home, ".local", "state")
-	// The sockets where a confined shell cannot replace them.
-	d.sock = filepath.Join(home, "run")
-	if err := os.Mkdir(d.sock, 0o700); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(d.teardown)
-	ws := filepath.Join(home, "project")
-	if err := os.MkdirAll(ws, 0o700); err != nil {
-		t.Fatal(err)
-	}
+	needLandlock(t)
+	d, home, ws := newSandboxHome(t)
 	const marker = "escape-hidden-marker"
 	if err := os.WriteFile(filepath.Join(home, marker), nil, 0o600); err != nil {
 		t.Fatal(err)
@@ -77,4 +55,30 @@ func TestSandboxWireEscape(t *testing.T) {
 	if !strings.Contains(text, "REFUSED winxd") || !strings.Contains(text, "REFUSED run g-") {
 		t.Errorf("winxd or a guardian accepted the confined program's hello:\n%s", text)
 	}
+}
+
+// newSandboxHome prepares a daemon runtime for confined sessions: a home
+// directory outside the temporary directories, holding the state directory
+// (the wire secret, which the sandbox hides with it) and the sockets (where
+// a confined shell cannot replace them), and a workspace inside it. The
+// runtime is ended before the home directory is removed.
+func newSandboxHome(t *testing.T) (d *daemonEnv, home, ws string) {
+	t.Helper()
+	home, err := os.MkdirTemp("/var/tmp", "winx-sandbox-home-")
+	if err != nil {
+		t.Skip("no /var/tmp for a home directory outside /tmp:", err)
+	}
+	t.Cleanup(func() { os.RemoveAll(home) })
+	d = newDaemonEnv(t)
+	d.state = filepath.Join(home, ".local", "state")
+	d.sock = filepath.Join(home, "run")
+	if err := os.Mkdir(d.sock, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(d.teardown)
+	ws = filepath.Join(home, "project")
+	if err := os.MkdirAll(ws, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	return d, home, ws
 }
