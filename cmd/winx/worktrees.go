@@ -42,6 +42,10 @@ func runWorktrees(ctx context.Context, c config.Worktrees, stdout io.Writer) err
 		if err != nil {
 			return worktreesError(err)
 		}
+		if wt.BranchDeleted {
+			_, err = fmt.Fprintf(stdout, "undid the interrupted creation of worktree %s (%s); branch %s had no commits of its own and is deleted\n", wt.Name, wt.Path, wt.Branch)
+			return err
+		}
 		_, err = fmt.Fprintf(stdout, "removed worktree %s (%s); branch %s is kept\n", wt.Name, wt.Path, wt.Branch)
 		return err
 	}

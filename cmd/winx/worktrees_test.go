@@ -1,13 +1,18 @@
 package main
 
 import (
+	"bufio"
 	"encoding/json"
 	"errors"
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 )
 
 // TestWorktreesThroughBinary: the built winx makes a managed worktree
@@ -112,5 +117,158 @@ func TestWorktreesThroughBinary(t *testing.T) {
 	}
 	if st := git("status", "--porcelain", "--untracked-files=all"); st != "" {
 		t.Errorf("main checkout changed: %q", st)
+	}
+}
+
+// TestWorktreesAfterKilledAdapter: the built winx is SIGKILLed while its
+// Initialize makes a worktree (its git slowed down by a wrapper first in
+// PATH that announces itself on a FIFO and pauses 0-200 ms before and
+// after the real git, so the kill lands in or around `git worktree add`).
+// Then `winx worktrees remove` of the name leaves nothing of it, or a new
+// winx's Initialize of the name answers a proper worktree on its branch.
+func TestWorktreesAfterKilledAdapter(t *testing.T) {
+	realGit, err := exec.LookPath("git")
+	if err != nil {
+		t.Skip("git is not installed")
+	}
+	state := t.TempDir()
+	t.Setenv("XDG_STATE_HOME", state)
+	repo, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	gitEnv := append(os.Environ(), "GIT_AUTHOR_NAME=winx", "GIT_AUTHOR_EMAIL=winx@example.invalid",
+		"GIT_COMMITTER_NAME=winx", "GIT_COMMITTER_EMAIL=winx@example.invalid", "GIT_CONFIG_NOSYSTEM=1")
+	git := func(args ...string) string {
+		t.Helper()
+		cmd := exec.Command(realGit, args...)
+		cmd.Dir, cmd.Env = repo, gitEnv
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+		return string(out)
+	}
+	for i := range 600 { // a checkout that takes a while
+		p := filepath.Join(repo, "d"+strconv.Itoa(i%20), strconv.Itoa(i)+".txt")
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := os.WriteFile(p, []byte("x\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	git("init", "-q")
+	git("add", ".")
+	git("commit", "-q", "-m", "init")
+	head := strings.TrimSpace(git("rev-parse", "HEAD"))
+
+	bin, fifo := t.TempDir(), filepath.Join(t.TempDir(), "calls")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ff, err := os.OpenFile(fifo, os.O_RDWR, 0) // never a writer without a reader
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ff.Close() })
+	calls := make(chan string, 256)
+	go func() {
+		for sc := bufio.NewScanner(ff); sc.Scan(); {
+			calls <- sc.Text()
+		}
+	}()
+	script := "#!/bin/sh\nprintf '%s\\n' \"$*\" >'" + fifo + "'\n" +
+		"pause() { n=$(od -An -N1 -tu1 /dev/urandom | tr -d ' '); sleep \"0.$(printf %03d $((n * 200 / 255)))\"; }\n" +
+		"pause\n'" + realGit + "' \"$@\"\nrc=$?\npause\nexit $rc\n"
+	if err := os.WriteFile(filepath.Join(bin, "git"), []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	path := os.Getenv("PATH")
+	initialize := func(c *stdioClient, name string) {
+		args, _ := json.Marshal(map[string]any{"any_workspace_path": repo, "worktree": name})
+		c.send(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"Initialize","arguments":` + string(args) + `,` + modernMeta + `}}`)
+	}
+	winx := func(args ...string) (string, int) {
+		t.Helper()
+		out, err := exec.Command(buildWinx(t), args...).CombinedOutput()
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			return string(out), ee.ExitCode()
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(out), 0
+	}
+	for i := range 4 {
+		name := "killed-" + strconv.Itoa(i)
+		for len(calls) > 0 {
+			<-calls
+		}
+		t.Setenv("PATH", bin+string(os.PathListSeparator)+path)
+		c := startStdio(t)
+		t.Setenv("PATH", path)
+		initialize(c, name)
+		select {
+		case <-func() chan struct{} {
+			seen := make(chan struct{})
+			go func() {
+				for call := range calls {
+					if strings.Contains(call, "worktree add") {
+						close(seen)
+						return
+					}
+				}
+			}()
+			return seen
+		}():
+		case <-time.After(30 * time.Second):
+			t.Fatalf("run %d: winx never ran git worktree add", i)
+		}
+		time.Sleep(time.Duration(rand.IntN(350)) * time.Millisecond) // the fault's timing
+		c.cmd.Process.Kill()
+		c.cmd.Wait()
+
+		if i%2 == 0 {
+			out, code := winx("worktrees", "--workspace", repo, "remove", name)
+			if code != 0 && !strings.Contains(out, "no such managed worktree") {
+				t.Errorf("run %d: winx worktrees remove after the kill = %d %q", i, code, out)
+			}
+			// The killed git may still have been finishing when remove
+			// waited for it; afterwards nothing of the name is left.
+			if got := git("branch", "--list", "winx/"+name); got != "" && !strings.Contains(out, "branch winx/"+name+" is kept") {
+				t.Errorf("run %d: branch left after remove (%q): %q", i, out, got)
+			}
+			if got := git("worktree", "list", "--porcelain"); strings.Contains(got, "/"+name+"\n") {
+				t.Errorf("run %d: registration left after remove (%q):\n%s", i, out, got)
+			}
+			continue
+		}
+		c = startStdio(t)
+		initialize(c, name)
+		var res struct {
+			IsError    bool `json:"isError"`
+			Structured struct {
+				Output string `json:"output"`
+				Data   struct {
+					Worktree struct{ Path, Branch, Base string } `json:"worktree"`
+				} `json:"data"`
+			} `json:"structuredContent"`
+		}
+		raw, _ := json.Marshal(c.recv()["result"])
+		if err := json.Unmarshal(raw, &res); err != nil || res.IsError {
+			t.Errorf("run %d: Initialize after the kill = %s (%v)", i, raw, err)
+			continue
+		}
+		wt := res.Structured.Data.Worktree
+		if wt.Branch != "winx/"+name || wt.Base != head {
+			t.Errorf("run %d: worktree %+v, want winx/%s at %s", i, wt, name, head)
+		}
+		list := git("worktree", "list", "--porcelain")
+		if !strings.Contains(list, "worktree "+wt.Path+"\nHEAD "+head+"\nbranch refs/heads/winx/"+name+"\n\n") {
+			t.Errorf("run %d: %s is not a plain registered worktree:\n%s", i, wt.Path, list)
+		}
+		if got, _ := filepath.Glob(filepath.Join(state, "winx", "worktree-meta", "*", name+".intent")); len(got) != 0 {
+			t.Errorf("run %d: intent left: %v", i, got)
+		}
 	}
 }

@@ -163,6 +163,13 @@ func (t *initializer) worktree(ctx context.Context, principal string, in *initia
 			return fail(err)
 		}
 		data.Removed = wt
+		if wt.BranchDeleted {
+			// Undoing a creation that was cut off: its branch had no
+			// commits of its own.
+			message = fmt.Sprintf("Interrupted creation of worktree %s undone; branch %s, without commits of its own, is deleted.", wt.Name, wt.Branch)
+			fmt.Fprintf(&b, "Undid the interrupted creation of worktree %s (%s) and deleted branch %s, which had no commits of its own.\n", wt.Name, wt.Path, wt.Branch)
+			break
+		}
 		message = fmt.Sprintf("Worktree %s removed; branch %s is kept.", wt.Name, wt.Branch)
 		fmt.Fprintf(&b, "Removed worktree %s (%s). Branch %s is kept: merge it or delete it with git.\n", wt.Name, wt.Path, wt.Branch)
 	default:

@@ -11,6 +11,10 @@ package workspace
 // ref it was given as) is in a small 0600 file per worktree beside, not
 // inside, the directory file tools may reach (<state>/worktree-meta/).
 //
+// Making one is crash-safe: an intent record and a per-name lock let the
+// next call finish or undo a creation cut off by a dying process
+// (worktree_intent.go).
+//
 // Every git process runs as the other git queries of this package do (no
 // repository-configured program, see git.go) and, besides, with hooks and
 // fsmonitor switched off on its command line: `git worktree add` checks
@@ -84,6 +88,9 @@ var (
 	ErrWorktreeDirty = errors.New("workspace: worktree has uncommitted changes or untracked files")
 	// ErrWorktreeGit: a git command of the service failed.
 	ErrWorktreeGit = errors.New("workspace: git failed")
+	// ErrWorktreeBusy: another process held the name's lock (it is making
+	// or removing that worktree) for longer than the wait.
+	ErrWorktreeBusy = errors.New("workspace: another process is making or removing this worktree")
 )
 
 // WorktreeError is an error about one worktree (or one repository).
@@ -116,6 +123,13 @@ type Worktree struct {
 	BaseRef string `json:"base_ref,omitempty"` // the ref the base was given as
 	Repo    string `json:"repo"`               // the repository's top level
 	State   string `json:"state,omitempty"`    // WorktreeClean, WorktreeDirty, WorktreeMissing
+	// Recovered: Create finished, or Remove undid, a creation that a
+	// dying process had cut off.
+	Recovered bool `json:"recovered,omitempty"`
+	// BranchDeleted: Remove deleted the branch (undoing a cut-off
+	// creation whose branch had no commits of its own); otherwise the
+	// branch is kept.
+	BranchDeleted bool `json:"branch_deleted,omitempty"`
 }
 
 // Worktrees is the worktree service of one state directory. The zero
@@ -190,6 +204,16 @@ type repo struct {
 // error of a failing git is a *WorktreeError wrapping ErrWorktreeGit with
 // the start of its stderr.
 func (w *Worktrees) git(ctx context.Context, env []string, dir string, limit int, args ...string) ([]byte, bool, error) {
+	return w.gitHolding(ctx, nil, env, dir, limit, args...)
+}
+
+// gitHolding is git for a step of a creation: the creation's lock (hold,
+// when not nil) is handed down to git and every process git starts, so
+// the lock stays held while any of them runs, also after this process
+// died. git runs in a process group of its own, killed whole at the
+// timeout: a checkout child must not outlive the command that waits for
+// it.
+func (w *Worktrees) gitHolding(ctx context.Context, hold *os.File, env []string, dir string, limit int, args ...string) ([]byte, bool, error) {
 	ctx, cancel := context.WithTimeout(ctx, w.timeout())
 	defer cancel()
 	argv := append([]string{"--no-pager", "-c", "core.hooksPath=/dev/null", "-c", "core.fsmonitor=false"}, args...)
@@ -198,6 +222,11 @@ func (w *Worktrees) git(ctx context.Context, env []string, dir string, limit int
 	out, stderr := &cappedBuffer{limit: limit}, &cappedBuffer{limit: maxWorktreeGitErr}
 	cmd.Stdout, cmd.Stderr = out, stderr
 	cmd.WaitDelay = time.Second
+	if hold != nil {
+		cmd.ExtraFiles = []*os.File{hold}
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+		cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	}
 	if err := cmd.Run(); err != nil {
 		detail := strings.TrimSpace(stderr.buf.String())
 		if detail == "" {
@@ -278,45 +307,28 @@ func (w *Worktrees) makeDirs(r *repo) error {
 	return err
 }
 
-// lock serialises the operations of one repository's worktrees across
-// processes (two adapters creating one name): an flock on a 0600 file in
-// the metadata directory, released by the returned function.
-func (r *repo) lock() (func(), error) {
-	f, err := os.OpenFile(filepath.Join(r.meta, ".lock"), os.O_RDWR|os.O_CREATE, 0o600)
-	if err != nil {
-		return nil, err
-	}
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
-		f.Close()
-		return nil, err
-	}
-	return func() { f.Close() }, nil // closing releases the lock
+// worktreeEntry is one worktree as `git worktree list --porcelain` shows
+// it.
+type worktreeEntry struct {
+	path     string // canonical as far as it exists
+	branch   string // the full ref, "" when detached
+	locked   string // the lock's reason, "locked" when it has none; "" unlocked
+	prunable bool   // git finds its directory gone
 }
 
-// managedList is the repository's managed worktrees by name, as git lists
-// them: at <managed>/<name> on branch winx/<name>.
-func (w *Worktrees) managedList(ctx context.Context, r *repo) (map[string]*Worktree, error) {
+// entries lists the repository's worktrees, the main one included.
+func (w *Worktrees) entries(ctx context.Context, r *repo) ([]worktreeEntry, error) {
 	out, _, err := w.git(ctx, r.env, r.top, maxWorktreeGitBytes, "worktree", "list", "--porcelain")
 	if err != nil {
 		return nil, err
 	}
-	found := map[string]*Worktree{}
-	var path, branch string
-	var prunable bool
+	var list []worktreeEntry
+	var e worktreeEntry
 	flush := func() {
-		defer func() { path, branch, prunable = "", "", false }()
-		if path == "" || filepath.Dir(path) != r.managed {
-			return
+		if e.path != "" {
+			list = append(list, e)
 		}
-		name := filepath.Base(path)
-		if ValidWorktreeName(name) != nil || branch != "refs/heads/"+WorktreeBranchPrefix+name {
-			return
-		}
-		wt := &Worktree{Name: name, Path: path, Branch: WorktreeBranchPrefix + name, Repo: r.top}
-		if prunable {
-			wt.State = WorktreeMissing
-		}
-		found[name] = wt
+		e = worktreeEntry{}
 	}
 	sc := bufio.NewScanner(bytes.NewReader(out))
 	sc.Buffer(make([]byte, 64<<10), maxWorktreeGitBytes)
@@ -326,17 +338,48 @@ func (w *Worktrees) managedList(ctx context.Context, r *repo) (map[string]*Workt
 		case line == "":
 			flush()
 		case strings.HasPrefix(line, "worktree "):
-			path = strings.TrimPrefix(line, "worktree ")
-			if c, err := filepath.EvalSymlinks(path); err == nil {
-				path = c
+			e.path = strings.TrimPrefix(line, "worktree ")
+			if c, err := filepath.EvalSymlinks(e.path); err == nil {
+				e.path = c
 			}
 		case strings.HasPrefix(line, "branch "):
-			branch = strings.TrimPrefix(line, "branch ")
+			e.branch = strings.TrimPrefix(line, "branch ")
+		case line == "locked":
+			e.locked = "locked"
+		case strings.HasPrefix(line, "locked "):
+			e.locked = strings.TrimPrefix(line, "locked ")
 		case strings.HasPrefix(line, "prunable"):
-			prunable = true
+			e.prunable = true
 		}
 	}
 	flush()
+	return list, nil
+}
+
+// managedList is the repository's managed worktrees by name, as git lists
+// them: at <managed>/<name> on branch winx/<name>. A worktree that git is
+// still making (or whose making was cut off: locked "initializing") is
+// not one yet.
+func (w *Worktrees) managedList(ctx context.Context, r *repo) (map[string]*Worktree, error) {
+	list, err := w.entries(ctx, r)
+	if err != nil {
+		return nil, err
+	}
+	found := map[string]*Worktree{}
+	for _, e := range list {
+		if filepath.Dir(e.path) != r.managed || e.locked == gitAddingLock {
+			continue
+		}
+		name := filepath.Base(e.path)
+		if ValidWorktreeName(name) != nil || e.branch != "refs/heads/"+WorktreeBranchPrefix+name {
+			continue
+		}
+		wt := &Worktree{Name: name, Path: e.path, Branch: WorktreeBranchPrefix + name, Repo: r.top}
+		if e.prunable {
+			wt.State = WorktreeMissing
+		}
+		found[name] = wt
+	}
 	return found, nil
 }
 
@@ -368,6 +411,11 @@ func (r *repo) fill(wt *Worktree) {
 // already there (created false; base is then ignored). A branch or
 // directory of that name that is not a managed worktree of this repository
 // is refused (ErrWorktreeTaken).
+//
+// The making is crash-safe (worktree_intent.go): it runs under the name's
+// cross-process lock, after an intent record, and a creation cut off by a
+// dying process is finished (or, when nothing of it was made, started
+// over) by the next Create of the name; the result then has Recovered set.
 func (w *Worktrees) Create(ctx context.Context, path, name, base string) (wt *Worktree, created bool, err error) {
 	if err := ValidWorktreeName(name); err != nil {
 		return nil, false, err
@@ -390,11 +438,45 @@ func (w *Worktrees) Create(ctx context.Context, path, name, base string) (wt *Wo
 			return nil, false, err
 		}
 	}
-	unlock, err := r.lock()
+	lock, err := w.lockName(ctx, r, name)
 	if err != nil {
 		return nil, false, err
 	}
-	defer unlock()
+	defer lock.unlock()
+	// The base is resolved where the caller stands (a linked worktree has
+	// its own HEAD) and passed on as a sha, never as an option.
+	at := path
+	if fi, err := os.Stat(at); err == nil && !fi.IsDir() {
+		at = filepath.Dir(at)
+	}
+	resolve := func() (sha, ref string, err error) {
+		ref = base
+		if ref == "" {
+			ref = "HEAD"
+		}
+		out, _, err := w.git(ctx, r.env, at, 256, "rev-parse", "--verify", "--quiet", "--end-of-options", ref+"^{commit}")
+		if err != nil {
+			return "", "", &WorktreeError{Name: name, Path: r.top, Detail: fmt.Sprintf("%q does not name a commit", ref), Err: ErrWorktreeBase}
+		}
+		return strings.TrimSpace(string(out)), ref, nil
+	}
+	in, err := r.readIntent(name)
+	if err != nil {
+		return nil, false, err
+	}
+	if in != nil {
+		wt, err := w.finish(ctx, r, lock, in)
+		if err != nil || wt != nil {
+			if wt != nil && base != "" {
+				// The interrupted call's base holds; a different one asked
+				// for now is ignored, as for a worktree that exists.
+				sha, _, err := resolve()
+				return wt, err == nil && sha == wt.Base, nil
+			}
+			return wt, wt != nil, err
+		}
+		// Nothing of the interrupted creation was left: make it afresh.
+	}
 	list, err := w.managedList(ctx, r)
 	if err != nil {
 		return nil, false, err
@@ -404,41 +486,29 @@ func (w *Worktrees) Create(ctx context.Context, path, name, base string) (wt *Wo
 		return wt, false, nil
 	}
 	branch := WorktreeBranchPrefix + name
-	if _, _, err := w.git(ctx, r.env, r.top, 256, "rev-parse", "--verify", "--quiet", "refs/heads/"+branch); err == nil {
+	if sha, err := w.branchHead(ctx, r, branch); err != nil {
+		return nil, false, err
+	} else if sha != "" {
 		return nil, false, &WorktreeError{Name: name, Path: r.top, Err: ErrWorktreeTaken,
-			Detail: "branch " + branch + " exists and is not a winx worktree of this repository; pick another name"}
+			Detail: "branch " + branch + " (at " + shortSHA(sha) + ") exists, no winx worktree uses it and no interrupted winx creation recorded it, " +
+				"so winx does not take it over: pick another name, or look at its commits and, if they are not needed, delete it with `git branch -D " + branch + "`"}
 	}
 	dir := filepath.Join(r.managed, name)
 	if _, err := os.Lstat(dir); !errors.Is(err, fs.ErrNotExist) {
 		return nil, false, &WorktreeError{Name: name, Path: dir, Err: ErrWorktreeTaken,
 			Detail: "directory " + dir + " exists and is not a worktree of this repository; pick another name"}
 	}
-	baseRef := base
-	if baseRef == "" {
-		baseRef = "HEAD"
-	}
-	// The base is resolved where the caller stands (a linked worktree has
-	// its own HEAD) and passed on as a sha, never as an option.
-	at := path
-	if fi, err := os.Stat(at); err == nil && !fi.IsDir() {
-		at = filepath.Dir(at)
-	}
-	out, _, err := w.git(ctx, r.env, at, 256, "rev-parse", "--verify", "--quiet", "--end-of-options", baseRef+"^{commit}")
+	sha, baseRef, err := resolve()
 	if err != nil {
-		return nil, false, &WorktreeError{Name: name, Path: r.top, Detail: fmt.Sprintf("%q does not name a commit", baseRef), Err: ErrWorktreeBase}
-	}
-	sha := strings.TrimSpace(string(out))
-	if _, _, err := w.git(ctx, r.env, r.top, maxWorktreeGitErr, "worktree", "add", "-b", branch, "--", dir, sha); err != nil {
 		return nil, false, err
 	}
-	if err := os.Chmod(dir, 0o700); err != nil {
+	in = &worktreeIntent{Name: name, Repo: r.top, Branch: branch, Base: sha, BaseRef: baseRef, Path: dir,
+		PID: os.Getpid(), Created: time.Now().UTC()}
+	wt, err = w.make(ctx, r, lock, in, false)
+	if err != nil {
 		return nil, false, err
 	}
-	m, _ := json.Marshal(worktreeMeta{Base: sha, BaseRef: baseRef, Created: time.Now().UTC()})
-	if err := os.WriteFile(r.metaPath(name), m, 0o600); err != nil {
-		return nil, false, err
-	}
-	return &Worktree{Name: name, Path: dir, Branch: branch, Base: sha, BaseRef: baseRef, Repo: r.top}, true, nil
+	return wt, true, nil
 }
 
 // admit asks w.Admit, when set, about the worktree at dir.
@@ -513,39 +583,35 @@ func (w *Worktrees) find(ctx context.Context, r *repo, name string) (*Worktree, 
 // Remove removes the managed worktree name (git worktree remove) and its
 // record; the branch winx/<name> is kept. Without force a worktree with
 // uncommitted changes or untracked files is refused (ErrWorktreeDirty,
-// the blocking entries in Detail).
+// the blocking entries in Detail). A name whose creation was cut off is
+// undone instead (worktree_intent.go): what was made of it goes, the
+// branch too unless it has commits of its own (BranchDeleted says which),
+// and the result has Recovered set.
 func (w *Worktrees) Remove(ctx context.Context, path, name string, force bool) (*Worktree, error) {
+	if err := ValidWorktreeName(name); err != nil {
+		return nil, err
+	}
 	r, err := w.open(ctx, path)
 	if err != nil {
 		return nil, err
 	}
-	unlock, err := r.lock()
+	lock, err := w.lockName(ctx, r, name)
 	if err != nil {
 		return nil, err
 	}
-	defer unlock()
+	defer lock.unlock()
+	in, err := r.readIntent(name)
+	if err != nil {
+		return nil, err
+	}
+	if in != nil {
+		return w.undo(ctx, r, lock, in, force)
+	}
 	wt, err := w.find(ctx, r, name)
 	if err != nil {
 		return nil, err
 	}
-	args := []string{"worktree", "remove"}
-	if force {
-		args = append(args, "--force")
-	} else if wt.State != WorktreeMissing {
-		st, err := w.status(ctx, r, wt.Path)
-		if err != nil {
-			return nil, err
-		}
-		if len(st) > 0 {
-			shown := st[:min(len(st), 10)]
-			detail := strings.Join(shown, ", ")
-			if len(st) > len(shown) {
-				detail += fmt.Sprintf(", ... %d more", len(st)-len(shown))
-			}
-			return nil, &WorktreeError{Name: name, Path: wt.Path, Detail: detail, Err: ErrWorktreeDirty}
-		}
-	}
-	if _, _, err := w.git(ctx, r.env, r.top, maxWorktreeGitErr, append(args, "--", wt.Path)...); err != nil {
+	if err := w.removeTree(ctx, r, lock, wt, force); err != nil {
 		return nil, err
 	}
 	if err := os.Remove(r.metaPath(name)); err != nil && !errors.Is(err, fs.ErrNotExist) {
@@ -553,6 +619,30 @@ func (w *Worktrees) Remove(ctx context.Context, path, name string, force bool) (
 	}
 	wt.State = ""
 	return wt, nil
+}
+
+// removeTree runs git worktree remove on wt under the name's lock,
+// refusing a dirty one without force.
+func (w *Worktrees) removeTree(ctx context.Context, r *repo, lock *nameLock, wt *Worktree, force bool) error {
+	args := []string{"worktree", "remove"}
+	if force {
+		args = append(args, "--force")
+	} else if wt.State != WorktreeMissing {
+		st, err := w.status(ctx, r, wt.Path)
+		if err != nil {
+			return err
+		}
+		if len(st) > 0 {
+			shown := st[:min(len(st), 10)]
+			detail := strings.Join(shown, ", ")
+			if len(st) > len(shown) {
+				detail += fmt.Sprintf(", ... %d more", len(st)-len(shown))
+			}
+			return &WorktreeError{Name: wt.Name, Path: wt.Path, Detail: detail, Err: ErrWorktreeDirty}
+		}
+	}
+	_, _, err := w.gitHolding(ctx, lock.f, r.env, r.top, maxWorktreeGitErr, append(args, "--", wt.Path)...)
+	return err
 }
 
 // WorktreeChanges is what a worktree changed against its base.
