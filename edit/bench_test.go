@@ -61,3 +61,35 @@ func BenchmarkBatch100(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkBatch2 is one batch of one-line patches on two files of 200
+// lines: the smallest batch that writes an intent record (a one-file
+// batch needs none: its replacement is one rename).
+func BenchmarkBatch2(b *testing.B) {
+	f := newFixture(b)
+	var revs [2]evidence.Revision
+	var paths [2]string
+	for i := range paths {
+		paths[i] = f.write(fmt.Sprintf("f%d.go", i), numbered(200))
+		revs[i] = f.show(paths[i], evidence.All)
+	}
+	ctx := context.Background()
+	b.ResetTimer()
+	for n := 0; b.Loop(); n++ {
+		edits := make([]FileEdit, 2)
+		for i := range edits {
+			edits[i] = FileEdit{Path: paths[i], Mode: ModeLinePatch, ExpectedRevision: revs[i], Patches: []Patch{{100, 1, fmt.Sprintf("changed %d\n", n)}}}
+		}
+		plan, err := f.eng.Plan(edits)
+		if err != nil {
+			b.Fatal(err)
+		}
+		res, err := f.eng.Commit(ctx, plan)
+		if err != nil {
+			b.Fatal(err)
+		}
+		for i := range revs {
+			revs[i] = res.Files[i].NewRevision
+		}
+	}
+}
