@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -131,11 +132,37 @@ func TestOutputPartialLineHoldsSecret(t *testing.T) {
 // next look says which lines it does not show and where they are.
 func TestOutputJournalWhileUnpolled(t *testing.T) {
 	s := newTestSession(t, "")
-	o := run(t, s, `seq 1 200000; sleep 1; echo fin`, 100*time.Millisecond)
-	if !o.Running {
-		t.Skip("finished too fast to look mid-way")
+	// Gated by FIFOs, not by the clock: the command is surely running when
+	// the first answer comes, prints everything while nobody polls, and
+	// ends only when the test says so.
+	dir := t.TempDir()
+	start, end := filepath.Join(dir, "start"), filepath.Join(dir, "end")
+	for _, f := range []string{start, end} {
+		if err := syscall.Mkfifo(f, 0o600); err != nil {
+			t.Fatal(err)
+		}
 	}
-	time.Sleep(500 * time.Millisecond)
+	o := run(t, s, `read -r _ < `+start+`; seq 1 200000; read -r _ < `+end+`; echo fin`, 100*time.Millisecond)
+	if !o.Running {
+		t.Fatalf("the gated command is not running: %+v", o)
+	}
+	release(t, start)
+	journal := filepath.Join(s.own.Dir, "output-"+strconv.FormatUint(o.Generation, 10)+".txt")
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		// Printed output reaches the journal (and the screen sidecar)
+		// within persistDelay, unpolled.
+		j, _ := os.ReadFile(journal)
+		sc, _ := os.ReadFile(journal + ScreenSuffix)
+		if strings.Count(string(j)+string(sc), "\n") >= 200000 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("seq's output never reached the journal: %d + %d bytes", len(j), len(sc))
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	release(t, end)
 	o, err := s.Poll(context.Background(), o.Generation, 30*time.Second)
 	if err != nil {
 		t.Fatal(err)
@@ -147,6 +174,17 @@ func TestOutputJournalWhileUnpolled(t *testing.T) {
 	if len(j) != 200001 || j[0] != "1" || j[199999] != "200000" {
 		t.Errorf("journal: %d lines, first %q", len(j), j[0])
 	}
+}
+
+// release opens the FIFO a gated command reads, so its read returns.
+func release(t *testing.T, fifo string) {
+	t.Helper()
+	f, err := os.OpenFile(fifo, os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteString("go\n")
+	f.Close()
 }
 
 // floodEnv names the flood a child test process runs; the parent reads the
