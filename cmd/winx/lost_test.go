@@ -2,7 +2,10 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
+	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -142,13 +145,23 @@ func TestDaemonLostSessionNotReattached(t *testing.T) {
 		t.Errorf("BashCommand after the recovery from a new adapter = %s/%s %q, want fresh=%d", r.Status, r.ErrorCode, r.Output, li.ShellPID)
 	}
 
-	// A plain BashCommand, no Initialize.
+}
+
+// TestDaemonLostSessionBashCommand: a plain BashCommand (no Initialize)
+// on a session whose guardian was killed answers the typed lost status,
+// not a bare "guardian is gone"; the next command runs in a fresh shell,
+// and the session's principal reads the journal the answer named.
+func TestDaemonLostSessionBashCommand(t *testing.T) {
+	d := newDaemonEnv(t)
+	root := canonDir(t, t.TempDir())
+	b := d.adapter()
+	s := b.mustInit(root)
 	killGuardian(t, startLost(t, d, b, s))
-	r = b.bash(s, command("echo after"), 5)
+	r := b.bash(s, command("echo after"), 5)
 	if strings.Contains(r.Message+r.Output, "guardian is gone") || r.Status == "completed" {
 		t.Errorf("BashCommand on a lost session = %s/%s %q %q, want the typed lost status", r.Status, r.ErrorCode, r.Message, r.Output)
 	}
-	li = checkLost(t, "BashCommand on a lost session", r, li.ShellPID)
+	li := checkLost(t, "BashCommand on a lost session", r, s.ShellPID)
 	if r := b.bash(s, command("echo fresh=$$"), 10); r.Status != "completed" || !strings.Contains(r.Output, "fresh=") {
 		t.Errorf("BashCommand after the lost answer = %s/%s %q", r.Status, r.ErrorCode, r.Output)
 	}
@@ -197,4 +210,80 @@ func readFileString(path string) (string, error) {
 // to the running session", "Reattached: same shell").
 func reattachedText(s string) bool {
 	return strings.Contains(s, "Reattached to") || strings.Contains(s, "Reattached:")
+}
+
+// carolToken is a third principal's token (TestDaemonLostJournalPrincipals).
+const carolToken = "carol-token-0123456789abcdefghijklmnopqrstuvw"
+
+// TestDaemonLostJournalPrincipals: over HTTP with two principals, the
+// journal a lost-session answer names can be read with ReadFiles by the
+// session's principal and by nobody else, even through a session of the
+// same workspace.
+func TestDaemonLostJournalPrincipals(t *testing.T) {
+	d := newDaemonEnv(t)
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "carol.tok"), []byte(carolToken+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cfg := writePrincipals(t, "\n[[principals]]\nname = \"carol\"\ntoken_file = \""+filepath.Join(dir, "carol.tok")+"\"\ntool_profile = \"coding\"\n")
+	port := pickPort(t)
+	cmd := exec.Command(filepath.Join(d.bins, "winx"), "serve", "--http", "--bind", "127.0.0.1:"+port, "--requests-per-minute", "0", "--principal-config", cfg)
+	cmd.Env = d.env
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	s := &runningServe{base: "http://127.0.0.1:" + port, client: &http.Client{Timeout: 30 * time.Second}}
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		if resp, err := s.client.Get(s.base + "/healthz"); err == nil {
+			resp.Body.Close()
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("winx serve --http did not answer")
+		}
+	}
+	sc := func(m map[string]any) map[string]any {
+		res, _ := m["result"].(map[string]any)
+		c, _ := res["structuredContent"].(map[string]any)
+		return c
+	}
+	root := canonDir(t, t.TempDir())
+	ids := map[string]string{"thread_id": "t1", "workspace_root": root}
+	callAs(t, s, codingToken, "Initialize", map[string]any{"any_workspace_path": root, "thread_id": "t1"})
+	if st := sc(callAs(t, s, codingToken, "BashCommand", map[string]any{"command": lostCommand, "wait_for_seconds": 0.5, "thread_id": "t1", "workspace_root": root}))["status"]; st != "running" {
+		t.Fatalf("%s = %v, want running", lostCommand, st)
+	}
+	for deadline := time.Now().Add(10 * time.Second); !outputOnDisk(d, "500"); time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the command's output did not reach the disk")
+		}
+	}
+	pid := 0
+	for _, e := range d.list() {
+		if e.Workspace == root && e.Principal == "alice" {
+			pid = e.PID
+		}
+	}
+	if pid == 0 {
+		t.Fatalf("no guardian of alice's session in winx list: %+v", d.list())
+	}
+	killGuardian(t, pid)
+	got := sc(callAs(t, s, codingToken, "Initialize", map[string]any{"any_workspace_path": root, "thread_id": "t1"}))
+	data, _ := got["data"].(map[string]any)
+	lost, _ := data["lost"].(map[string]any)
+	journal, _ := lost["journal"].(string)
+	if got["errorCode"] != "initialize_recovered_missing_session" || journal == "" {
+		t.Fatalf("first_call after the guardian was killed = %v", got)
+	}
+	read := func(token string) map[string]any {
+		return sc(callAs(t, s, token, "ReadFiles", map[string]any{"file_paths": []string{journal}, "thread_id": ids["thread_id"], "workspace_root": root}))
+	}
+	if r := read(codingToken); r["status"] != "completed" || !strings.Contains(r["output"].(string), "500") {
+		t.Errorf("the session's principal reading its lost journal = %v, want the journal", r)
+	}
+	callAs(t, s, carolToken, "Initialize", map[string]any{"any_workspace_path": root, "thread_id": "t1"})
+	if r := read(carolToken); r["status"] == "completed" || strings.Contains(fmt.Sprint(r["output"]), "499") {
+		t.Errorf("another principal reading the lost journal = %v, want it denied", r)
+	}
 }
