@@ -10,6 +10,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -41,6 +42,12 @@ const (
 	// LostDirName is the directory of the state directory where the
 	// journals of lost sessions are kept for their principals to read.
 	LostDirName = "lost"
+	// maxKeptJournals is how many kept journals one session key keeps;
+	// the oldest go first.
+	maxKeptJournals = 8
+	// LostJournalTTL is how long a kept journal is kept at most: older
+	// ones of any session go when a journal is kept.
+	LostJournalTTL = 7 * 24 * time.Hour
 )
 
 // Lost is what is known of a session whose guardian died.
@@ -213,7 +220,44 @@ func createKept(keep string, gen uint64) (*os.File, string, error) {
 	if err != nil {
 		return nil, "", &os.PathError{Op: "open", Path: path, Err: err}
 	}
+	pruneKept(keep, path)
 	return os.NewFile(uintptr(fd), path), path, nil
+}
+
+// pruneKept bounds the kept journals: in keep (one session key's) the
+// newest maxKeptJournals stay, and in its parent every key's journals older
+// than LostJournalTTL go. The file just created (fresh) stays.
+func pruneKept(keep, fresh string) {
+	names := dirNames(keep)
+	slices.Sort(names) // the names start with their UTC time
+	for i, n := range names {
+		if p := filepath.Join(keep, n); p != fresh && i < len(names)-maxKeptJournals {
+			os.Remove(p)
+		}
+	}
+	cutoff := time.Now().Add(-LostJournalTTL)
+	root := filepath.Dir(keep)
+	for _, k := range dirNames(root) {
+		dir := filepath.Join(root, k)
+		for _, n := range dirNames(dir) {
+			p := filepath.Join(dir, n)
+			if fi, err := os.Lstat(p); err == nil && fi.Mode().IsRegular() && fi.ModTime().Before(cutoff) && p != fresh {
+				os.Remove(p)
+			}
+		}
+		os.Remove(dir) // only if empty
+	}
+}
+
+// dirNames lists at most maxLostDirEntries names of dir.
+func dirNames(dir string) []string {
+	d, err := os.Open(dir)
+	if err != nil {
+		return nil
+	}
+	defer d.Close()
+	names, _ := d.Readdirnames(maxLostDirEntries)
+	return names
 }
 
 // copyBounded copies at most limit bytes of the regular file at path to w.

@@ -86,7 +86,7 @@ func lostBlock(b *strings.Builder, rep session.LostReport, red *redact.Redactor,
 		next = &mcp.NextAction{Tool: ReadFilesTool, Instruction: "Read the lost session's journal to see what its command printed.",
 			Arguments: map[string]any{"file_paths": []string{rep.Journal}, "thread_id": threadID, "workspace_root": root}}
 	} else {
-		b.WriteString("journal: none was left (the guardian removed its files when it ended)\n")
+		b.WriteString("journal: none is left (no foreground output was found; an ended guardian removes its files)\n")
 	}
 	d.Jobs = make([]guardian.Job, 0, len(rep.Jobs))
 	for _, j := range rep.Jobs {
