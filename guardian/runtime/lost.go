@@ -96,6 +96,8 @@ type LostFinder struct {
 	ReadLost  LostRecordFunc
 }
 
+var _ LostInfo = (&LostFinder{}).Find
+
 // Find is the LostInfo of f.
 func (f *LostFinder) Find(_ context.Context, spec Spec) (Lost, bool) {
 	key := guardianKey(&spec, f.Sandboxed).String()
@@ -113,14 +115,6 @@ func (f *LostFinder) keepDir(key string) string {
 	}
 	sum := sha256.Sum256([]byte(key))
 	return filepath.Join(f.KeepDir, hex.EncodeToString(sum[:16]))
-}
-
-// KeepDirOf is the directory under keepRoot where the journals of the lost
-// sessions of spec are kept (LostFinder.KeepDir). Only the session's own
-// principal is told of it.
-func KeepDirOf(keepRoot string, spec Spec, sandboxed bool) string {
-	f := LostFinder{KeepDir: keepRoot}
-	return f.keepDir(guardianKey(&spec, sandboxed).String())
 }
 
 // findLost is what the dead guardian of key on socket left. It is called
