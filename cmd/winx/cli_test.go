@@ -413,8 +413,10 @@ func TestDaemonGuardianKilledThenReset(t *testing.T) {
 	}
 	waitGone(l[0].PID, 5*time.Second)
 	r := a.bash(s, command("echo two"), 5)
-	if r.Status != "failed" || !strings.Contains(r.Output, "reset_shell") {
-		t.Fatalf("a call after the guardian died = %+v, want a failure naming reset_shell", r)
+	// The call did not run; it says the session was lost and that a
+	// fresh shell replaced it.
+	if r.Status != "failed" || r.ErrorCode != "initialize_recovered_missing_session" {
+		t.Fatalf("a call after the guardian died = %+v, want failed initialize_recovered_missing_session", r)
 	}
 	rr, s2 := a.initialize(s.WorkspaceRoot, "reset_shell")
 	if rr.Status != "completed" {

@@ -87,9 +87,12 @@ func TestDaemonJobsAcrossAdaptersAndLost(t *testing.T) {
 		t.Errorf("winx jobs no-such-thread = %q, %v; want no jobs", text, err)
 	}
 
-	rr, s3 := b.initialize(root, "reset_shell")
-	if rr.Status != "completed" {
-		t.Fatalf("reset_shell = %+v", rr)
+	// The killed session is reported lost, and the reset's fresh shell
+	// is the one that replaced it.
+	rr := b.tool("Initialize", map[string]any{"type": "reset_shell", "any_workspace_path": root})
+	var s3 initData
+	if rr.ErrorCode != "initialize_recovered_missing_session" || json.Unmarshal(rr.Data, &s3) != nil || s3.ShellPID == 0 {
+		t.Fatalf("reset_shell after the guardian was killed = %+v, want initialize_recovered_missing_session", rr)
 	}
 	r, jobs = jobsOf(t, b, s3)
 	if j := jobs[id]; j.State != guardian.JobLost {

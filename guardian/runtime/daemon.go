@@ -34,6 +34,10 @@ type DaemonOptions struct {
 	// (Cwd, Screen, Healthy) within their caller's context; 0 means
 	// remote.DefaultCallTimeout.
 	CallTimeout time.Duration
+	// ReadLost reads winxd's record of a dead guardian whose socket and
+	// Record are gone (see LostRecordFunc); nil: only a dead guardian's
+	// own Record is looked at.
+	ReadLost LostRecordFunc
 }
 
 // Daemon returns a Factory whose terminals are guardian processes: it asks
@@ -65,6 +69,10 @@ func Daemon(o DaemonOptions) (Factory, error) {
 	hello := wire.NewHello(wire.RoleAdapter, o.Build, nil).WithSecret(o.Secret)
 	copts := &remote.ClientOptions{Build: o.Build, Timeout: o.CallTimeout, Secret: o.Secret}
 	skew := newSkewGuard(o.Socket, hello, o.Start, o.Logger)
+	finder := &LostFinder{Dir: filepath.Dir(o.Socket), Sandboxed: sandboxed, ReadLost: o.ReadLost}
+	if state := o.stateDir(); state != "" {
+		finder.KeepDir = filepath.Join(state, LostDirName)
+	}
 	return func(ctx context.Context, spec Spec) (*Started, error) {
 		if old, ok := spec.Replacing.(*remote.RemoteShell); ok && old.Healthy(ctx) {
 			// A reset of a live guardian: same process and socket, a new
@@ -96,6 +104,16 @@ func Daemon(o DaemonOptions) (Factory, error) {
 		if spec.Existing {
 			return attachExisting(ctx, c, key.String(), copts)
 		}
+		// A guardian that died at the key's socket left its files until
+		// winxd cleans them up (below, in Ensure): what it lost is taken
+		// first.
+		var lost *Lost
+		socket := wire.GuardianSocket(filepath.Dir(o.Socket), key.String())
+		if alive, perr := wire.Probe(ctx, socket); perr == nil && !alive {
+			if l, ok := findLost(socket, key.String(), finder.ReadLost, finder.keepDir(key.String())); ok {
+				lost = &l
+			}
+		}
 		res, err := c.Ensure(ctx, &daemon.EnsureParams{
 			Key: key.String(), Dir: spec.Dir, Workspace: key.Workspace, Shell: o.Shell, NoRedact: o.NoRedact, NoCompress: o.NoCompress, Sandbox: sandboxed,
 			Env: append(append([]string(nil), o.BaseEnv...), spec.Env...),
@@ -107,7 +125,10 @@ func Daemon(o DaemonOptions) (Factory, error) {
 		if err != nil {
 			return nil, err
 		}
-		return &Started{Terminal: rs, Resumed: !res.Spawned}, nil
+		if !res.Spawned {
+			lost = nil // another adapter replaced it first: this one runs
+		}
+		return &Started{Terminal: rs, Resumed: !res.Spawned, Lost: lost}, nil
 	}, nil
 }
 
@@ -148,6 +169,10 @@ func attachExisting(ctx context.Context, c *daemon.Client, key string, copts *re
 		rs, err := remote.Attach(ctx, g.Socket, copts)
 		if err != nil {
 			return nil, err
+		}
+		if snap := rs.Snapshot(); snap.Key != key || snap.Closed {
+			rs.Release(ctx)
+			return nil, ErrNoSession
 		}
 		return &Started{Terminal: rs, Resumed: true}, nil
 	}

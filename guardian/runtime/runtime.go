@@ -54,6 +54,10 @@ type Started struct {
 	// for it (a guardian found running); its Meta is what an earlier
 	// adapter recorded.
 	Resumed bool
+	// Lost is set when the session had a terminal that died before this
+	// one started in its place: what the dead one left (LostInfo). The
+	// new terminal is a fresh shell, never the lost one.
+	Lost *Lost
 }
 
 // Factory starts a session's terminal. ctx bounds the start only: the

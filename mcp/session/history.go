@@ -42,21 +42,24 @@ func (s *Session) NoteCommand(r CommandRecord) {
 	}
 	h := &s.history
 	h.mu.Lock()
-	defer h.mu.Unlock()
 	if n := len(h.recs); n > 0 && r.Generation != 0 && h.recs[n-1].Generation == r.Generation {
 		if r.Command == "" {
 			r.Command = h.recs[n-1].Command
 		}
 		h.recs[n-1] = r
+	} else if r.Command == "" {
+		h.mu.Unlock()
 		return
+	} else {
+		if len(h.recs) >= MaxCommandHistory {
+			h.recs = append(h.recs[:0], h.recs[1:]...)
+		}
+		h.recs = append(h.recs, r)
 	}
-	if r.Command == "" {
-		return
-	}
-	if len(h.recs) >= MaxCommandHistory {
-		h.recs = append(h.recs[:0], h.recs[1:]...)
-	}
-	h.recs = append(h.recs, r)
+	h.mu.Unlock()
+	// The newest command is kept on disk (UseHistoryDir), so that a loss
+	// of the shell can name it from another adapter process.
+	s.saveHistory(r)
 }
 
 // CommandHistory returns the remembered commands, the most recent first.

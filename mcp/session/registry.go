@@ -53,6 +53,10 @@ type Session struct {
 	helperMaps helperCodeMap
 	// ledgerFile is where Ledger is kept on disk (state.go).
 	ledgerFile ledgerStore
+	// historyFile keeps the last command on disk; lost is the report of
+	// a lost shell (lost.go).
+	historyFile historyStore
+	lost        lostState
 
 	// ready is closed when the first shell start ended; err, written once
 	// before that, is its failure. A failed session is never handed out.
@@ -278,6 +282,12 @@ func (s *Sessions) attach(ctx context.Context, principal, scope, root string, mo
 		if sess.err != nil {
 			continue // its starter failed and removed it: start it ourselves
 		}
+		// Whoever attaches to a known session is told it reattached:
+		// its shell must be alive now, or be replaced (and the loss
+		// reported) before that is said.
+		if _, err := s.Revive(ctx, sess); err != nil {
+			return nil, false, err
+		}
 		if mode.Name != "" {
 			if err := sess.SetMode(ctx, mode); err != nil {
 				return nil, false, err
@@ -324,6 +334,10 @@ func (s *Sessions) start(ctx context.Context, sess *Session, mode policy.Mode, e
 	var sh guardian.Terminal
 	var shell ShellState
 	resumed := false
+	if err == nil && st.Lost != nil {
+		// The session's guardian had died: this is a fresh shell.
+		sess.noteLost(st.Lost, 0)
+	}
 	if err == nil {
 		sh = st.Terminal
 		var prior ShellState
@@ -512,9 +526,21 @@ func (s *Sessions) ResetShell(ctx context.Context, sess *Session) (reset bool, e
 			dir = cwd
 		}
 	}
+	if _, err := s.replaceShellLocked(ctx, sess, dir, old, true); err != nil {
+		return false, err
+	}
+	return true, nil
+}
+
+// replaceShellLocked starts a new shell of sess in dir in place of old,
+// with the session's mode, and releases old; sess.resetMu is held. reset
+// starts the reset interval (ResetShell). A replaced terminal found dead
+// with what it left (runtime.Started.Lost) is reported lost.
+func (s *Sessions) replaceShellLocked(ctx context.Context, sess *Session, dir string, old guardian.Terminal, reset bool) (*runtime.Started, error) {
+	pid := old.PID(ctx)
 	st, err := s.newShell(ctx, sess, dir, old)
 	if err != nil {
-		return false, err
+		return nil, err
 	}
 	sh := st.Terminal
 	// The new shell gets the mode's profile: a shell reset in place in its
@@ -523,24 +549,30 @@ func (s *Sessions) ResetShell(ctx context.Context, sess *Session) (reset bool, e
 	shell, err := fitShell(ctx, sh, mode, decodeShellState(sh.Meta(ctx)))
 	if err != nil {
 		sh.Release(context.WithoutCancel(ctx))
-		return false, err
+		return nil, err
 	}
 	s.mu.Lock()
 	if s.closed {
 		s.mu.Unlock()
 		sh.Release(context.WithoutCancel(ctx))
-		return false, ErrSessionsClosed
+		return nil, ErrSessionsClosed
 	}
 	sess.mu.Lock()
-	sess.shell, sess.lastReset, sess.shellState = sh, s.now(), shell
+	sess.shell, sess.shellState = sh, shell
+	if reset {
+		sess.lastReset = s.now()
+	}
 	sess.mu.Unlock()
 	s.mu.Unlock()
+	if st.Lost != nil {
+		sess.noteLost(st.Lost, pid)
+	}
 	// The replaced shell is gone from the session either way; a failure to
 	// tear it down leaves nothing the caller could act on.
 	_ = old.Release(context.WithoutCancel(ctx))
 	// A guardian spawned anew holds no mode yet.
 	recordShell(sh, encodeRecord(mode, shell))
-	return true, nil
+	return st, nil
 }
 
 // Close closes every session's shell and refuses further use.

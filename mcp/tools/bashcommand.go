@@ -11,9 +11,11 @@ import (
 	"time"
 
 	"winx/auth/policy"
+	"winx/evidence/redact"
 	"winx/guardian"
 	"winx/mcp"
 	"winx/mcp/session"
+	wspace "winx/mcp/workspace"
 )
 
 // BashCommandTool is the shell tool's name.
@@ -99,6 +101,10 @@ type bashTool struct {
 	// recognizer is WINX_TURN_RECOGNIZER_CONFIG, parsed once at start;
 	// nil when unset.
 	recognizer *guardian.TurnRecognizer
+	// stateDir holds the principals' state (the last command record a
+	// lost session names); redactor cleans a lost session's lines.
+	stateDir string
+	redactor *redact.Redactor
 }
 
 // CompactBashOutputExtension is the client extension that asks for
@@ -107,7 +113,8 @@ type bashTool struct {
 const CompactBashOutputExtension = "io.winx/compact-bash-output"
 
 func addBashCommand(reg *mcp.Registry, opts Options) {
-	t := &bashTool{sessions: opts.Sessions, affinity: opts.Affinity, keepTailPipe: opts.KeepTailPipe, memo: newShellMemos(), recognizer: opts.TurnRecognizer}
+	t := &bashTool{sessions: opts.Sessions, affinity: opts.Affinity, keepTailPipe: opts.KeepTailPipe, memo: newShellMemos(), recognizer: opts.TurnRecognizer,
+		stateDir: opts.StateDir, redactor: opts.redactor()}
 	reg.AddExtension(CompactBashOutputExtension)
 	reg.AddTool(mcp.Tool{
 		Name:         BashCommandTool,
@@ -194,6 +201,7 @@ func (t *bashTool) handle(ctx context.Context, req *mcp.ToolRequest) (*mcp.CallT
 	if err != nil {
 		return bashFailure(err), nil
 	}
+	sess.UseHistoryDir(wspace.PrincipalStateDir(t.stateDir, sess.Principal))
 	term := sess.Shell()
 	if res := bashGate(ctx, sess, term, act); res != nil { // the session mode (modepolicy.go)
 		return res, nil
@@ -203,7 +211,8 @@ func (t *bashTool) handle(ctx context.Context, req *mcp.ToolRequest) (*mcp.CallT
 	}
 	r := bashRun{term: term, act: act, wait: wait, threadID: in.ThreadID, root: in.WorkspaceRoot, keepTailPipe: t.keepTailPipe,
 		req: req, policy: in.WaitPolicy, memo: t.memo.of(term), recognizer: t.recognizer,
-		compact: req.ClientCapabilities().HasExtension(CompactBashOutputExtension)}
+		compact: req.ClientCapabilities().HasExtension(CompactBashOutputExtension),
+		lost:    func() *mcp.CallToolResult { return t.lostAnswer(ctx, sess, in.ThreadID) }}
 	return t.artifacts.annotate(r.do(ctx), t.sessions, act, sess), nil
 }
 
@@ -321,6 +330,44 @@ type bashRun struct {
 	// droppedTail is the trailing "| tail ..." removed from the command,
 	// said in the answer's text.
 	droppedTail string
+	// lost answers a call that found the session's shell lost
+	// (bashTool.lostAnswer), within the call's context.
+	lost func() *mcp.CallToolResult
+}
+
+// failure is the answer of an action that failed with err; a shell found
+// lost is replaced and reported (lostAnswer), never a bare "gone".
+func (r *bashRun) failure(err error) *mcp.CallToolResult {
+	if errors.Is(err, guardian.ErrShellLost) && r.lost != nil {
+		return r.lost()
+	}
+	return bashFailure(err)
+}
+
+// lostAnswer is the answer of a call whose session's shell was found lost:
+// the shell is replaced by a fresh one in the workspace (same mode), and
+// the answer says what was lost. The call itself did not run.
+func (t *bashTool) lostAnswer(ctx context.Context, sess *session.Session, threadID string) *mcp.CallToolResult {
+	if _, err := t.sessions.Revive(ctx, sess); err != nil {
+		return bashFailure(err)
+	}
+	tid := session.ThreadIDOrDefault(threadID, sess.ExternalID)
+	env := mcp.Envelope{Status: mcp.StatusFailed, Tool: BashCommandTool, ErrorCode: codeRecoveredMissingSession, Retryable: true}
+	var b strings.Builder
+	rep, ok := sess.TakeLost()
+	if !ok {
+		// Another call replaced the shell and took the report.
+		env.Message = "The session's shell was lost and has been replaced by a fresh one in " + sess.Root + "; this call did not run."
+		return env.Result(env.Message)
+	}
+	env.Message = lostSummary(sess.Root, rep) + " This call did not run."
+	b.WriteString(env.Message + "\n")
+	d, next := lostBlock(&b, rep, t.redactor, tid, sess.Root)
+	env.Data, env.NextAction = struct {
+		Lost *lostData `json:"lost"`
+	}{&d}, next
+	text, _ := t.redactor.String(b.String())
+	return env.Result(text)
 }
 
 func (r *bashRun) do(ctx context.Context) *mcp.CallToolResult {
@@ -334,7 +381,7 @@ func (r *bashRun) do(ctx context.Context) *mcp.CallToolResult {
 		if a.IsBackground {
 			id, err := r.term.StartBackground(ctx, cmd)
 			if err != nil {
-				return bashFailure(err)
+				return r.failure(err)
 			}
 			return r.background(id)
 		}
@@ -381,7 +428,7 @@ func (r *bashRun) do(ctx context.Context) *mcp.CallToolResult {
 			// discipline turns Ctrl-c into SIGINT for it, not for the shell.
 			seq, err := guardian.KeySequence(keys)
 			if err != nil {
-				return bashFailure(err)
+				return r.failure(err)
 			}
 			o, err := r.term.SendTextBackground(ctx, a.BgCommandID, string(seq), false, r.wait)
 			return r.outcome(o, err)
@@ -423,7 +470,7 @@ func (r *bashRun) do(ctx context.Context) *mcp.CallToolResult {
 	case "jobs":
 		jobs, err := r.term.Jobs(ctx)
 		if err != nil {
-			return bashFailure(err)
+			return r.failure(err)
 		}
 		return r.jobs(jobs, time.Now())
 	}
@@ -488,7 +535,7 @@ func (r *bashRun) outcome(o *guardian.Outcome, err error) *mcp.CallToolResult {
 		return env.Result(env.Message)
 	}
 	if err != nil {
-		return bashFailure(err)
+		return r.failure(err)
 	}
 	if r.memo != nil && r.act.BgCommandID == "" {
 		r.memo.observed(o)
@@ -641,7 +688,7 @@ func (r *bashRun) waitForTurn(ctx context.Context) *mcp.CallToolResult {
 		var err error
 		ok, err = r.term.WaitForTurn(ctx, quiet, max(0, time.Until(deadline)))
 		if err != nil {
-			return bashFailure(err)
+			return r.failure(err)
 		}
 		snap = r.term.Screen(ctx, 0, false)
 		st = rec.Classify(snap.Rows)

@@ -142,6 +142,9 @@ type initializeData struct {
 	ShellStartupMS int64            `json:"shell_startup_ms,omitempty"`
 	Warnings       []string         `json:"warnings,omitempty"`
 	Worktree       *wspace.Worktree `json:"worktree,omitempty"`
+	// Lost says what a lost shell of the session took with it; the shell
+	// answering now is a fresh one.
+	Lost *lostData `json:"lost,omitempty"`
 }
 
 // initialFileNote is the outcome of one initial file.
@@ -411,6 +414,10 @@ func (t *initializer) firstCall(ctx context.Context, principal string, in *initi
 			if err := checkRoot(mcp.Caller{Roots: in.roots}, sess.Root, ""); err != nil {
 				return failure(err)
 			}
+			// A dead shell is replaced before anything is said of it.
+			if _, err := t.sessions.Revive(ctx, sess); err != nil {
+				return failure(err)
+			}
 			mode, err := in.mode(sess.Root)
 			if err == nil && mode.Name != "" {
 				err = sess.SetMode(ctx, policy.Mode(mode))
@@ -497,7 +504,7 @@ func (t *initializer) resetShell(ctx context.Context, principal string, in *init
 	if err != nil {
 		return failure(err)
 	}
-	if recovered == recoveredNew {
+	if recovered == recoveredNew || recovered == recoveredLost {
 		// The session was lost with its shell: the one just started is
 		// the fresh shell the reset asked for.
 		return t.answer(ctx, in, sess, tid, answerOpts{reattached: true, recovered: recovered, note: recovered.note()})
@@ -525,6 +532,9 @@ const (
 	recoveredNone     recovery = iota // this adapter knew the session
 	recoveredAttached                 // its shell ran on; reattached
 	recoveredNew                      // it was gone; a new shell started
+	// recoveredLost: this adapter knew the session, but its shell was
+	// lost; a fresh one started (the answer's lost report says so).
+	recoveredLost
 )
 
 // note is the line that tells the model about a recovery.
@@ -544,6 +554,13 @@ func (r recovery) note() string {
 // reaching the shell that runs on when there is one.
 func (t *initializer) find(ctx context.Context, principal string, in *initializeInput) (*session.Session, string, recovery, error) {
 	sess, tid, err := t.sessions.Find(principal, in.ThreadID, in.AnyWorkspacePath)
+	if err == nil {
+		revived, err := t.sessions.Revive(ctx, sess)
+		if revived {
+			return sess, tid, recoveredLost, err
+		}
+		return sess, tid, recoveredNone, err
+	}
 	if !errors.Is(err, session.ErrNotInitialized) {
 		return sess, tid, recoveredNone, err
 	}
@@ -635,6 +652,16 @@ type answerOpts struct {
 // answer builds the result for a session: the thread line, the session
 // facts, the workspace context when asked, and the initial files.
 func (t *initializer) answer(ctx context.Context, in *initializeInput, sess *session.Session, tid string, o answerOpts) *mcp.CallToolResult {
+	// A shell lost and replaced in this call (or since the last answer)
+	// is said first, and the session is not called reattached.
+	sess.UseHistoryDir(t.principalDir(sess.Principal))
+	lost, wasLost := sess.TakeLost()
+	if wasLost {
+		o.reattached = false
+		if o.recovered == recoveredLost {
+			o.recovered = recoveredNone
+		}
+	}
 	if o.reattached {
 		mcp.NoteCall(ctx, mcp.CallFacts{Session: mcp.SessionReused})
 	} else {
@@ -661,6 +688,12 @@ func (t *initializer) answer(ctx context.Context, in *initializeInput, sess *ses
 		b.WriteString("This is a scratch playground: no workspace path was given.\n")
 	}
 	in.writeWorktree(&b, &data)
+	var next *mcp.NextAction
+	if wasLost {
+		b.WriteString(lostSummary(sess.Root, lost) + "\n")
+		ld, n := lostBlock(&b, lost, t.redactor, tid, sess.Root)
+		data.Lost, next = &ld, n
+	}
 	if o.note != "" {
 		b.WriteString(o.note + "\n")
 	}
@@ -689,7 +722,15 @@ func (t *initializer) answer(ctx context.Context, in *initializeInput, sess *ses
 	if o.note != "" && in.Type != initFirstCall {
 		message = o.note
 	}
+	if wasLost {
+		message = lostSummary(sess.Root, lost)
+	}
 	env := mcp.Envelope{Status: mcp.StatusCompleted, Tool: InitializeTool, Message: message}
+	if wasLost {
+		// The model's session is gone with its running command: a fact it
+		// must act on (read the journal, run the command again).
+		env.Status, env.ErrorCode, env.Retryable, env.NextAction = mcp.StatusCompletedWithIssues, codeRecoveredMissingSession, true, next
+	}
 	if o.skippedReset {
 		env.Status, env.ErrorCode = mcp.StatusCompletedWithIssues, codeResetSkippedHealthy
 	}

@@ -142,7 +142,7 @@ func (t *readTool) handle(ctx context.Context, req *mcp.ToolRequest) (*mcp.CallT
 	if len(files) == 1 {
 		// One file is read here: a goroutine would only add a hand-off
 		// between threads to the call.
-		files[0] = t.readOne(ctx, policy, sess.Ledger, in.FilePaths[0])
+		files[0] = t.readOne(ctx, policy, sess, in.FilePaths[0])
 		return t.answer(files), nil
 	}
 	sem := make(chan struct{}, t.opts.Parallelism)
@@ -153,7 +153,7 @@ func (t *readTool) handle(ctx context.Context, req *mcp.ToolRequest) (*mcp.CallT
 		go func() {
 			defer wg.Done()
 			defer func() { <-sem }()
-			files[i] = t.readOne(ctx, policy, sess.Ledger, spec)
+			files[i] = t.readOne(ctx, policy, sess, spec)
 		}()
 	}
 	wg.Wait()
@@ -161,7 +161,8 @@ func (t *readTool) handle(ctx context.Context, req *mcp.ToolRequest) (*mcp.CallT
 }
 
 // readOne reads one path spec, records what was shown and renders it.
-func (t *readTool) readOne(ctx context.Context, policy *auth.PathPolicy, ledger *evidence.Ledger, spec string) fileRead {
+func (t *readTool) readOne(ctx context.Context, policy *auth.PathPolicy, sess *session.Session, spec string) fileRead {
+	ledger := sess.Ledger
 	fr := fileRead{Path: spec}
 	path, rng, _, err := evidence.ParsePathSpec(spec)
 	if err != nil {
@@ -170,7 +171,20 @@ func (t *readTool) readOne(ctx context.Context, policy *auth.PathPolicy, ledger 
 	if ctx.Err() != nil {
 		return fr.fail(codeExecutionFailed, "the call was cancelled")
 	}
+	// The journal of the session's own lost shell, which an answer named
+	// (lostsession.go), may be read wherever it is kept: that one file,
+	// for this session's principal only.
+	journal := ""
+	if filepath.IsAbs(path) && sess.LostJournal(filepath.Clean(path)) {
+		journal = filepath.Clean(path)
+		if p, err := pathPolicy(filepath.Dir(journal), nil, nil); err == nil {
+			policy = p
+		}
+	}
 	canonical, err := policy.Resolve(path)
+	if err == nil && journal != "" && canonical != journal {
+		err = auth.ErrPathDenied
+	}
 	if err != nil {
 		return fr.failErr(err)
 	}
