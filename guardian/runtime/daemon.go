@@ -69,7 +69,7 @@ func Daemon(o DaemonOptions) (Factory, error) {
 	hello := wire.NewHello(wire.RoleAdapter, o.Build, nil).WithSecret(o.Secret)
 	copts := &remote.ClientOptions{Build: o.Build, Timeout: o.CallTimeout, Secret: o.Secret}
 	skew := newSkewGuard(o.Socket, hello, o.Start, o.Logger)
-	finder := &LostFinder{Dir: filepath.Dir(o.Socket), Sandboxed: sandboxed, ReadLost: o.ReadLost}
+	finder := &LostFinder{Dir: filepath.Dir(o.Socket), Sandboxed: sandboxed, DenyNetwork: o.SandboxDenyNetwork, ReadLost: o.ReadLost}
 	if state := o.stateDir(); state != "" {
 		finder.KeepDir = filepath.Join(state, LostDirName)
 	}

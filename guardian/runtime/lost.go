@@ -92,15 +92,17 @@ type LostRecordFunc func(socket string) (shellDir string, ok bool)
 type LostFinder struct {
 	Dir       string // the socket directory (filepath.Dir of winxd's socket)
 	Sandboxed bool   // the runtime's guardians are confined (see guardianKey)
-	KeepDir   string
-	ReadLost  LostRecordFunc
+	// DenyNetwork: confined without IP networking (see guardianKey).
+	DenyNetwork bool
+	KeepDir     string
+	ReadLost    LostRecordFunc
 }
 
 var _ LostInfo = (&LostFinder{}).Find
 
 // Find is the LostInfo of f.
 func (f *LostFinder) Find(_ context.Context, spec Spec) (Lost, bool) {
-	key := guardianKey(&spec, f.Sandboxed).String()
+	key := guardianKey(&spec, f.Sandboxed, f.DenyNetwork).String()
 	return findLost(f.socket(key), key, f.ReadLost, f.keepDir(key))
 }
 
