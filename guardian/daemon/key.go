@@ -4,7 +4,7 @@ import (
 	"encoding/json"
 	"strings"
 
-	"winx/pty/sandbox"
+	"winx/guardian/remote"
 )
 
 // keyLayout versions the layout of a session key.
@@ -76,10 +76,8 @@ func NetworkEnv(key string) []string {
 	switch {
 	case !ok || !k.IsSandboxed():
 		return nil
-	case k.DeniesNetwork():
-		return []string{sandbox.EnvNetwork + "=" + sandbox.NetworkDeny}
 	}
-	return []string{sandbox.EnvNetwork + "=" + sandbox.NetworkAllow}
+	return remote.NetworkEnv(k.DeniesNetwork())
 }
 
 // IsSandboxed reports whether k keys a confined session. winxd starts the

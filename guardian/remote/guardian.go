@@ -334,3 +334,13 @@ func sandboxWrapper(on bool, workspace, socketDir string) (func([]string, guardi
 		return sandbox.Launcher(self, own.Grant(policy), argv), nil
 	}, nil
 }
+
+// NetworkEnv is the variable that gives a confined guardian's shells the
+// network policy of its key (WINX_SANDBOX_NETWORK): winxd appends it to
+// the guardian's environment, where the last entry wins.
+func NetworkEnv(deny bool) []string {
+	if deny {
+		return []string{sandbox.EnvNetwork + "=" + sandbox.NetworkDeny}
+	}
+	return []string{sandbox.EnvNetwork + "=" + sandbox.NetworkAllow}
+}
