@@ -9,6 +9,8 @@ import (
 	"os/exec"
 	"strings"
 	"syscall"
+
+	"winx/pty"
 )
 
 // ErrSpawn: a guardian process did not come up.
@@ -77,14 +79,17 @@ func Spawn(ctx context.Context, binary string, cfg Config, env []string) (*Proce
 	cmd.Env = append(append([]string(nil), env...), cfg.Environ()...)
 	cmd.ExtraFiles = extra
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
-	err = cmd.Start()
+	// Registered with package pty: in a subreaper (winxd), the orphan
+	// reaper must not reap the guardian before cmd.Wait does, nor take it
+	// for an orphan.
+	err = pty.StartCommand(cmd)
 	w.Close()
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrSpawn, err)
 	}
 	p := &Process{PID: cmd.Process.Pid, Socket: socket, done: make(chan struct{})}
 	go func() {
-		cmd.Wait()
+		pty.WaitCommand(cmd)
 		p.state = cmd.ProcessState
 		close(p.done)
 	}()
