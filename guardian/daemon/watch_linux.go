@@ -156,6 +156,12 @@ func (w *watcher) add(wd *watched) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if old := w.bySocket[wd.socket]; w.epfd < 0 || (old != nil && old.pid == wd.pid) {
+		// Watched already: found from its record by a sweep or the
+		// rediscovery at start while it was being spawned. The spawner
+		// knows more: how it will end.
+		if old != nil && old.proc == nil {
+			old.proc = wd.proc
+		}
 		unix.Close(wd.pidfd)
 		return
 	}
