@@ -35,7 +35,8 @@ import (
 //     session's journals and jobs record as evidence.
 //
 // A guardian that ends normally removes its record before its socket, so
-// it is not taken for lost. A guardian found after a restart of winxd is
+// it is not taken for lost (a socket it left is removed all the same); a
+// record naming another pid is a new guardian's, left alone. A guardian found after a restart of winxd is
 // not this process's child: when it dies its orphans go to init (or to
 // whichever subreaper is above the old winxd), beyond killOrphans' reach,
 // and its exit status is unknown; the tag still finds every one of its
@@ -50,6 +51,7 @@ const DefaultKillWait = 5 * time.Second
 // guardianExited cleans up after the guardian wd, which exited.
 func (s *Server) guardianExited(ctx context.Context, wd watched) {
 	seen := time.Now()
+	orphans := killOrphans()
 	loss := remote.Loss{Reason: remote.LostGuardianDied}
 	if wd.proc != nil {
 		// Its waiter reaps it at once; the status says how it died.
@@ -60,17 +62,18 @@ func (s *Server) guardianExited(ctx context.Context, wd watched) {
 		}
 	}
 	loss.Time = seen
-	orphans := killOrphans()
 	unlock, err := s.sockets.lock(ctx, wd.socket)
 	if err != nil {
 		return
 	}
 	defer unlock()
 	r, err := remote.ReadRecord(wd.socket)
-	if err != nil || r.PID != wd.pid {
-		// It ended normally (it removes its record), another path cleaned
-		// up already, or a new guardian has the socket.
-		s.log.Debug("guardian exited", "pid", wd.pid, "socket", wd.socket, "orphans_killed", orphans)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		// It ended normally (it removes its record first), or was cleaned
+		// up already; a socket it left behind still goes.
+	case err != nil || r.PID != wd.pid:
+		// A record to leave to the sweep, or a new guardian's.
 		return
 	}
 	if alive, err := wire.Probe(ctx, wd.socket); err != nil || alive {
@@ -78,6 +81,10 @@ func (s *Server) guardianExited(ctx context.Context, wd watched) {
 	}
 	if err := s.ops.Cleanup(wd.socket, loss); err != nil {
 		s.log.Warn("clean up after a dead guardian", "socket", wd.socket, "err", err)
+	}
+	if r.PID == 0 {
+		s.log.Debug("guardian exited", "pid", wd.pid, "socket", wd.socket, "orphans_killed", orphans)
+		return
 	}
 	s.log.Warn("guardian died: its session is lost", "pid", wd.pid, "socket", wd.socket, "signal", loss.Signal,
 		"exit_code", loss.ExitCode, "orphans_killed", orphans, "took", time.Since(seen))
