@@ -131,6 +131,61 @@ func KillDescendants() {
 	}
 }
 
+// KillOrphans sends SIGKILL to every child of this process that this
+// package did not start (Start, StartCommand), that is to the orphans it
+// adopted as a subreaper, and to all their descendants; the reaper of
+// BecomeSubreaper reaps them. The children it started, and everything
+// below them, are left alone. It returns how many processes it signalled.
+// It is for a subreaper whose own children outlive what they orphan: winxd,
+// when one of its guardians died and the guardian's session was reparented
+// to it.
+func KillOrphans() int {
+	self := os.Getpid()
+	total := 0
+	for pass := 0; pass < killPasses; pass++ {
+		n := killOrphansOnce(self)
+		total += n
+		// At least two passes: a process that the first pass saw as its
+		// orphan's child may have been reparented here only after the scan
+		// read it.
+		if n == 0 && pass > 0 {
+			break
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	return total
+}
+
+// killOrphansOnce is one pass of KillOrphans. It holds the set of started
+// children for the whole pass, so a child being started meanwhile is never
+// taken for an orphan.
+func killOrphansOnce(self int) int {
+	started.Lock()
+	defer started.Unlock()
+	table := procTable()
+	kids := map[int][]int{}
+	for pid, st := range table {
+		kids[st.ppid] = append(kids[st.ppid], pid)
+	}
+	n := 0
+	var kill func(pid int)
+	kill = func(pid int) {
+		if table[pid].state != 'Z' {
+			syscall.Kill(pid, syscall.SIGKILL)
+			n++
+		}
+		for _, c := range kids[pid] {
+			kill(c)
+		}
+	}
+	for _, pid := range kids[self] {
+		if !started.pids[pid] {
+			kill(pid)
+		}
+	}
+	return n
+}
+
 // procStat is what procTable reads of one process.
 type procStat struct {
 	ppid  int

@@ -2,7 +2,9 @@
 // guardians from their sockets, spawns new ones for adapters, holds them
 // under a quota and sweeps the idle ones (package guardian/daemon). An
 // adapter starts it on demand; it runs in a session of its own, and a planned
-// stop (SIGTERM, `winx restart-daemon`) leaves every guardian running.
+// stop (SIGTERM, `winx restart-daemon`) leaves every guardian running. It
+// watches its guardians and is the child subreaper of those it spawned: a
+// guardian that dies leaves nothing of its session running.
 package main
 
 import (

@@ -19,7 +19,16 @@
 // (DefaultDiscoverTimeout) and run in parallel; a guardian that does not
 // answer is reported unresponsive, with the key and pid of its record.
 // The sweep also cleans up after dead guardians (stale sockets; see
-// remote.CleanupDead).
+// remote.CleanupDead), ends the sessions whose workspace directory was
+// removed and expires the lost-session records (remote.ExpireLost).
+//
+// A dead guardian leaves nothing running (watch.go): winxd holds a pidfd
+// for every guardian it spawned or found from its record, all waited on by
+// one goroutine, and is the child subreaper of the guardians it spawned;
+// when one exits it kills the session's processes (tagged or reparented to
+// winxd) and removes the socket and record at once, keeping the session's
+// journals under a lost-session record (remote.LostRecord). The pidfds are
+// not a registry: which guardians live is still decided from the sockets.
 //
 // Lifetimes (Policy):
 //   - a guardian that never ran a command is removed after NeverUsedTTL

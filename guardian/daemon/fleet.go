@@ -157,9 +157,17 @@ func (f *Fleet) ProbeAll(ctx context.Context, socks []string) (live []Guardian, 
 	return live, bad
 }
 
-// Cleanup removes what the dead guardian of socket left (see
-// remote.CleanupDead); the caller has found nothing listening there.
-func (f *Fleet) Cleanup(socket string) error { return remote.CleanupDead(socket) }
+// Cleanup removes what the dead guardian of socket left and keeps the
+// evidence of its lost session (see remote.CleanupDead); the caller has
+// found nothing listening there.
+func (f *Fleet) Cleanup(socket string, loss remote.Loss) error {
+	return remote.CleanupDead(socket, loss)
+}
+
+// ExpireLost removes the lost-session records of the directory that are
+// past remote.LostTTL at now, with the journals and jobs records they kept,
+// and returns their sockets.
+func (f *Fleet) ExpireLost(now time.Time) ([]string, error) { return remote.ExpireLost(f.Dir, now) }
 
 // CleanupStale cleans up after every guardian in bad found dead (nothing
 // listens on its socket) and returns the sockets it removed.
@@ -176,7 +184,7 @@ func (f *Fleet) CleanupStale(ctx context.Context, bad []Unreachable) ([]string, 
 		if alive, err := wire.Probe(ctx, u.Socket); err != nil || alive {
 			continue
 		}
-		if err := f.Cleanup(u.Socket); err != nil {
+		if err := f.Cleanup(u.Socket, remote.Loss{Reason: remote.LostGuardianDied}); err != nil {
 			errs = append(errs, err)
 			continue
 		}

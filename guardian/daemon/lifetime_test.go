@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -87,43 +86,6 @@ func lifetimeSession(t *testing.T) (*Server, Guardian, []string, string) {
 		t.Fatalf("private dirs in the guardian's state directory = %v, want one", entries)
 	}
 	return srv, g, markers, shells
-}
-
-// A guardian killed with SIGKILL leaves nothing running once the next
-// sweep has run: not its pipeline, not a setsid'd child; its socket and
-// its shell directory are gone.
-func TestKilledGuardianLeavesNothing(t *testing.T) {
-	srv, g, markers, tmp := lifetimeSession(t)
-	if err := syscall.Kill(g.PID, syscall.SIGKILL); err != nil {
-		t.Fatal(err)
-	}
-	if !waitFor(20*time.Second, func() bool { return syscall.Kill(g.PID, 0) != nil || isZombie(g.PID) }) {
-		t.Fatal("the guardian did not die")
-	}
-	// Nothing listens once the process is gone.
-	if !waitFor(20*time.Second, func() bool { alive, err := wire.Probe(t.Context(), g.Socket); return err == nil && !alive }) {
-		t.Fatal("the dead guardian's socket still accepts connections")
-	}
-	f := &Fleet{Dir: filepath.Dir(g.Socket), Hello: wire.NewHello(wire.RoleAdapter, wire.Build{}, nil).WithSecret(testSecret)}
-	live, bad, _ := f.Discover(t.Context())
-	t.Logf("before the sweep: %d live, unreachable %+v", len(live), bad)
-	if _, err := srv.Sweep(t.Context()); err != nil {
-		t.Fatalf("Sweep: %v", err)
-	}
-	for _, m := range markers {
-		if !waitFor(20*time.Second, func() bool { return len(hermetic.Processes(m)) == 0 }) {
-			t.Errorf("after the sweep, still running: %v", hermetic.Processes(m))
-		}
-	}
-	if _, err := os.Lstat(g.Socket); !errors.Is(err, fs.ErrNotExist) {
-		t.Errorf("socket after the sweep: %v, want gone", err)
-	}
-	if _, err := os.Lstat(remote.RecordPath(g.Socket)); !errors.Is(err, fs.ErrNotExist) {
-		t.Errorf("record after the sweep: %v, want gone", err)
-	}
-	if entries, _ := filepath.Glob(filepath.Join(tmp, "winx-shell-*")); len(entries) != 0 {
-		t.Errorf("shell dirs after the sweep: %v, want none", entries)
-	}
 }
 
 // Closing a session (`winx kill`) leaves no descendant, setsid'd ones

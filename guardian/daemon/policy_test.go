@@ -160,7 +160,7 @@ func (f *fakeFleet) ProbeAll(ctx context.Context, socks []string) (live []Guardi
 	return live, nil
 }
 
-func (f *fakeFleet) Cleanup(string) error { return nil }
+func (f *fakeFleet) Cleanup(string, remote.Loss) error { return nil }
 
 func (f *fakeFleet) Close(_ context.Context, g Guardian) error {
 	f.mu.Lock()

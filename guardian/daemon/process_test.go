@@ -92,6 +92,15 @@ func testEnv(t *testing.T) []string {
 // serve runs a Server on a real socket in dir until the test ends.
 func serve(t *testing.T, dir string, p Policy) (*Server, <-chan string) {
 	t.Helper()
+	srv, reasons, _ := serveStoppable(t, dir, p)
+	return srv, reasons
+}
+
+// serveStoppable is serve that also returns a stop: it ends the server
+// (as a planned stop of winxd does; guardians keep running) and returns
+// once it stopped listening.
+func serveStoppable(t *testing.T, dir string, p Policy) (*Server, <-chan string, func()) {
+	t.Helper()
 	srv := NewServer(Options{Dir: dir, GuardianBin: filepath.Join(bins, "winx-guardian"), Policy: p, Secret: testSecret})
 	ln, err := wire.Listen(filepath.Join(dir, wire.DaemonSocketName))
 	if err != nil {
@@ -105,13 +114,14 @@ func serve(t *testing.T, dir string, p Policy) (*Server, <-chan string) {
 		r, _ := srv.Run(ctx, ln)
 		reasons <- r
 	}()
-	// The server runs in this process: until it has stopped listening, a
-	// cleanup that pings the socket would find this process's own pid.
-	t.Cleanup(func() {
+	stop := func() {
 		cancel()
 		<-stopped
-	})
-	return srv, reasons
+	}
+	// The server runs in this process: until it has stopped listening, a
+	// cleanup that pings the socket would find this process's own pid.
+	t.Cleanup(stop)
+	return srv, reasons, stop
 }
 
 func TestServeEnsureDiscoverShutdown(t *testing.T) {

@@ -39,8 +39,9 @@ type fleetOps interface {
 	Probe(ctx context.Context, socket string) (Guardian, error)
 	Spawn(ctx context.Context, p *EnsureParams, socket string) (Guardian, error)
 	// Cleanup removes what a dead guardian left at socket: its descendants,
-	// its shell directory, its record and the socket.
-	Cleanup(socket string) error
+	// its record and the socket; it keeps the evidence of the lost session
+	// (see remote.CleanupDead), with loss.
+	Cleanup(socket string, loss remote.Loss) error
 }
 
 // Options configure a Server; zero fields mean defaults.
@@ -87,6 +88,8 @@ type Server struct {
 	// shutdown receives the reason of a requested shutdown (buffered: the
 	// first request wins).
 	shutdown chan string
+	// guards watches the guardians' processes while Run runs (watch.go).
+	guards *watcher
 }
 
 // NewServer returns winxd for real guardian processes.
@@ -97,7 +100,9 @@ func NewServer(opts Options) *Server {
 		bin:     opts.GuardianBin,
 		timeout: opts.SpawnTimeout,
 	}
-	return newServer(opts, pf, hello)
+	s := newServer(opts, pf, hello)
+	pf.spawned = s.watchSpawned
+	return s
 }
 
 func newServer(opts Options, ops fleetOps, hello wire.Hello) *Server {
@@ -111,7 +116,10 @@ func newServer(opts Options, ops fleetOps, hello wire.Hello) *Server {
 		opts.SweepInterval = DefaultSweepInterval
 	}
 	opts.Policy = opts.Policy.withDefaults()
-	return &Server{opts: opts, ops: ops, hello: hello, log: opts.Logger, shutdown: make(chan string, 1), spawning: map[string]string{}}
+	s := &Server{opts: opts, ops: ops, hello: hello, log: opts.Logger, shutdown: make(chan string, 1), spawning: map[string]string{}}
+	s.guards = newWatcher(opts.Logger)
+	s.guards.exited = s.guardianExited
+	return s
 }
 
 // Hello is what the server says in the wire hello.
@@ -275,7 +283,7 @@ func (s *Server) Ensure(ctx context.Context, p *EnsureParams) (*EnsureResult, er
 	case err != nil:
 		// A socket nobody listens on: a guardian died there. What it left
 		// goes before a new one takes the socket.
-		if cerr := s.ops.Cleanup(socket); cerr != nil {
+		if cerr := s.ops.Cleanup(socket, remote.Loss{Reason: remote.LostGuardianDied}); cerr != nil {
 			s.log.Warn("clean up after a dead guardian", "socket", socket, "err", cerr)
 		}
 	}
@@ -343,10 +351,12 @@ func (s *Server) admitted(socket string) {
 	s.quotaMu.Unlock()
 }
 
-// Sweep ends the guardians past their TTL tier and returns them, and
-// cleans up after the guardians that died (stale sockets). Each guardian
-// is decided under its socket's lock and probed again there, so an ensure
-// handing it out meanwhile keeps it.
+// Sweep ends the guardians past their TTL tier and those whose workspace
+// directory was removed, and returns them; it cleans up after the
+// guardians that died (stale sockets), removes the lost-session records
+// past remote.LostTTL, and watches the live guardians not watched yet.
+// Each guardian is decided under its socket's lock and probed again there,
+// so an ensure handing it out meanwhile keeps it.
 func (s *Server) Sweep(ctx context.Context) ([]Guardian, error) {
 	socks, err := s.ops.Sockets()
 	if err != nil {
@@ -358,6 +368,20 @@ func (s *Server) Sweep(ctx context.Context) ([]Guardian, error) {
 		errs  []error
 	)
 	for _, g := range live {
+		if s.guards.running() && !s.guards.watching(g.Socket, g.PID) {
+			s.watchFound(ctx, g.Socket, g.PID)
+		}
+		if r, err := remote.ReadRecord(g.Socket); err == nil && r.PID == g.PID && workspaceGone(r, g) {
+			removed, err := s.sweepRemovedWorkspace(ctx, g)
+			if err != nil {
+				errs = append(errs, fmt.Errorf("%s: %w", g.Socket, err))
+			}
+			if removed {
+				ended = append(ended, g)
+				s.log.Info("ended the session of a removed workspace", "pid", g.PID, "socket", g.Socket)
+				continue
+			}
+		}
 		if !s.opts.Policy.Expired(g.Status, s.opts.Now()) {
 			continue
 		}
@@ -376,6 +400,15 @@ func (s *Server) Sweep(ctx context.Context) ([]Guardian, error) {
 		}
 		if err := s.sweepStale(ctx, u.Socket); err != nil {
 			errs = append(errs, fmt.Errorf("%s: %w", u.Socket, err))
+		}
+	}
+	if s.opts.Dir != "" {
+		expired, err := remote.ExpireLost(s.opts.Dir, s.opts.Now())
+		for _, so := range expired {
+			s.log.Info("removed an expired lost-session record", "socket", so)
+		}
+		if err != nil {
+			errs = append(errs, err)
 		}
 	}
 	return ended, errors.Join(errs...)
@@ -407,7 +440,7 @@ func (s *Server) sweepStale(ctx context.Context, socket string) error {
 		return nil
 	}
 	s.log.Info("cleaning up after a dead guardian", "socket", socket)
-	return s.ops.Cleanup(socket)
+	return s.ops.Cleanup(socket, remote.Loss{Reason: remote.LostGuardianDied})
 }
 
 // sweepLoop runs Sweep every SweepInterval until ctx ends.
@@ -426,12 +459,26 @@ func (s *Server) sweepLoop(ctx context.Context) {
 	}
 }
 
-// Run serves ln and sweeps until ctx ends or a shutdown is requested, and
-// returns why it stopped. Guardians keep running either way.
+// Run serves ln, watches the guardians and sweeps until ctx ends or a
+// shutdown is requested, and returns why it stopped. Guardians keep running
+// either way.
+//
+// While it runs, this process is the child subreaper of the guardians it
+// spawns (watch.go): it must start no child of its own other than through
+// remote.Spawn (package pty's StartCommand), or that child may be reaped
+// before its Wait and killed as an orphan when a guardian dies.
 func (s *Server) Run(ctx context.Context, ln *net.UnixListener) (reason string, err error) {
 	sctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	var wg sync.WaitGroup
+	if err := becomeSubreaper(sctx); err != nil {
+		s.log.Warn("not the subreaper of the guardians' sessions", "err", err)
+	}
+	if err := s.guards.start(sctx); err != nil {
+		s.log.Warn("guardians are not watched; the sweep cleans up after dead ones", "err", err)
+	}
+	wg.Go(func() { s.guards.loop(sctx) })
+	wg.Go(func() { s.rediscover(sctx) })
 	wg.Go(func() { s.sweepLoop(sctx) })
 	reason = "context ended"
 	wg.Go(func() {
@@ -484,6 +531,8 @@ type processFleet struct {
 	Fleet
 	bin     string
 	timeout time.Duration
+	// spawned, when set, is told of every guardian started (to watch it).
+	spawned func(*remote.Process)
 }
 
 func (pf *processFleet) Spawn(ctx context.Context, p *EnsureParams, socket string) (Guardian, error) {
@@ -509,8 +558,12 @@ func (pf *processFleet) Spawn(ctx context.Context, p *EnsureParams, socket strin
 		NoCompress: p.NoCompress, NoRedact: p.NoRedact, Sandbox: p.Sandbox,
 		Secret: pf.Hello.Secret,
 	}
-	if _, err := remote.Spawn(sctx, pf.bin, cfg, env); err != nil {
+	proc, err := remote.Spawn(sctx, pf.bin, cfg, env)
+	if err != nil {
 		return Guardian{}, fmt.Errorf("%w: %v", ErrSpawnFailed, err)
+	}
+	if pf.spawned != nil {
+		pf.spawned(proc)
 	}
 	return pf.Probe(sctx, socket)
 }

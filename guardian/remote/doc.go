@@ -85,10 +85,13 @@
 // ends. Its shells die with it (PR_SET_PDEATHSIG, set by package pty). Every
 // process of the session inherits EnvTag, and the guardian leaves a Record
 // beside its socket naming the tag and its shell directory, so that after a
-// SIGKILL winxd's sweep, `winx kill --all` and `winx prune` (CleanupDead)
-// kill what it left, even processes that escaped to init, and remove its
-// socket, record and shell directory. What holds without /proc (darwin):
-// the shell's process group dies on close; nothing else.
+// SIGKILL winxd (at once: it watches its guardians' pidfds), its sweep,
+// `winx kill --all` and `winx prune` (CleanupDead) kill what it left, even
+// processes that escaped to init, and remove its socket and record. The
+// session's shell directory (its journals) and jobs record are kept as the
+// evidence of a lost session, named by a LostRecord (lost.go) until it
+// expires. What holds without /proc (darwin): the shell's process group
+// dies on close; nothing else.
 //
 // # Jobs
 //
@@ -97,7 +100,8 @@
 // CleanupDead leaves it: after a SIGKILL it is what says which jobs were
 // lost, to `winx jobs` and to the next guardian of the session key, which
 // lists them lost and numbers its own jobs after them. A guardian that ends
-// normally removes it; `winx prune` removes one whose socket is gone.
+// normally removes it; `winx prune` removes one whose socket is gone and
+// whose session left no lost record (ExpireLost removes it with that).
 //
 // # Activity clocks
 //

@@ -190,17 +190,17 @@ func RunGuardian(ctx context.Context, cfg Config, build wire.Build, logger *slog
 	// what it started (setsid'd ones too) and ends it. Ending normally,
 	// this process kills its descendants itself (after the session's
 	// shell, deferred below) and removes the record.
-	rec := Record{PID: os.Getpid(), Key: cfg.Key, Tag: NewLaunchID(), Sandbox: cfg.Sandbox}
+	root := cfg.Workspace
+	if root == "" {
+		root = cfg.Dir
+	}
+	rec := Record{PID: os.Getpid(), Key: cfg.Key, Tag: NewLaunchID(), Workspace: root, Sandbox: cfg.Sandbox}
 	if err := writeRecord(socket, rec); err != nil {
 		return err
 	}
 	defer os.Remove(RecordPath(socket))
 	defer pty.KillDescendants()
 	env := append(os.Environ(), EnvTag+"="+rec.Tag)
-	root := cfg.Workspace
-	if root == "" {
-		root = cfg.Dir
-	}
 	wrap, err := sandboxWrapper(cfg.Sandbox, root, filepath.Dir(socket))
 	if err != nil {
 		return err

@@ -78,7 +78,7 @@ func TestJobsOverTheWireAndLostAfterKill(t *testing.T) {
 	if m[long].State != guardian.JobLost || m[short].State != guardian.JobExited || m[short].ExitCode != 7 {
 		t.Errorf("record of the killed guardian = %+v, want %s lost and %s exited 7", rec.LostJobs(), long, short)
 	}
-	if err := CleanupDead(p.Socket); err != nil {
+	if err := CleanupDead(p.Socket, Loss{Reason: LostGuardianDied}); err != nil {
 		t.Fatalf("CleanupDead: %v", err)
 	}
 	if _, err := os.Stat(JobsRecordPath(p.Socket)); err != nil {

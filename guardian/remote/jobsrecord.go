@@ -24,7 +24,8 @@ import (
 // Unlike the Record, a dead guardian's jobs record outlives CleanupDead: it
 // is how the jobs that ran are reported lost. A guardian that ends normally
 // (session.close, `winx kill`, `winx prune`) removes it; so does `winx
-// prune` for a record no guardian serves any more.
+// prune` for a record no guardian serves any more, and ExpireLost with the
+// lost record of its session.
 
 // JobsRecordSuffix ends the name of a jobs record: socket + suffix.
 const JobsRecordSuffix = ".jobs.json"

@@ -42,6 +42,9 @@ type Record struct {
 	Key      string `json:"key"`
 	Tag      string `json:"tag"`
 	ShellDir string `json:"shell_dir,omitempty"`
+	// Workspace is the session's workspace root (Config.Workspace, else
+	// Config.Dir): winxd's sweep ends a session whose workspace was removed.
+	Workspace string `json:"workspace,omitempty"`
 	// Sandbox: the guardian confines its session (-sandbox), whatever its
 	// key says; winxd refuses every caller from inside such a session.
 	Sandbox bool `json:"sandbox,omitempty"`
@@ -78,13 +81,15 @@ func ReadRecord(socket string) (Record, error) {
 	return r, nil
 }
 
-// CleanupDead removes what the dead guardian of socket left: every process
-// carrying its tag, its shell directory, its record and the socket. Its
-// jobs record stays (see JobsRecord): it tells `winx jobs` and the next
-// guardian of the key which jobs were lost. The
-// caller has made sure nothing listens on socket (and keeps another
-// guardian from taking it meanwhile).
-func CleanupDead(socket string) error {
+// CleanupDead removes what the dead guardian of socket left: it kills every
+// process carrying its tag and removes its record and the socket. It keeps
+// the evidence of the lost session: the shell directory (the journals) and
+// the jobs record (see JobsRecord) stay, and a LostRecord saying how the
+// session was lost (loss) is written beside where the socket was, for the
+// adapter to tell the model; ExpireLost removes them later. The caller has
+// made sure nothing listens on socket (and keeps another guardian from
+// taking it meanwhile).
+func CleanupDead(socket string, loss Loss) error {
 	r, err := ReadRecord(socket)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return err
@@ -93,9 +98,16 @@ func CleanupDead(socket string) error {
 	if r.Tag != "" {
 		KillTagged(r.Tag)
 	}
-	if r.ShellDir != "" && strings.HasPrefix(filepath.Base(r.ShellDir), shellDirPrefix) && filepath.IsAbs(r.ShellDir) {
-		if err := os.RemoveAll(r.ShellDir); err != nil {
-			errs = append(errs, err)
+	if r.PID > 0 {
+		if loss.Time.IsZero() {
+			loss.Time = time.Now()
+		}
+		if err := writeLost(socket, LostRecord{
+			Key: r.Key, PID: r.PID, Tag: r.Tag, ShellDir: r.ShellDir, Workspace: r.Workspace, Sandbox: r.Sandbox, Loss: loss,
+		}); err != nil {
+			// Nothing would name the shell directory: it goes now rather
+			// than never.
+			errs = append(errs, err, removeShellDir(r.ShellDir))
 		}
 	}
 	for _, p := range []string{RecordPath(socket), socket} {
@@ -104,6 +116,16 @@ func CleanupDead(socket string) error {
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// removeShellDir removes a session's private directory named by a record,
+// if it is an absolute path named like one (shellDirPrefix): a record is
+// never trusted to name anything else.
+func removeShellDir(dir string) error {
+	if dir == "" || !filepath.IsAbs(dir) || !strings.HasPrefix(filepath.Base(dir), shellDirPrefix) {
+		return nil
+	}
+	return os.RemoveAll(dir)
 }
 
 // tagPasses bounds the rounds of KillTagged; a process forked during one

@@ -10,6 +10,8 @@ import (
 	"os/exec"
 	"strings"
 	"syscall"
+
+	"winx/pty"
 )
 
 // ErrSpawn: a guardian process did not come up.
@@ -93,7 +95,10 @@ func Spawn(ctx context.Context, binary string, cfg Config, env []string) (*Proce
 	cmd.ExtraFiles = extra
 	cmd.Stderr = ew
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
-	err = cmd.Start()
+	// Registered with package pty: in a subreaper (winxd), the orphan
+	// reaper must not reap the guardian before cmd.Wait does, nor take it
+	// for an orphan.
+	err = pty.StartCommand(cmd)
 	w.Close()
 	ew.Close()
 	if err != nil {
@@ -106,7 +111,7 @@ func Spawn(ctx context.Context, binary string, cfg Config, env []string) (*Proce
 	}()
 	p := &Process{PID: cmd.Process.Pid, Socket: socket, done: make(chan struct{})}
 	go func() {
-		cmd.Wait()
+		pty.WaitCommand(cmd)
 		p.state = cmd.ProcessState
 		close(p.done)
 	}()

@@ -35,8 +35,8 @@ type DaemonOptions struct {
 	// remote.DefaultCallTimeout.
 	CallTimeout time.Duration
 	// ReadLost reads winxd's record of a dead guardian whose socket and
-	// Record are gone (see LostRecordFunc); nil: only a dead guardian's
-	// own Record is looked at.
+	// Record are gone (see LostRecordFunc); nil means the lost-session
+	// record winxd writes beside the socket (remote.ReadLost).
 	ReadLost LostRecordFunc
 }
 
@@ -69,6 +69,9 @@ func Daemon(o DaemonOptions) (Factory, error) {
 	hello := wire.NewHello(wire.RoleAdapter, o.Build, nil).WithSecret(o.Secret)
 	copts := &remote.ClientOptions{Build: o.Build, Timeout: o.CallTimeout, Secret: o.Secret}
 	skew := newSkewGuard(o.Socket, hello, o.Start, o.Logger)
+	if o.ReadLost == nil {
+		o.ReadLost = readLostRecord
+	}
 	finder := &LostFinder{Dir: filepath.Dir(o.Socket), Sandboxed: sandboxed, DenyNetwork: o.SandboxDenyNetwork, ReadLost: o.ReadLost}
 	if state := o.stateDir(); state != "" {
 		finder.KeepDir = filepath.Join(state, LostDirName)
@@ -193,4 +196,10 @@ func guardianKey(spec *Spec, sandboxed, denyNetwork bool) daemon.SessionKey {
 		k = k.Sandboxed()
 	}
 	return k
+}
+
+// readLostRecord is the LostRecordFunc of winxd's lost-session records.
+func readLostRecord(socket string) (string, bool) {
+	r, err := remote.ReadLost(socket)
+	return r.ShellDir, err == nil && r.ShellDir != ""
 }

@@ -160,7 +160,9 @@ func (op *operator) printJobs(sessions []sessionJobs, now time.Time) {
 }
 
 // pruneJobRecords removes the jobs records no guardian serves any more
-// (its socket is gone): `winx jobs` reported their lost jobs until now.
+// (its socket is gone): `winx jobs` reported their lost jobs until now. The
+// jobs record of a lost session stays with its lost record until that
+// expires (remote.ExpireLost).
 func (op *operator) pruneJobRecords() error {
 	records, err := filepath.Glob(filepath.Join(op.Paths.Dir, jobsGlob))
 	if err != nil {
@@ -170,6 +172,9 @@ func (op *operator) pruneJobRecords() error {
 	for _, path := range records {
 		socket := remote.SocketOfJobsRecord(path)
 		if _, err := os.Lstat(socket); !errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if _, err := os.Lstat(remote.LostRecordPath(socket)); err == nil {
 			continue
 		}
 		if err := remote.RemoveJobsRecord(socket); err != nil {

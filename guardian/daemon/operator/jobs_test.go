@@ -17,8 +17,9 @@ import (
 )
 
 // winx jobs reads a dead guardian's jobs record (its running jobs lost);
-// the record survives the dead guardian's cleanup (kill --all) and winx
-// prune removes it once its socket is gone.
+// the record survives the dead guardian's cleanup (kill --all), which
+// leaves a lost-session record, and winx prune removes it with that record
+// once it expired.
 func TestJobsOfDeadGuardianAndPrune(t *testing.T) {
 	dir, err := os.MkdirTemp("", "wxo")
 	if err != nil {
@@ -66,6 +67,17 @@ func TestJobsOfDeadGuardianAndPrune(t *testing.T) {
 		t.Fatalf("kill --all left the dead socket (%v)", err)
 	}
 	check("after kill --all", run(Command{Name: Jobs}))
+	run(Command{Name: Prune})
+	check("after prune, while the session's loss is recent", run(Command{Name: Jobs}))
+	lost, err := remote.ReadLost(socket)
+	if err != nil {
+		t.Fatalf("ReadLost after kill --all: %v", err)
+	}
+	lost.Time = time.Now().Add(-remote.LostTTL - time.Minute)
+	b, _ = json.Marshal(lost)
+	if err := os.WriteFile(remote.LostRecordPath(socket), b, 0o600); err != nil {
+		t.Fatal(err)
+	}
 	run(Command{Name: Prune})
 	if _, err := os.Lstat(remote.JobsRecordPath(socket)); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("prune left the jobs record (%v)", err)

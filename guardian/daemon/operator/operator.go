@@ -361,6 +361,13 @@ func (op *operator) prune(ctx context.Context, idle *time.Duration) error {
 	if err := op.cleanupStale(ctx, bad); err != nil {
 		return err
 	}
+	expired, err := op.fleet.ExpireLost(time.Now())
+	for _, s := range expired {
+		fmt.Fprintf(op.Stdout, "removed the expired lost-session record of %s and its journals\n", filepath.Base(s))
+	}
+	if err != nil {
+		return err
+	}
 	if err := op.pruneJobRecords(); err != nil {
 		return err
 	}

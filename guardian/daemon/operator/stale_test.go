@@ -51,7 +51,8 @@ func deadGuardian(t *testing.T, dir string) (socket, shellDir string, orphan *ex
 }
 
 // kill --all and prune clean up after dead guardians: what they left runs
-// no more, and their sockets, records and shell directories are gone.
+// no more, and their sockets and records are gone; their shell directories
+// stay, named by a lost-session record.
 func TestKillAllAndPruneCleanUpDeadGuardians(t *testing.T) {
 	if _, err := os.Stat("/proc/self/environ"); err != nil {
 		t.Skip("needs /proc")
@@ -80,11 +81,63 @@ func TestKillAllAndPruneCleanUpDeadGuardians(t *testing.T) {
 			case <-time.After(20 * time.Second):
 				t.Errorf("%s left the dead guardian's descendant running", c.Name)
 			}
-			for _, p := range []string{socket, remote.RecordPath(socket), shellDir} {
+			for _, p := range []string{socket, remote.RecordPath(socket)} {
 				if _, err := os.Lstat(p); !errors.Is(err, fs.ErrNotExist) {
 					t.Errorf("%s left %s (%v)", c.Name, p, err)
 				}
 			}
+			if lost, err := remote.ReadLost(socket); err != nil || lost.ShellDir != shellDir || lost.Reason != remote.LostGuardianDied {
+				t.Errorf("%s: lost record = %+v, %v; want one naming %s", c.Name, lost, err, shellDir)
+			}
+			if _, err := os.Stat(shellDir); err != nil {
+				t.Errorf("%s removed the lost session's shell dir: %v", c.Name, err)
+			}
 		})
+	}
+}
+
+// prune removes the lost-session records past remote.LostTTL, with the
+// shell directories and jobs records they kept, and leaves younger ones.
+func TestPruneExpiresLostSessions(t *testing.T) {
+	dir, err := os.MkdirTemp("", "wxo")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	lose := func(name string, age time.Duration) (socket, shellDir string) {
+		socket = wire.GuardianSocket(dir, name)
+		shellDir, err := os.MkdirTemp("", "winx-shell-")
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { os.RemoveAll(shellDir) })
+		b, _ := json.Marshal(remote.LostRecord{Key: name, PID: 1 << 22, ShellDir: shellDir,
+			Loss: remote.Loss{Reason: remote.LostGuardianDied, Time: time.Now().Add(-age)}})
+		if err := os.WriteFile(remote.LostRecordPath(socket), b, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(remote.JobsRecordPath(socket), []byte(`{"key":"`+name+`"}`), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return socket, shellDir
+	}
+	oldSocket, oldDir := lose("old", remote.LostTTL+time.Hour)
+	newSocket, newDir := lose("new", time.Hour)
+	err = Run(t.Context(), Command{Name: Prune}, Options{
+		Paths: wire.Paths{Dir: dir, Daemon: filepath.Join(dir, wire.DaemonSocketName)}, Secret: wire.NewSecret(),
+		FormatBuild: func(wire.Build) string { return "" }, Getenv: os.Getenv, Stdout: io.Discard,
+	})
+	if err != nil {
+		t.Fatalf("prune: %v", err)
+	}
+	for _, p := range []string{remote.LostRecordPath(oldSocket), oldDir, remote.JobsRecordPath(oldSocket)} {
+		if _, err := os.Lstat(p); !errors.Is(err, fs.ErrNotExist) {
+			t.Errorf("prune left the expired %s (%v)", p, err)
+		}
+	}
+	for _, p := range []string{remote.LostRecordPath(newSocket), newDir, remote.JobsRecordPath(newSocket)} {
+		if _, err := os.Lstat(p); err != nil {
+			t.Errorf("prune removed the young %s: %v", p, err)
+		}
 	}
 }
