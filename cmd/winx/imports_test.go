@@ -98,9 +98,12 @@ func importTable() map[string]importRule {
 		// Private directories for test processes (tests only).
 		"guardian/wire/hermetic": {},
 		"guardian/remote":        {imports: []string{"guardian", "guardian/wire", "jsonrpc", "pty", "vt", "evidence/redact"}},
-		"guardian/daemon":        {imports: []string{"guardian", "guardian/remote", "guardian/wire", "jsonrpc", "edit/atomicfile", "evidence/redact"}},
-		"guardian/runtime":       {imports: []string{"guardian", "guardian/daemon", "guardian/remote", "guardian/wire", "evidence/redact"}},
-		"codemap":                {imports: []string{"codemap/walk"}, modules: []string{"github.com/smacker/go-tree-sitter"}, cgo: true},
+		// winxd watches its guardians through pidfds on one epoll
+		// (x/sys) and is the subreaper of what a dead one leaves (pty).
+		"guardian/daemon": {imports: []string{"guardian", "guardian/remote", "guardian/wire", "jsonrpc", "edit/atomicfile", "evidence/redact", "pty"},
+			modules: []string{"golang.org/x/sys"}},
+		"guardian/runtime": {imports: []string{"guardian", "guardian/daemon", "guardian/remote", "guardian/wire", "evidence/redact"}},
+		"codemap":          {imports: []string{"codemap/walk"}, modules: []string{"github.com/smacker/go-tree-sitter"}, cgo: true},
 		// The pure-Go walker that codemap shares with the workspace services.
 		"codemap/walk": {},
 		"fuzz":         {anyGroup: true, anyModule: true},
