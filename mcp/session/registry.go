@@ -14,6 +14,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
@@ -616,4 +617,39 @@ func (s *Sessions) TempDirs(root string) []string {
 		}
 	}
 	return dirs
+}
+
+// EndWorkspace ends the sessions of this registry whose workspace root is
+// root or lies beneath it (a managed worktree that was just removed): their
+// shells and background commands are ended for good, not only detached,
+// and their threads are unbound, so a later call starts afresh instead of
+// reaching a shell whose directory is gone. Sessions of other Winx
+// processes are ended by winxd's sweep (a session whose workspace no
+// longer exists). It returns how many sessions it ended.
+func (s *Sessions) EndWorkspace(root string) int {
+	s.mu.Lock()
+	var ended []*Session
+	for key, sess := range s.sessions {
+		if sess.Root != root && !strings.HasPrefix(sess.Root, root+string(filepath.Separator)) {
+			continue
+		}
+		ended = append(ended, sess)
+		delete(s.sessions, key)
+		for tk, k := range s.threads {
+			if k == key {
+				delete(s.threads, tk)
+			}
+		}
+	}
+	s.mu.Unlock()
+	for _, sess := range ended {
+		// A caller still holding the session sees a closed shell.
+		sh := sess.Shell()
+		if c, ok := sh.(interface{ Close() error }); ok {
+			c.Close()
+		} else if sh != nil {
+			sh.Release(context.Background())
+		}
+	}
+	return len(ended)
 }

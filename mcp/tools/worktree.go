@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"winx/auth"
 	"winx/mcp"
 	"winx/mcp/session"
 	wspace "winx/mcp/workspace"
@@ -163,6 +164,14 @@ func (t *initializer) worktree(ctx context.Context, principal string, in *initia
 			return fail(err)
 		}
 		data.Removed = wt
+		// The sessions bound to it would go on in a deleted directory.
+		gone := wt.Path
+		if c, err := auth.CanonicalPlanned(gone); err == nil {
+			gone = c // sessions hold canonical roots
+		}
+		if n := t.sessions.EndWorkspace(gone); n > 0 {
+			fmt.Fprintf(&b, "Ended %d session(s) bound to it.\n", n)
+		}
 		if wt.BranchDeleted {
 			// Undoing a creation that was cut off: its branch had no
 			// commits of its own.

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -170,7 +171,7 @@ func TestWorktreeTwoSessions(t *testing.T) {
 		{"worktree": "alpha", "worktree_action": "remove"},
 	} {
 		r = e.worktreeCall(args)
-		if r.IsError || !strings.Contains(r.Structured.Output, "is kept") {
+		if r.IsError || !strings.Contains(r.Structured.Output, "is kept") || !strings.Contains(r.Structured.Output, "Ended 1 session(s) bound to it") {
 			t.Errorf("remove %v = %s", args, r.Structured.Output)
 		}
 	}
@@ -178,6 +179,20 @@ func TestWorktreeTwoSessions(t *testing.T) {
 		if _, err := os.Stat(p); !os.IsNotExist(err) {
 			t.Errorf("%s still exists: %v", p, err)
 		}
+	}
+	// The sessions ended with their worktrees: no shell goes on in a
+	// deleted directory, and the thread must initialize again.
+	for _, d := range []initializeData{ad, bd} {
+		deadline := time.Now().Add(10 * time.Second)
+		for syscall.Kill(d.ShellPID, 0) == nil && time.Now().Before(deadline) {
+			time.Sleep(20 * time.Millisecond)
+		}
+		if syscall.Kill(d.ShellPID, 0) == nil {
+			t.Errorf("the shell %d of a removed worktree still runs", d.ShellPID)
+		}
+	}
+	if r, _ := alpha.bash(cmd("pwd"), 5); r.Structured.Status != "needs_initialize" {
+		t.Errorf("a command on a removed worktree's thread = %s %s", r.Structured.Status, r.Structured.Output)
 	}
 	if got := e.git("branch", "--list", "winx/*"); !strings.Contains(got, "winx/alpha") || !strings.Contains(got, "winx/beta") {
 		t.Errorf("branches not kept: %q", got)
