@@ -287,3 +287,54 @@ func TestDaemonLostJournalPrincipals(t *testing.T) {
 		t.Errorf("another principal reading the lost journal = %v, want it denied", r)
 	}
 }
+
+// TestDaemonSweptAndReclaimedNotReattached covers the two endings winxd
+// decides on its own: the idle sweep of a never-used session, and the
+// reclaim of a never-used idle session when a new one needs its place at
+// the quota. Either way the adapter that started the session must not call
+// it "reattached" on its next first_call.
+func TestDaemonSweptAndReclaimedNotReattached(t *testing.T) {
+	check := func(t *testing.T, a *adapter, root string, old initData) {
+		t.Helper()
+		r := a.tool("Initialize", map[string]any{"any_workspace_path": root})
+		var li lostInit
+		json.Unmarshal(r.Data, &li)
+		if reattachedText(r.Output+r.Message) || li.Reattached || li.ShellPID == old.ShellPID {
+			t.Errorf("first_call after winxd ended the session = %s/%s %q, data %s: want no reattach to the dead shell %d", r.Status, r.ErrorCode, r.Message, r.Data, old.ShellPID)
+		}
+		if r := a.bash(old, command("echo fresh"), 10); r.Status != "completed" {
+			t.Errorf("BashCommand after the recovery = %s/%s %q", r.Status, r.ErrorCode, r.Message)
+		}
+	}
+	t.Run("idle sweep", func(t *testing.T) {
+		d := newDaemonEnv(t, "WINX_UNUSED_SESSION_IDLE_TTL_SECS=1", "WINX_GUARDIAN_SWEEP_INTERVAL_SECS=1")
+		t.Cleanup(d.teardown)
+		root := canonDir(t, t.TempDir())
+		a := d.adapter()
+		s := a.mustInit(root)
+		deadline := time.Now().Add(30 * time.Second)
+		for syscall.Kill(s.ShellPID, 0) == nil && time.Now().Before(deadline) {
+			time.Sleep(100 * time.Millisecond)
+		}
+		if syscall.Kill(s.ShellPID, 0) == nil {
+			t.Fatalf("winxd's sweep did not end the never-used session")
+		}
+		check(t, a, root, s)
+	})
+	t.Run("quota reclaim", func(t *testing.T) {
+		d := newDaemonEnv(t, "WINX_MAX_GUARDIANS=1")
+		t.Cleanup(d.teardown)
+		first, second := canonDir(t, t.TempDir()), canonDir(t, t.TempDir())
+		a, b := d.adapter(), d.adapter()
+		s := a.mustInit(first)
+		b.mustInit(second) // reclaims the first, never used
+		deadline := time.Now().Add(30 * time.Second)
+		for syscall.Kill(s.ShellPID, 0) == nil && time.Now().Before(deadline) {
+			time.Sleep(50 * time.Millisecond)
+		}
+		if syscall.Kill(s.ShellPID, 0) == nil {
+			t.Fatalf("the quota did not reclaim the never-used session")
+		}
+		check(t, a, first, s)
+	})
+}
