@@ -328,3 +328,30 @@ func (r *intentRecord) concerns(key string, paths []string) bool {
 	}
 	return false
 }
+
+// Interrupted reports whether the state directory stateDir (an engine's
+// EngineOptions.StateDir) holds an interrupted batch: one directory read,
+// cheap enough for every file access to ask first.
+func Interrupted(stateDir string) bool {
+	if stateDir == "" {
+		return false
+	}
+	ents, err := os.ReadDir(filepath.Join(stateDir, intentDir))
+	if err != nil {
+		return false
+	}
+	for _, ent := range ents {
+		if strings.HasSuffix(ent.Name(), ".json") && !strings.HasPrefix(ent.Name(), ".") {
+			return true
+		}
+	}
+	return false
+}
+
+// Settle rolls back every interrupted batch that names one of paths
+// (canonical), so that an access other than the batch's own replay (a read)
+// never sees it half done. A batch whose writer is alive is waited for.
+func (e *Engine) Settle(paths []string) error {
+	_, err := e.recoverIntents("", paths)
+	return err
+}

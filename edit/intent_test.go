@@ -152,14 +152,19 @@ func TestBatchCrashReplay(t *testing.T) {
 
 		e := batchEngine(t, dir)
 		if run%5 == 4 {
-			// Another call on one of the files: the interrupted batch is
-			// rolled back before it is planned.
+			// Another access to one of the files, an edit or a read: the
+			// interrupted batch is rolled back first.
 			target := filepath.Join(ws, "f07.txt")
-			p, err := e.Plan([]FileEdit{{Path: target, Mode: ModeReplace, Content: batchContent(7, "old")}})
-			if err != nil {
-				t.Fatalf("run %d: another call: %v", run, err)
+			if run%10 == 4 {
+				if _, err := e.Plan([]FileEdit{{Path: target, Mode: ModeReplace, Content: batchContent(7, "old")}}); err != nil {
+					t.Fatalf("run %d: another call: %v", run, err)
+				}
+			} else if err := e.Settle([]string{target}); err != nil {
+				t.Fatalf("run %d: settle before a read: %v", run, err)
 			}
-			_ = p
+			if Interrupted(filepath.Join(dir, "state")) {
+				t.Errorf("run %d: an interrupted batch is left after another access", run)
+			}
 			if o, n := batchState(t, ws); n > 0 && o > 0 {
 				mixedAfter++
 				t.Errorf("run %d: after another call planned, %d old and %d new", run, o, n)

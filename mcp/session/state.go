@@ -79,16 +79,23 @@ func (s *Session) EditEngine(cfg EditConfig) (*edit.Engine, error) {
 		return nil, err
 	}
 	policy = policy.WithProtected(cfg.Protected)
-	state := ""
-	if cfg.StateDir != "" {
-		state = cfg.StateDir + "/edits"
-	}
+	state := EngineStateDir(cfg.StateDir)
 	e, err := edit.NewEngine(edit.EngineOptions{Ledger: s.Ledger, Paths: policy, StateDir: state, Session: s.Key.Legacy(), Locks: cfg.Locks, LockDir: cfg.LockDir, Redactor: cfg.Redactor})
 	if err != nil {
 		return nil, err
 	}
 	s.edits.engine = e
 	return e, nil
+}
+
+// EngineStateDir is where an edit engine configured with EditConfig's
+// StateDir keeps its receipts, undo records and batch intents ("" for
+// none).
+func EngineStateDir(stateDir string) string {
+	if stateDir == "" {
+		return ""
+	}
+	return stateDir + "/edits"
 }
 
 // Navigation is a session's code-navigation memory: the files it outlined

@@ -103,8 +103,9 @@ func NewRegistry(opts Options) *mcp.Registry {
 	if opts.Sessions != nil {
 		addInitialize(reg, opts)
 		addBashCommand(reg, opts)
-		addReadFiles(reg, opts)
-		addEditAliases(reg, addEditFiles(reg, opts))
+		eds := newEditors(opts)
+		addReadFiles(reg, opts, eds)
+		addEditAliases(reg, addEditFiles(reg, opts, eds))
 		addContextSave(reg, opts)
 		addReadImage(reg, opts)
 		addCodeMap(reg, opts)

@@ -53,7 +53,7 @@ type editTool struct {
 	allowPaths []string
 	protected  *auth.Protected
 	stateDir   string
-	locks      *edit.PathLocks // shared by every session's engine
+	editors    *editors // builds sessions' engines, shared with ReadFiles
 	redactor   *redact.Redactor
 }
 
@@ -81,9 +81,9 @@ type patchInput struct {
 	Replacement string `json:"replacement"`
 }
 
-func addEditFiles(reg *mcp.Registry, opts Options) *editTool {
+func addEditFiles(reg *mcp.Registry, opts Options, eds *editors) *editTool {
 	t := &editTool{sessions: opts.Sessions, affinity: opts.Affinity, allowPaths: opts.AllowPaths, protected: opts.Protected, stateDir: opts.StateDir,
-		locks: &edit.PathLocks{}, redactor: opts.redactor()}
+		editors: eds, redactor: opts.redactor()}
 	reg.AddTool(mcp.Tool{
 		Name:         EditFilesTool,
 		Title:        "Edit files",
@@ -259,21 +259,61 @@ func inferEditMode(f editFileInput) string {
 	return string(edit.ModeReplace)
 }
 
-// engine returns the session's edit engine, which the session builds on
-// its first edit: confined to caller's allowed_roots, with receipts and
-// undo records in the principal's own state directory.
+// engine returns the session's edit engine (editors.engine).
 func (t *editTool) engine(caller mcp.Caller, sess *session.Session) (*edit.Engine, error) {
+	return t.editors.engine(caller, sess)
+}
+
+// editors builds sessions' edit engines the one way, for EditFiles and for
+// the reads that first settle an interrupted batch: one set of in-process
+// path locks for every session's engine.
+type editors struct {
+	allowPaths []string
+	protected  *auth.Protected
+	stateDir   string
+	locks      *edit.PathLocks
+	redactor   *redact.Redactor
+}
+
+func newEditors(opts Options) *editors {
+	return &editors{allowPaths: opts.AllowPaths, protected: opts.Protected, stateDir: opts.StateDir, locks: &edit.PathLocks{}, redactor: opts.redactor()}
+}
+
+// engine returns the session's edit engine, which the session builds on
+// its first use: confined to caller's allowed_roots, with receipts, undo
+// records and batch intents in the principal's own state directory.
+func (d *editors) engine(caller mcp.Caller, sess *session.Session) (*edit.Engine, error) {
 	if err := checkRoot(caller, sess.Root, ""); err != nil {
 		return nil, err
 	}
-	sess.UseLedgerDir(wspace.PrincipalStateDir(t.stateDir, sess.Key.Principal))
+	sess.UseLedgerDir(wspace.PrincipalStateDir(d.stateDir, sess.Key.Principal))
 	lockDir := ""
-	if t.stateDir != "" {
+	if d.stateDir != "" {
 		// Shared by every principal: two principals may edit one file.
-		lockDir = filepath.Join(t.stateDir, "edit-locks")
+		lockDir = filepath.Join(d.stateDir, "edit-locks")
 	}
-	return sess.EditEngine(session.EditConfig{AllowPaths: auth.ConfineRoots(t.allowPaths, caller.Roots), Protected: t.protected,
-		StateDir: wspace.PrincipalStateDir(t.stateDir, sess.Key.Principal), Locks: t.locks, LockDir: lockDir, Redactor: t.redactor})
+	return sess.EditEngine(session.EditConfig{AllowPaths: auth.ConfineRoots(d.allowPaths, caller.Roots), Protected: d.protected,
+		StateDir: d.engineStateDir(sess), Locks: d.locks, LockDir: lockDir, Redactor: d.redactor})
+}
+
+// engineStateDir is where the session's engine keeps its state (intents
+// among it).
+func (d *editors) engineStateDir(sess *session.Session) string {
+	return wspace.PrincipalStateDir(d.stateDir, sess.Key.Principal)
+}
+
+// settle rolls back an interrupted batch of the caller's that names path
+// before path is read: a read never sees a batch half done. Nothing is
+// built or locked while no batch of the principal was interrupted.
+func (d *editors) settle(caller mcp.Caller, sess *session.Session, path string) error {
+	if d.stateDir == "" || !edit.Interrupted(session.EngineStateDir(d.engineStateDir(sess))) {
+		return nil
+	}
+	eng, err := d.engine(caller, sess)
+	if err != nil {
+		return err
+	}
+	return eng.Settle([]string{path})
 }
 
 type editFileData struct {

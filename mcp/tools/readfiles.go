@@ -59,6 +59,9 @@ type readTool struct {
 	protected  *auth.Protected
 	opts       ReadOptions
 	stateDir   string // the server's; the session's ledger is kept under its principal's
+	// editors settles an interrupted edit batch on a file before the file
+	// is read.
+	editors *editors
 }
 
 type readInput struct {
@@ -87,8 +90,9 @@ type readData struct {
 	Files []fileRead `json:"files"`
 }
 
-func addReadFiles(reg *mcp.Registry, opts Options) {
-	t := &readTool{sessions: opts.Sessions, affinity: opts.Affinity, allowPaths: opts.AllowPaths, protected: opts.Protected, opts: opts.Read.withDefaults(), stateDir: opts.StateDir}
+func addReadFiles(reg *mcp.Registry, opts Options, eds *editors) {
+	t := &readTool{sessions: opts.Sessions, affinity: opts.Affinity, allowPaths: opts.AllowPaths, protected: opts.Protected, opts: opts.Read.withDefaults(), stateDir: opts.StateDir,
+		editors: eds}
 	reg.AddTool(mcp.Tool{
 		Name:         ReadFilesTool,
 		Title:        "Read files",
@@ -142,7 +146,7 @@ func (t *readTool) handle(ctx context.Context, req *mcp.ToolRequest) (*mcp.CallT
 	if len(files) == 1 {
 		// One file is read here: a goroutine would only add a hand-off
 		// between threads to the call.
-		files[0] = t.readOne(ctx, policy, sess, in.FilePaths[0])
+		files[0] = t.readOne(ctx, req.Caller(), policy, sess, in.FilePaths[0])
 		return t.answer(files), nil
 	}
 	sem := make(chan struct{}, t.opts.Parallelism)
@@ -153,7 +157,7 @@ func (t *readTool) handle(ctx context.Context, req *mcp.ToolRequest) (*mcp.CallT
 		go func() {
 			defer wg.Done()
 			defer func() { <-sem }()
-			files[i] = t.readOne(ctx, policy, sess, spec)
+			files[i] = t.readOne(ctx, req.Caller(), policy, sess, spec)
 		}()
 	}
 	wg.Wait()
@@ -161,7 +165,7 @@ func (t *readTool) handle(ctx context.Context, req *mcp.ToolRequest) (*mcp.CallT
 }
 
 // readOne reads one path spec, records what was shown and renders it.
-func (t *readTool) readOne(ctx context.Context, policy *auth.PathPolicy, sess *session.Session, spec string) fileRead {
+func (t *readTool) readOne(ctx context.Context, caller mcp.Caller, policy *auth.PathPolicy, sess *session.Session, spec string) fileRead {
 	ledger := sess.Ledger
 	fr := fileRead{Path: spec}
 	path, rng, _, err := evidence.ParsePathSpec(spec)
@@ -187,6 +191,11 @@ func (t *readTool) readOne(ctx context.Context, policy *auth.PathPolicy, sess *s
 	}
 	if err != nil {
 		return fr.failErr(err)
+	}
+	if journal == "" {
+		if err := t.editors.settle(caller, sess, canonical); err != nil {
+			return fr.failErr(err)
+		}
 	}
 	snap, err := readResolved(policy, canonical, maxReadFileBytes)
 	if err != nil {
