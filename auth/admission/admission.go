@@ -50,7 +50,32 @@ type Options struct {
 	BodyBudget int64
 	// BodyWait is how long a body waits for BodyBudget (default 1 s).
 	BodyWait time.Duration
+
+	// BytesPerSecond is the body byte rate of one principal (all its
+	// source addresses together), with a burst of BytesBurst (at least
+	// BytesPerSecond): a declared length over what is left gets 429 with
+	// Retry-After before its body is read, one over the burst 413; a
+	// chunked body spends as it is read and fails with 429 when it runs
+	// out. 0 means no byte rate.
+	BytesPerSecond int64
+	BytesBurst     int64
+	// UnauthBytesPerSecond and UnauthBytesBurst are the same allowance for
+	// requests that failed authentication, per source IP: their bodies are
+	// never read, but a client that sends them still spends it. 0 means
+	// none.
+	UnauthBytesPerSecond int64
+	UnauthBytesBurst     int64
+	// HeavyBytes: a body larger than this, or of unknown length, is read
+	// and handled under its principal's single heavy slot and one of
+	// HeavySlots global ones (until its answer starts), waiting at most
+	// HeavyWait (default 10 s) before 503. 0 means no such slots.
+	HeavyBytes int64
+	HeavySlots int // default 1
+	HeavyWait  time.Duration
 }
+
+// DefaultHeavyWait is the default of Options.HeavyWait.
+const DefaultHeavyWait = 10 * time.Second
 
 // Identity is who Options.Identify found a request to come from.
 type Identity struct {
@@ -75,6 +100,11 @@ func IdentityOf(ctx context.Context) (Identity, bool) {
 // Options.BodyBudget within Options.BodyWait; the gate answers 503.
 var ErrBodyBudget = errors.New("admission: request bodies over the byte budget")
 
+// ErrByteRate is the read error of a body of unknown length that ran out
+// of its principal's byte rate (Options.BytesPerSecond); the gate answers
+// 429 with Retry-After.
+var ErrByteRate = errors.New("admission: request body over the principal's byte rate")
+
 // DefaultBodyWait is the default of Options.BodyWait.
 const DefaultBodyWait = time.Second
 
@@ -98,6 +128,10 @@ type Gate struct {
 	held  map[string]int // slots held per principal
 
 	bodies budget
+
+	bytes  *byteBuckets // per principal; nil without a byte rate
+	unauth *byteBuckets // per source IP of failed authentication; nil without
+	heavy  *heavy       // nil when HeavyBytes is 0
 }
 
 // bucket is a token bucket refilled continuously at RequestsPerMinute.
@@ -114,7 +148,18 @@ func New(o Options) *Gate {
 	if o.BodyWait <= 0 {
 		o.BodyWait = DefaultBodyWait
 	}
+	if o.HeavySlots <= 0 {
+		o.HeavySlots = 1
+	}
+	if o.HeavyWait <= 0 {
+		o.HeavyWait = DefaultHeavyWait
+	}
 	g := &Gate{opts: o, slots: make(chan struct{}, o.MaxConcurrency), rates: map[string]*bucket{}, held: map[string]int{}}
+	g.bytes = newByteBuckets(o.BytesPerSecond, o.BytesBurst, o.Now)
+	g.unauth = newByteBuckets(o.UnauthBytesPerSecond, o.UnauthBytesBurst, o.Now)
+	if o.HeavyBytes > 0 {
+		g.heavy = newHeavy(o.HeavySlots)
+	}
 	g.bodies.free = o.BodyBudget
 	g.bodies.changed = make(chan struct{})
 	return g
@@ -154,8 +199,31 @@ func (g *Gate) Draining() bool { return g.draining.Load() }
 func (g *Gate) Active() int64 { return g.active.Load() }
 
 func refuse(w http.ResponseWriter, status int, msg string) {
-	w.Header().Set("Retry-After", "1")
+	refuseAfter(w, status, msg, "1")
+}
+
+// refuseAfter refuses with a Retry-After of retry seconds. The connection
+// is closed after the answer: the body was not read, and reading it only
+// to throw it away would spend what the refusal saves.
+func refuseAfter(w http.ResponseWriter, status int, msg, retry string) {
+	w.Header().Set("Retry-After", retry)
+	w.Header().Set("Connection", "close")
 	http.Error(w, msg, status)
+}
+
+// spend takes a declared body length from the bucket of key; false when
+// the request was refused (429 with the wait, or 413 over the burst).
+func spend(w http.ResponseWriter, r *http.Request, b *byteBuckets, key string) bool {
+	wait, never := b.take(key, r.ContentLength)
+	switch {
+	case never:
+		refuse(w, http.StatusRequestEntityTooLarge, "request body over the byte burst")
+		return false
+	case wait > 0:
+		refuseAfter(w, http.StatusTooManyRequests, "too many request body bytes", retryAfter(wait))
+		return false
+	}
+	return true
 }
 
 // Wrap applies drain, authentication-aware rate, concurrency (with
@@ -179,6 +247,9 @@ func (g *Gate) Wrap(next http.Handler) http.Handler {
 				refuse(w, http.StatusTooManyRequests, "too many requests")
 				return
 			}
+			if !spend(w, r, g.unauth, ip) {
+				return
+			}
 			g.active.Add(1)
 			defer g.active.Add(-1)
 			next.ServeHTTP(w, r)
@@ -186,6 +257,9 @@ func (g *Gate) Wrap(next http.Handler) http.Handler {
 		}
 		if !g.allow("ok\x00" + id.Principal + "\x00" + ip) {
 			refuse(w, http.StatusTooManyRequests, "too many requests")
+			return
+		}
+		if !spend(w, r, g.bytes, id.Principal) {
 			return
 		}
 		if !g.hold(id.Principal) {
@@ -204,7 +278,7 @@ func (g *Gate) Wrap(next http.Handler) http.Handler {
 			g.active.Add(1)
 			defer g.active.Add(-1)
 		}
-		g.serve(next, w, r)
+		g.serve(next, w, r, id.Principal)
 	})
 }
 
@@ -213,12 +287,25 @@ func (g *Gate) Wrap(next http.Handler) http.Handler {
 // body still being read then fails its read, so a slow body frees its slot.
 // A streaming answer that has started (SSE, subscriptions) is not cut: its
 // client is waiting on the stream itself.
-func (g *Gate) serve(next http.Handler, w http.ResponseWriter, r *http.Request) {
+func (g *Gate) serve(next http.Handler, w http.ResponseWriter, r *http.Request, principal string) {
 	ctx, cancel := context.WithCancel(r.Context())
 	defer cancel()
 	r = r.WithContext(ctx)
 	tw := &timeoutWriter{ResponseWriter: w}
-	body := &budgetBody{ReadCloser: r.Body, g: g, ctx: ctx, tw: tw, left: r.ContentLength, done: r.ContentLength == 0}
+	body := &budgetBody{ReadCloser: r.Body, g: g, ctx: ctx, tw: tw, left: r.ContentLength, done: r.ContentLength == 0, principal: principal}
+	if g.heavy != nil && (r.ContentLength > g.opts.HeavyBytes || r.ContentLength < 0) && !isStream(r) {
+		// Decoding a large body is the CPU one principal can take from the
+		// others: it waits for its principal's heavy slot (behind that
+		// principal's own large bodies) and a global one, and holds them
+		// until its answer starts.
+		release, ok := g.heavy.acquire(ctx, principal, g.opts.HeavyWait)
+		if !ok {
+			refuse(w, http.StatusServiceUnavailable, "too many large request bodies for this principal")
+			return
+		}
+		defer release()
+		tw.onStart = release
+	}
 	defer body.release()
 	if g.opts.BodyBudget > 0 && r.ContentLength > g.opts.BodyBudget {
 		// It could never fit: refuse it before it holds any of the budget.
@@ -256,7 +343,7 @@ func (g *Gate) serve(next http.Handler, w http.ResponseWriter, r *http.Request) 
 	next.ServeHTTP(tw, r)
 	if status, msg := tw.failure(); status != 0 {
 		if status != http.StatusRequestTimeout {
-			w.Header().Set("Retry-After", "1")
+			w.Header().Set("Retry-After", tw.retryAfter())
 		}
 		http.Error(w, msg, status)
 	}
@@ -270,6 +357,30 @@ type timeoutWriter struct {
 	started bool
 	status  int // the gate's answer once failed; 0 while not
 	msg     string
+	retry   string // Retry-After of a failure; "" means 1
+	// onStart, when set, runs once when the answer starts (it releases
+	// the heavy slots, which guard decoding, not the tool's run).
+	onStart func()
+}
+
+// expireAfter is expire with a Retry-After of retry seconds.
+func (t *timeoutWriter) expireAfter(status int, msg, retry string) bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.started || t.status != 0 {
+		return false
+	}
+	t.status, t.msg, t.retry = status, msg, retry
+	return true
+}
+
+func (t *timeoutWriter) retryAfter() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.retry == "" {
+		return "1"
+	}
+	return t.retry
 }
 
 // expire fails the request with status unless its answer started or it
@@ -297,11 +408,17 @@ func (t *timeoutWriter) expired() bool {
 
 func (t *timeoutWriter) begin() bool {
 	t.mu.Lock()
-	defer t.mu.Unlock()
 	if t.status != 0 {
+		t.mu.Unlock()
 		return false
 	}
+	first := !t.started
 	t.started = true
+	start := t.onStart
+	t.mu.Unlock()
+	if first && start != nil {
+		start()
+	}
 	return true
 }
 
@@ -464,11 +581,34 @@ type budgetBody struct {
 	paid     bool       // the whole body is covered: reads pay nothing
 	left     int64      // declared bytes not read yet; negative when unknown
 	done     bool       // read to its end
+	// principal spends the byte rate of a body of unknown length as it
+	// is read (a declared length was spent at admission).
+	principal string
+}
+
+// spendRate takes n bytes of a chunked body from its principal's byte
+// rate; false (and the request fails with 429) when they are not there.
+func (b *budgetBody) spendRate(n int) bool {
+	if b.left >= 0 {
+		return true
+	}
+	wait, never := b.g.bytes.take(b.principal, int64(n))
+	if wait > 0 || never {
+		b.tw.expireAfter(http.StatusTooManyRequests, "too many request body bytes", retryAfter(max(wait, time.Second)))
+		return false
+	}
+	return true
 }
 
 func (b *budgetBody) Read(p []byte) (int, error) {
+	if b.left < 0 && len(p) > maxBudgetStep {
+		p = p[:maxBudgetStep]
+	}
 	if b.paid {
 		n, err := b.ReadCloser.Read(p)
+		if n > 0 && !b.spendRate(n) {
+			return 0, ErrByteRate
+		}
 		b.finish(n, err)
 		return n, err
 	}
@@ -491,6 +631,9 @@ func (b *budgetBody) Read(p []byte) (int, error) {
 	}
 	n, err := b.ReadCloser.Read(p)
 	b.prepaid -= int64(n)
+	if n > 0 && !b.spendRate(n) {
+		return 0, ErrByteRate
+	}
 	b.finish(n, err)
 	return n, err
 }

@@ -143,6 +143,8 @@ func serve(ctx context.Context, c *config.Serve, id buildid.Identity, stdin io.R
 			MaxConcurrency:    c.MaxConcurrency,
 			RequestsPerMinute: c.RequestsPerMinute,
 			RequestTimeout:    c.RequestTimeout,
+			BytesPerSecond:    bytesPerSecond(c.BodyBytesPerSecond),
+			BytesBurst:        c.BodyBurstBytes,
 		},
 		Logger: logger,
 		REST:   c.REST,
@@ -183,4 +185,13 @@ func callerProfile(reg *mcp.Registry, c *config.Serve) (mcp.Profile, error) {
 		return mcp.Profile{}, fmt.Errorf("winx: --allow-tool: %w", err)
 	}
 	return p, nil
+}
+
+// bytesPerSecond maps --body-bytes-per-second to admission's option, where
+// 0 is the default and a negative rate is none.
+func bytesPerSecond(flag int64) int64 {
+	if flag == 0 {
+		return -1
+	}
+	return flag
 }

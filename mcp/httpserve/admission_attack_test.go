@@ -339,3 +339,119 @@ func TestAttackPrincipalSessionShare(t *testing.T) {
 		t.Errorf("bob's initialize after alice's flood = %d, want 200", c)
 	}
 }
+
+// rawPost sends the head of a POST /mcp declaring length bytes of body and
+// then only the first prefix bytes of it, and returns the connection and a
+// reader of the answer; the client is still "sending" the rest.
+func rawPost(t *testing.T, base, token string, length int64, prefix string) (net.Conn, *bufio.Reader) {
+	t.Helper()
+	conn, err := net.Dial("tcp", strings.TrimPrefix(base, "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close() })
+	fmt.Fprintf(conn, "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer %s\r\nContent-Type: application/json\r\n"+
+		"Accept: application/json, text/event-stream\r\nMCP-Protocol-Version: 2026-07-28\r\nMcp-Method: server/discover\r\n"+
+		"Content-Length: %d\r\n\r\n%s", token, length, prefix)
+	return conn, bufio.NewReader(conn)
+}
+
+// answerWithin reads the status and Retry-After of the answer on br, or
+// fails the test when none comes within d (the server is reading the body).
+func answerWithin(t *testing.T, conn net.Conn, br *bufio.Reader, d time.Duration) (int, string) {
+	t.Helper()
+	conn.SetReadDeadline(time.Now().Add(d))
+	resp, err := http.ReadResponse(br, nil)
+	if err != nil {
+		t.Fatalf("no answer within %v while the body is unsent: %v", d, err)
+	}
+	resp.Body.Close()
+	return resp.StatusCode, resp.Header.Get("Retry-After")
+}
+
+// postSized sends a valid body of n bytes as token and returns the status.
+func postSized(t *testing.T, base, token string, n int) int {
+	t.Helper()
+	req := mcpRequest(t, base, token, newPaddedBody(n))
+	req.ContentLength = int64(n)
+	return status(t, &http.Client{Timeout: 30 * time.Second}, req)
+}
+
+// A principal that spent its byte burst is refused with 429 and a
+// Retry-After that says when its bytes are back, before the server reads
+// a byte of the body (the client has sent none of it and is still
+// waiting); another principal's bytes are its own.
+func TestAttackByteRateRefusedBeforeBody(t *testing.T) {
+	base := startServer(t, &Options{Admission: admission.Options{
+		MaxConcurrency: 32, BytesPerSecond: 1 << 20, BytesBurst: 16 << 20, RequestTimeout: time.Minute}})
+	if c := postSized(t, base, aliceToken, 12<<20); c != http.StatusOK {
+		t.Fatalf("alice's first 12 MiB body = %d, want 200 (within the burst)", c)
+	}
+	conn, br := rawPost(t, base, aliceToken, 12<<20, "")
+	code, retry := answerWithin(t, conn, br, 10*time.Second)
+	if code != http.StatusTooManyRequests {
+		t.Errorf("alice's second 12 MiB body = %d, want 429", code)
+	}
+	if n, err := strconv.Atoi(retry); err != nil || n < 2 {
+		t.Errorf("Retry-After = %q, want the seconds until 8 MiB refill at 1 MiB/s (several)", retry)
+	}
+	if c := postSized(t, base, bobToken, 12<<20); c != http.StatusOK {
+		t.Errorf("bob's 12 MiB body while alice is out of bytes = %d, want 200", c)
+	}
+	// A chunked body spends as it is read and is cut when it runs out.
+	req := mcpRequest(t, base, aliceToken, io.MultiReader(newPaddedBody(12<<20)))
+	req.ContentLength = -1
+	if c := status(t, &http.Client{Timeout: 30 * time.Second}, req); c != http.StatusTooManyRequests {
+		t.Errorf("alice's chunked 12 MiB body = %d, want 429", c)
+	}
+}
+
+// Requests that fail authentication spend their own, smaller byte
+// allowance per IP: past it they get 429 with Retry-After before the body
+// is read, and a valid principal from the same address is not refused.
+func TestAttackUnauthenticatedByteAllowance(t *testing.T) {
+	base := startServer(t, &Options{Admission: admission.Options{MaxConcurrency: 32}})
+	codes := map[int]int{}
+	var retry string
+	for range 4 {
+		conn, br := rawPost(t, base, "wrong-0123456789abcdef0123456789abcdef", 512<<10, "")
+		code, ra := answerWithin(t, conn, br, 10*time.Second)
+		codes[code]++
+		if code == http.StatusTooManyRequests {
+			retry = ra
+		}
+	}
+	if codes[http.StatusUnauthorized] != 2 || codes[http.StatusTooManyRequests] != 2 {
+		t.Errorf("four unauthenticated 512 KiB bodies = %v, want 2 x 401 then 2 x 429 (1 MiB allowance)", codes)
+	}
+	if n, err := strconv.Atoi(retry); err != nil || n < 1 {
+		t.Errorf("Retry-After = %q, want whole seconds", retry)
+	}
+	if c := postSized(t, base, aliceToken, 2<<20); c != http.StatusOK {
+		t.Errorf("alice's 2 MiB body from the same address = %d, want 200", c)
+	}
+}
+
+// A principal's large bodies queue behind its own: while one of alice's
+// is being read, her next large body waits for it (503 past HeavyWait),
+// and bob's large body does not.
+func TestAttackLargeBodiesQueuePerPrincipal(t *testing.T) {
+	base := startServer(t, &Options{Admission: admission.Options{
+		MaxConcurrency: 32, HeavyBytes: 1 << 20, HeavyWait: 500 * time.Millisecond, RequestTimeout: time.Minute}})
+	slow, slowBr := rawPost(t, base, aliceToken, 2<<20, newPaddedBody(2<<20).head)
+	if c := postSized(t, base, aliceToken, 2<<20); c != http.StatusServiceUnavailable {
+		t.Errorf("alice's second large body while her first is read = %d, want 503", c)
+	}
+	if c := postSized(t, base, bobToken, 2<<20); c != http.StatusOK {
+		t.Errorf("bob's large body while alice's is read = %d, want 200", c)
+	}
+	if c := postSized(t, base, aliceToken, 512<<10); c != http.StatusOK {
+		t.Errorf("alice's small body while her large one is read = %d, want 200", c)
+	}
+	p := newPaddedBody(2 << 20)
+	p.off = len(p.head)
+	io.Copy(slow, p)
+	if code, _ := answerWithin(t, slow, slowBr, 10*time.Second); code != http.StatusOK {
+		t.Errorf("alice's slow large body = %d, want 200", code)
+	}
+}

@@ -14,6 +14,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"runtime"
 	"strings"
 	"time"
 
@@ -39,8 +40,9 @@ type Options struct {
 	AllowedHosts     []string // extra names accepted in Host and Origin
 	MaxBodyBytes     int64    // largest request body; larger gets 413
 	// Admission are the admission limits; Identify and Principals are
-	// filled from the authenticator, and a zero BodyBudget means
-	// max(MaxBodyBytes, mcp.DefaultMaxBodyBytes).
+	// filled from the authenticator, a zero BodyBudget means
+	// max(MaxBodyBytes, mcp.DefaultMaxBodyBytes), and zero byte rates and
+	// heavy-body limits take their defaults (see fairShare).
 	Admission admission.Options
 	Logger    *slog.Logger // nil discards
 	// REST mounts the REST tool API (mcp.RESTHandler) under /api/, behind
@@ -90,6 +92,7 @@ func Serve(ctx context.Context, srv *mcp.Server, authn mcp.Authenticator, o *Opt
 	if ao.BodyBudget == 0 {
 		ao.BodyBudget = max(o.MaxBodyBytes, mcp.DefaultMaxBodyBytes)
 	}
+	fairShare(&ao, o.MaxBodyBytes)
 	hopts := &mcp.HTTPOptions{
 		Auth:         authn,
 		AllowedHosts: allowed,
@@ -157,6 +160,44 @@ func Serve(ctx context.Context, srv *mcp.Server, authn mcp.Authenticator, o *Opt
 		return fmt.Errorf("winx: shutdown: %w", err)
 	}
 	return nil
+}
+
+// fairShare fills the byte rates and heavy slots of ao left at zero with
+// their defaults (a negative value turns one off): a principal spends
+// admission.DefaultBytesPerSecond with a burst of one largest body, failed
+// authentication its smaller allowance per IP, and bodies over
+// admission.DefaultHeavyBytes are decoded one at a time per principal, so
+// that one principal's large bodies leave CPU for the others' requests, and
+// as many at once as there are cores (at least 2, so that one principal
+// holding its slot with a slow body never holds them all).
+func fairShare(ao *admission.Options, maxBody int64) {
+	switch {
+	case ao.BytesPerSecond == 0:
+		ao.BytesPerSecond = admission.DefaultBytesPerSecond
+	case ao.BytesPerSecond < 0:
+		ao.BytesPerSecond = 0
+	}
+	if ao.BytesBurst <= 0 {
+		ao.BytesBurst = max(maxBody, mcp.DefaultMaxBodyBytes)
+	}
+	switch {
+	case ao.UnauthBytesPerSecond == 0:
+		ao.UnauthBytesPerSecond = admission.DefaultUnauthBytesPerSecond
+	case ao.UnauthBytesPerSecond < 0:
+		ao.UnauthBytesPerSecond = 0
+	}
+	if ao.UnauthBytesBurst <= 0 {
+		ao.UnauthBytesBurst = admission.DefaultUnauthBytesBurst
+	}
+	switch {
+	case ao.HeavyBytes == 0:
+		ao.HeavyBytes = admission.DefaultHeavyBytes
+	case ao.HeavyBytes < 0:
+		ao.HeavyBytes = 0
+	}
+	if ao.HeavySlots <= 0 {
+		ao.HeavySlots = max(2, runtime.GOMAXPROCS(0))
+	}
 }
 
 // identified hands the handler the caller the admission gate authenticated.

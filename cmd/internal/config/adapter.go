@@ -62,6 +62,11 @@ type Serve struct {
 	RequestsPerMinute int           // --requests-per-minute, not negative
 	RequestTimeout    time.Duration // --request-timeout, not negative
 	MaxBodyBytes      int64         // --max-body-bytes, at least 1
+	// BodyBytesPerSecond is --body-bytes-per-second: a principal's body
+	// byte rate, 0 for none; BodyBurstBytes (--body-burst-bytes) its burst,
+	// 0 for the larger of --max-body-bytes and 64 MiB.
+	BodyBytesPerSecond int64
+	BodyBurstBytes     int64
 	// Callers: with HTTP exactly one of TokenFile, Token, HTTPToken or
 	// PrincipalConfig.
 	TokenFile       string
@@ -201,6 +206,8 @@ func loadServe(args, environ []string, getenv func(string) string, cat Catalog, 
 	fs.IntVar(&s.MaxConcurrency, "max-concurrency", 32, "HTTP requests served at once; more get 503")
 	fs.IntVar(&s.RequestsPerMinute, "requests-per-minute", 120, "HTTP requests per minute per source IP; more get 429")
 	fs.Int64Var(&s.MaxBodyBytes, "max-body-bytes", cat.MaxBodyBytes, "largest HTTP request body; larger gets 413")
+	fs.Int64Var(&s.BodyBytesPerSecond, "body-bytes-per-second", 4<<20, "HTTP request body bytes per second per principal, with a burst of --body-burst-bytes; more get 429 before the body is read (0: no limit)")
+	fs.Int64Var(&s.BodyBurstBytes, "body-burst-bytes", 0, "burst of --body-bytes-per-second (0: the larger of --max-body-bytes and 64 MiB)")
 	fs.DurationVar(&s.RequestTimeout, "request-timeout", 120*time.Second, "time for an HTTP request to start its answer; later gets 408")
 	fs.StringVar(&s.Token, "token", "", "the bearer token itself; /proc/PID/cmdline shows it to every local user until start-up blanks it there (prefer --token-file or WINX_HTTP_TOKEN)")
 	fs.StringVar(&s.PrincipalConfig, "principal-config", "", "TOML file of [[principals]] (name, token_file or token_env, tool_profile or allowed_tools)")
@@ -358,8 +365,8 @@ func checkHTTP(s *Serve, stderr io.Writer) error {
 	if s.PrincipalConfig != "" && len(s.AllowTools) > 0 {
 		return usagef(stderr, "--allow-tool does not combine with --principal-config; give each principal allowed_tools")
 	}
-	if s.MaxConcurrency < 1 || s.RequestsPerMinute < 0 || s.RequestTimeout < 0 || s.MaxBodyBytes < 1 {
-		return usagef(stderr, "--max-concurrency and --max-body-bytes must be at least 1; --requests-per-minute and --request-timeout must not be negative")
+	if s.MaxConcurrency < 1 || s.RequestsPerMinute < 0 || s.RequestTimeout < 0 || s.MaxBodyBytes < 1 || s.BodyBytesPerSecond < 0 || s.BodyBurstBytes < 0 {
+		return usagef(stderr, "--max-concurrency and --max-body-bytes must be at least 1; --requests-per-minute, --request-timeout, --body-bytes-per-second and --body-burst-bytes must not be negative")
 	}
 	return nil
 }
