@@ -18,6 +18,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 )
 
 // Version is the only protocol version this package speaks.
@@ -166,12 +167,15 @@ func DecodeMessage(data []byte) (Message, error) {
 		}
 		return nil, &DecodeError{Err: NewError(CodeParseError, "parse error")}
 	}
-	var w wireMessage
-	if err := json.Unmarshal(data, &w); err != nil {
-		var syn *json.SyntaxError
-		if errors.As(err, &syn) || !json.Valid(data) {
-			return nil, &DecodeError{Err: NewError(CodeParseError, "parse error")}
-		}
+	// One validating scan of the whole message; the members are then
+	// found without scanning their values again, and only the small ones
+	// are decoded (json.Unmarshal of the whole would scan it twice and
+	// copy params through the decoder).
+	if !json.Valid(data) {
+		return nil, &DecodeError{Err: NewError(CodeParseError, "parse error")}
+	}
+	w, err := decodeWire(data)
+	if err != nil {
 		return nil, &DecodeError{ID: bestEffortID(w.ID), Err: NewError(CodeInvalidRequest, "invalid message: "+err.Error())}
 	}
 	id, idErr := parseID(w.ID)
@@ -207,6 +211,53 @@ func DecodeMessage(data []byte) (Message, error) {
 		return &Response{ID: id, Result: w.Result, Error: w.Error}, nil
 	}
 	return nil, &DecodeError{ID: id, Err: NewError(CodeInvalidRequest, "message has neither method nor result nor error")}
+}
+
+// wireFields are wireMessage's members, in the order of its fields.
+var wireFields = [...]string{"jsonrpc", "id", "method", "params", "result", "error"}
+
+// decodeWire reads the valid JSON object data into a wireMessage the way
+// json.Unmarshal would (a member name matches its field exactly, else
+// case-insensitively; the last of repeated members wins), decoding only
+// the small members and copying the raw ones once.
+func decodeWire(data []byte) (wireMessage, error) {
+	var raw [len(wireFields)][]byte
+	Members(data, func(name string, v []byte) bool {
+		for i, f := range wireFields {
+			if name == f {
+				raw[i] = v
+				return true
+			}
+		}
+		for i, f := range wireFields {
+			if strings.EqualFold(name, f) {
+				raw[i] = v
+				return true
+			}
+		}
+		return true
+	})
+	var w wireMessage
+	own := func(b []byte) json.RawMessage {
+		if b == nil {
+			return nil
+		}
+		return append(json.RawMessage(nil), b...)
+	}
+	w.ID, w.Params, w.Result = own(raw[1]), own(raw[3]), own(raw[4])
+	var first error
+	for _, m := range []struct {
+		raw []byte
+		dst any
+	}{{raw[0], &w.JSONRPC}, {raw[2], &w.Method}, {raw[5], &w.Error}} {
+		if m.raw == nil {
+			continue
+		}
+		if err := json.Unmarshal(m.raw, m.dst); err != nil && first == nil {
+			first = err
+		}
+	}
+	return w, first
 }
 
 func bestEffortID(raw json.RawMessage) ID {

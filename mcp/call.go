@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"winx/jsonrpc"
@@ -293,9 +294,44 @@ type callToolParams struct {
 	Task      json.RawMessage `json:"task"`
 }
 
-func (s *Server) callTool(ctx context.Context, ex *exchange, params json.RawMessage) (result, error) {
+// decodeCallToolParams reads tools/call params as decodeParams would, but
+// decodes only the name and finds arguments and task without scanning them:
+// params were validated with their message, and the tool decodes its
+// arguments itself, so a large call is scanned once here, not twice more.
+func decodeCallToolParams(params json.RawMessage) (callToolParams, error) {
 	var p callToolParams
-	if err := decodeParams(params, &p); err != nil {
+	if len(params) == 0 {
+		return p, nil
+	}
+	err := jsonrpc.Members(params, func(name string, v []byte) bool {
+		switch {
+		case strings.EqualFold(name, "arguments"):
+			p.Arguments = v
+		case strings.EqualFold(name, "task"):
+			p.Task = v
+		}
+		return true
+	})
+	if err != nil {
+		return p, invalidParams("invalid params: %v", err)
+	}
+	if raw, _ := memberFold(params, "name"); raw != nil {
+		if err := json.Unmarshal(raw, &p.Name); err != nil {
+			return p, invalidParams("invalid params: %v", err)
+		}
+	}
+	if string(p.Arguments) == "null" {
+		p.Arguments = nil
+	}
+	if string(p.Task) == "null" {
+		p.Task = nil
+	}
+	return p, nil
+}
+
+func (s *Server) callTool(ctx context.Context, ex *exchange, params json.RawMessage) (result, error) {
+	p, err := decodeCallToolParams(params)
+	if err != nil {
 		return nil, err
 	}
 	if p.Name == "" {

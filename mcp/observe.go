@@ -187,11 +187,17 @@ func (s *Server) observeToolCall(ctx context.Context, ex *exchange, req *jsonrpc
 	start := time.Now()
 	box := &factsBox{}
 	b, err := s.dispatchResult(context.WithValue(ctx, factsKey{}, box), ex, req)
+	// The name, arguments and thread_id are found without decoding the
+	// arguments again: they were validated with the message, and scanning
+	// a large call twice more only to log it is CPU the caller chose.
 	var p struct {
-		Name      string          `json:"name"`
-		Arguments json.RawMessage `json:"arguments"`
+		Name      string
+		Arguments json.RawMessage
 	}
-	_ = json.Unmarshal(req.Params, &p)
+	if raw, err := memberFold(req.Params, "name"); err == nil && raw != nil {
+		_ = json.Unmarshal(raw, &p.Name)
+	}
+	p.Arguments, _ = memberFold(req.Params, "arguments")
 	rec := ToolCallRecord{Tool: p.Name, Principal: ex.caller.Principal, Duration: time.Since(start), ResponseBytes: len(b), RequestID: RequestID(ctx)}
 	if rec.RequestID == "" {
 		rec.RequestID = NewRequestID()
@@ -201,11 +207,11 @@ func (s *Server) observeToolCall(ctx context.Context, ex *exchange, req *jsonrpc
 		mac.Write(p.Arguments)
 		rec.ArgsDigest = hex.EncodeToString(mac.Sum(nil))
 	}
-	var binding struct {
-		ThreadID string `json:"thread_id"`
-	}
-	if json.Unmarshal(p.Arguments, &binding) == nil {
-		rec.Correlation = binding.ThreadID
+	if raw, err := memberFold(p.Arguments, "thread_id"); err == nil && raw != nil {
+		var thread string
+		if json.Unmarshal(raw, &thread) == nil {
+			rec.Correlation = thread
+		}
 	}
 	if err != nil {
 		rec.ProtocolError = true

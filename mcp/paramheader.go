@@ -106,12 +106,19 @@ func (h *HTTPHandler) checkParamHeaders(r *http.Request, caller Caller, req *jso
 	if req.Method != "tools/call" {
 		return nil
 	}
-	var p callToolParams
-	if json.Unmarshal(req.Params, &p) != nil {
+	// The name first, without scanning the arguments: only a tool with
+	// annotated parameters needs them decoded.
+	rawName, err := memberFold(req.Params, "name")
+	var name string
+	if err != nil || json.Unmarshal(rawName, &name) != nil {
 		return nil
 	}
-	rt, ok := h.server.registry.lookupTool(caller.Profile, p.Name)
+	rt, ok := h.server.registry.lookupTool(caller.Profile, name)
 	if !ok || len(rt.headers) == 0 {
+		return nil
+	}
+	var p callToolParams
+	if json.Unmarshal(req.Params, &p) != nil {
 		return nil
 	}
 	return matchParamHeaders(r.Header, rt.headers, p.Arguments)

@@ -145,11 +145,32 @@ func decodeMeta(params json.RawMessage) (requestMeta, error) {
 	if len(params) == 0 {
 		return nil, nil
 	}
-	var p paramsWithMeta
-	if err := json.Unmarshal(params, &p); err != nil {
+	// Only _meta is decoded: params were validated with their message,
+	// and a large tools/call is not scanned again to find its _meta.
+	raw, err := memberFold(params, "_meta")
+	if err != nil {
 		return nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "params must be an object")
 	}
-	return p.Meta, nil
+	var meta requestMeta
+	if raw != nil && json.Unmarshal(raw, &meta) != nil {
+		return nil, jsonrpc.NewError(jsonrpc.CodeInvalidParams, "params must be an object")
+	}
+	return meta, nil
+}
+
+// memberFold is the member of the valid JSON object obj that
+// json.Unmarshal would decode into a struct field tagged name: the last
+// whose name matches case-insensitively; nil when none does. It finds it
+// without scanning the other members' values, which may be large.
+func memberFold(obj json.RawMessage, name string) (json.RawMessage, error) {
+	var out json.RawMessage
+	err := jsonrpc.Members(obj, func(n string, v []byte) bool {
+		if strings.EqualFold(n, name) {
+			out = v
+		}
+		return true
+	})
+	return out, err
 }
 
 // ModernVersionOf returns the protocol version a request's _meta names, or ""

@@ -419,10 +419,10 @@ func checkRoutingHeaders(r *http.Request, req *jsonrpc.Request) *jsonrpc.Error {
 	if field == "" {
 		return nil
 	}
-	var params map[string]json.RawMessage
-	_ = json.Unmarshal(req.Params, &params)
 	var want string
-	_ = json.Unmarshal(params[field], &want)
+	if v := jsonrpc.Member(req.Params, field); v != nil {
+		_ = json.Unmarshal(v, &want)
+	}
 	header := strings.TrimSpace(r.Header.Get("Mcp-Name"))
 	if header == "" {
 		return headerMismatch("missing Mcp-Name header")
