@@ -12,6 +12,9 @@
 #                       The client and peers come from $WINX_SHARED (default ../shared); the peers
 #                       are installed once into $WINX_BENCH_PEERS (default: a cache dir)
 #   ./build.sh bench go the Go benchmarks of every package
+#   ./build.sh bench fair [SERVE FLAGS]
+#                       the fairness benchmark: p1..p3's latency, idle and while p0 sends
+#                       8 MiB bodies or does real work, each principal its own process
 #   ./build.sh install PREFIX
 #                       build into PREFIX/lib/winx/<build id>/ (never changed afterwards),
 #                       smoke-test it there, then switch PREFIX/lib/winx/current to it with
@@ -120,6 +123,17 @@ suite() {
 }
 
 bench() {
+	if [[ ${1:-} == fair ]]; then
+		# One principal's load against three others' latency, each client its
+		# own process, on the freshly built binary.
+		begin "fairness benchmark"
+		local dir
+		dir=$(mktemp -d "${TMPDIR:-/tmp}/winx-fairbench-XXXXXX")
+		tmpdirs+=("$dir")
+		build_into "$dir/bin"
+		go run ./cmd/internal/fairbench -winx "$dir/bin/winx" -n "${WINX_BENCH_N:-200}" -- "${@:2}"
+		return
+	fi
 	if [[ ${1:-} == go ]]; then
 		begin "go test -run='^\$' -bench=. -benchmem ./..."
 		go test -run='^$' -bench=. -benchmem ./...
@@ -262,7 +276,7 @@ case ${1:-build} in
 build) build ;;
 test) suite ;;
 repro) repro ;;
-bench) bench "${2:-}" ;;
+bench) bench "${@:2}" ;;
 install) install_prefix "${2:-}" ;;
 dist) dist "${2:-}" ;;
 -h | --help | help)

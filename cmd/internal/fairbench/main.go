@@ -1,0 +1,463 @@
+// Command fairbench measures what one principal's load does to the others'
+// latency on a real `winx serve --http` with four principals: p1..p3 each
+// run in their own OS process and make n calls (ReadFiles of a 4 KB file and
+// BashCommand `echo hi`, alternately), first with the server idle, then
+// while p0, in its own process too, sends large valid bodies (tools/call
+// with junk arguments) from many workers, then while p0 does real work
+// (ReadFiles of 1 MB). It prints each phase's p50 and p99 of p1..p3, their
+// ratio to idle, and what p0 got done.
+//
+// It measures only: it never fails on time.
+//
+//	go run ./cmd/internal/fairbench -winx bin/winx [-n 200] [-workers 64] [-- serve flags...]
+//
+// The server runs with a throwaway HOME, XDG directories and WINX_SOCKET,
+// so the user's state and daemon are never touched.
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+)
+
+const protocol = "2026-07-28"
+
+func main() {
+	role := flag.String("role", "", "internal: run as a client process (light, body, work)")
+	base := flag.String("base", "", "internal: the server's URL")
+	token := flag.String("token", "", "internal: the client's bearer token (or FAIRBENCH_TOKEN)")
+	ws := flag.String("ws", "", "internal: the workspace directory")
+	winx := flag.String("winx", "bin/winx", "winx binary (winxd and winx-guardian beside it)")
+	n := flag.Int("n", 200, "timed calls of each of p1..p3 per phase")
+	workers := flag.Int("workers", 64, "p0's concurrent workers")
+	bodyMiB := flag.Int("body-mib", 8, "size of p0's bodies in MiB")
+	settle := flag.Duration("settle", 2*time.Second, "how long p0's load runs before p1..p3 start")
+	flag.Parse()
+	if *token == "" {
+		*token = os.Getenv("FAIRBENCH_TOKEN")
+	}
+	var err error
+	switch *role {
+	case "":
+		err = run(*winx, *n, *workers, *bodyMiB<<20, *settle, flag.Args())
+	case "light":
+		err = light(*base, *token, *ws, *n)
+	case "body", "work":
+		err = heavy(*role, *base, *token, *ws, *workers, *bodyMiB<<20)
+	default:
+		err = fmt.Errorf("unknown -role %q", *role)
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "fairbench:", err)
+		os.Exit(1)
+	}
+}
+
+// client is one principal's connection to the server.
+type client struct {
+	base, token string
+	http        *http.Client
+	tid, root   string
+}
+
+func newClient(base, token string, conns int) *client {
+	return &client{base: base, token: token, http: &http.Client{
+		Timeout:   5 * time.Minute,
+		Transport: &http.Transport{MaxIdleConnsPerHost: conns, MaxConnsPerHost: conns},
+	}}
+}
+
+const meta = `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28",` +
+	`"io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{"name":"fairbench","version":"0"}}`
+
+// call makes one tools/call with the arguments' JSON text and returns the
+// HTTP status and the answer.
+func (c *client) call(tool string, args []byte) (int, []byte, error) {
+	var b bytes.Buffer
+	b.Grow(len(args) + 512)
+	b.WriteString(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{` + meta + `,"name":"` + tool + `","arguments":`)
+	b.Write(args)
+	b.WriteString(`}}`)
+	req, err := http.NewRequest(http.MethodPost, c.base+"/mcp", bytes.NewReader(b.Bytes()))
+	if err != nil {
+		return 0, nil, err
+	}
+	req.Header.Set("Authorization", "Bearer "+c.token)
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json")
+	req.Header.Set("MCP-Protocol-Version", protocol)
+	req.Header.Set("Mcp-Method", "tools/call")
+	req.Header.Set("Mcp-Name", tool)
+	resp, err := c.http.Do(req)
+	if err != nil {
+		return 0, nil, err
+	}
+	defer resp.Body.Close()
+	out, err := io.ReadAll(io.LimitReader(resp.Body, 16<<20))
+	return resp.StatusCode, out, err
+}
+
+// initialize opens the principal's session in ws and keeps its thread id.
+func (c *client) initialize(ws string) error {
+	args, _ := json.Marshal(map[string]any{"type": "first_call", "any_workspace_path": ws})
+	code, out, err := c.call("Initialize", args)
+	if err != nil || code != http.StatusOK {
+		return fmt.Errorf("Initialize: %d %v: %.300s", code, err, out)
+	}
+	var v any
+	if err := json.Unmarshal(out, &v); err != nil {
+		return err
+	}
+	c.tid, _ = find(v, "thread_id").(string)
+	c.root, _ = find(v, "workspace_root").(string)
+	if c.tid == "" {
+		return fmt.Errorf("Initialize: no thread_id in %.300s", out)
+	}
+	return nil
+}
+
+// find returns the first value of key anywhere in v, looking into JSON
+// text held in strings too.
+func find(v any, key string) any {
+	switch v := v.(type) {
+	case map[string]any:
+		if x, ok := v[key]; ok {
+			return x
+		}
+		for _, x := range v {
+			if r := find(x, key); r != nil {
+				return r
+			}
+		}
+	case []any:
+		for _, x := range v {
+			if r := find(x, key); r != nil {
+				return r
+			}
+		}
+	case string:
+		if strings.Contains(v, `"`+key+`"`) {
+			var inner any
+			if json.Unmarshal([]byte(v), &inner) == nil {
+				return find(inner, key)
+			}
+		}
+	}
+	return nil
+}
+
+func (c *client) bound(extra string) []byte {
+	return []byte(fmt.Sprintf(`{"thread_id":%q,"workspace_root":%q,%s}`, c.tid, c.root, extra))
+}
+
+// light makes n calls and prints each one's latency in microseconds, one
+// per line, then "errors N".
+func light(base, token, ws string, n int) error {
+	c := newClient(base, token, 1)
+	if err := c.initialize(ws); err != nil {
+		return err
+	}
+	read := c.bound(fmt.Sprintf(`"file_paths":[%q]`, filepath.Join(ws, "small.txt")))
+	echo := c.bound(`"action_json":{"type":"command","command":"echo hi"}`)
+	w := bufio.NewWriter(os.Stdout)
+	defer w.Flush()
+	errs := 0
+	for i := range n {
+		tool, args := "ReadFiles", read
+		if i%2 == 1 {
+			tool, args = "BashCommand", echo
+		}
+		start := time.Now()
+		code, _, err := c.call(tool, args)
+		d := time.Since(start)
+		if err != nil || code != http.StatusOK {
+			errs++
+			continue
+		}
+		fmt.Fprintln(w, d.Microseconds())
+	}
+	fmt.Fprintln(w, "errors", errs)
+	return nil
+}
+
+// heavy runs p0's load until SIGTERM, then prints its counts: answers by
+// status, and the body bytes the server answered 200 to.
+func heavy(role, base, token, ws string, workers, size int) error {
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM)
+	defer stop()
+	c := newClient(base, token, workers)
+	if err := c.initialize(ws); err != nil {
+		return err
+	}
+	var args []byte
+	switch role {
+	case "body":
+		args = []byte(`{"junk":"` + strings.Repeat("x", size-300) + `"}`)
+	case "work":
+		args = c.bound(fmt.Sprintf(`"file_paths":[%q]`, filepath.Join(ws, "big.txt")))
+	}
+	var mu sync.Mutex
+	codes := map[int]int{}
+	var okBytes atomic.Int64
+	var wg sync.WaitGroup
+	start := time.Now()
+	for range workers {
+		wg.Go(func() {
+			for ctx.Err() == nil {
+				code, _, err := c.call("ReadFiles", args)
+				if err != nil {
+					code = -1
+				}
+				if code == http.StatusOK {
+					okBytes.Add(int64(len(args)))
+				} else if code == http.StatusTooManyRequests || code == http.StatusServiceUnavailable {
+					time.Sleep(50 * time.Millisecond) // a client that honours refusals a little
+				}
+				mu.Lock()
+				codes[code]++
+				mu.Unlock()
+			}
+		})
+	}
+	<-ctx.Done()
+	elapsed := time.Since(start)
+	// The workers' calls in flight are not waited for: the counts are
+	// those finished by now.
+	mu.Lock()
+	defer mu.Unlock()
+	fmt.Printf("p0 %s: %.1f s, answers %v, %.1f MiB/s of bodies answered 200\n", role, elapsed.Seconds(), codes,
+		float64(okBytes.Load())/elapsed.Seconds()/(1<<20))
+	return nil
+}
+
+type stats struct{ p50, p99 time.Duration }
+
+func percentiles(us []int) stats {
+	slices.Sort(us)
+	if len(us) == 0 {
+		return stats{}
+	}
+	at := func(q float64) time.Duration {
+		return time.Duration(us[min(len(us)-1, int(q*float64(len(us))))]) * time.Microsecond
+	}
+	return stats{at(0.50), at(0.99)}
+}
+
+func run(winx string, n, workers, size int, settle time.Duration, serveArgs []string) error {
+	winx, err := filepath.Abs(winx)
+	if err != nil {
+		return err
+	}
+	self, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	tmp, err := os.MkdirTemp("", "winx-fairbench-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+	for _, kv := range [][2]string{{"HOME", "home"}, {"XDG_RUNTIME_DIR", "run"}, {"XDG_STATE_HOME", "state"},
+		{"XDG_CONFIG_HOME", "config"}, {"XDG_CACHE_HOME", "cache"}, {"XDG_DATA_HOME", "data"}, {"", "ws"}} {
+		dir := filepath.Join(tmp, kv[1])
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			return err
+		}
+		if kv[0] != "" {
+			os.Setenv(kv[0], dir)
+		}
+	}
+	os.WriteFile(filepath.Join(tmp, "home", ".bashrc"), nil, 0o600)
+	os.Setenv("WINX_SOCKET", filepath.Join(tmp, "run", "winxd.sock"))
+	ws := filepath.Join(tmp, "ws")
+	if err := os.WriteFile(filepath.Join(ws, "small.txt"), fileOf(4<<10), 0o600); err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(ws, "big.txt"), fileOf(1<<20), 0o600); err != nil {
+		return err
+	}
+	// Four principals, each with a token in the environment.
+	var cfg strings.Builder
+	tokens := make([]string, 4)
+	for i := range tokens {
+		tokens[i] = fmt.Sprintf("fairbench-p%d-%032x", i, time.Now().UnixNano()+int64(i))
+		os.Setenv(fmt.Sprintf("FAIRBENCH_P%d_TOKEN", i), tokens[i])
+		fmt.Fprintf(&cfg, "[[principals]]\nname = \"p%d\"\ntoken_env = \"FAIRBENCH_P%d_TOKEN\"\ntool_profile = \"full\"\n\n", i, i)
+	}
+	cfgPath := filepath.Join(tmp, "principals.toml")
+	if err := os.WriteFile(cfgPath, []byte(cfg.String()), 0o600); err != nil {
+		return err
+	}
+	port, err := freePort()
+	if err != nil {
+		return err
+	}
+	base := "http://127.0.0.1:" + port
+	args := append([]string{"serve", "--http", "--bind", "127.0.0.1:" + port, "--principal-config", cfgPath}, serveArgs...)
+	srv := exec.Command(winx, args...)
+	srv.Stderr = io.Discard
+	srv.Env = append(os.Environ(), "WINX_RUNTIME=daemon")
+	if err := srv.Start(); err != nil {
+		return err
+	}
+	defer func() {
+		srv.Process.Signal(syscall.SIGTERM)
+		srv.Wait()
+		stopServers(tmp)
+	}()
+	if err := waitHealthy(base); err != nil {
+		return err
+	}
+	fmt.Printf("winx serve --http %s; 4 principals; p1..p3: %d calls each (ReadFiles 4 KB / BashCommand echo hi); p0: %d workers\n",
+		strings.Join(serveArgs, " "), n, workers)
+	lightPhase := func() ([]stats, int, error) {
+		var wg sync.WaitGroup
+		outs := make([][]byte, 3)
+		errs := make([]error, 3)
+		for i := range 3 {
+			wg.Go(func() {
+				cmd := exec.Command(self, "-role", "light", "-base", base, "-ws", ws, "-n", strconv.Itoa(n))
+				cmd.Env = append(os.Environ(), "FAIRBENCH_TOKEN="+tokens[i+1])
+				cmd.Stderr = os.Stderr
+				outs[i], errs[i] = cmd.Output()
+			})
+		}
+		wg.Wait()
+		var st []stats
+		failed := 0
+		for i := range 3 {
+			if errs[i] != nil {
+				return nil, 0, fmt.Errorf("p%d: %w", i+1, errs[i])
+			}
+			var us []int
+			for line := range strings.Lines(string(outs[i])) {
+				line = strings.TrimSpace(line)
+				if rest, ok := strings.CutPrefix(line, "errors "); ok {
+					e, _ := strconv.Atoi(rest)
+					failed += e
+					continue
+				}
+				v, _ := strconv.Atoi(line)
+				us = append(us, v)
+			}
+			st = append(st, percentiles(us))
+		}
+		return st, failed, nil
+	}
+	idle, idleErrs, err := lightPhase()
+	if err != nil {
+		return err
+	}
+	report := func(name string, st []stats, failed int, p0 string) {
+		fmt.Printf("%-34s", name)
+		for i, s := range st {
+			fmt.Printf("  p%d p50 %6.1f ms p99 %7.1f ms", i+1, ms(s.p50), ms(s.p99))
+			if name != "idle" {
+				fmt.Printf(" (%.1fx / %.1fx)", ms(s.p50)/ms(idle[i].p50), ms(s.p99)/ms(idle[i].p99))
+			}
+		}
+		fmt.Printf("  errors %d\n", failed)
+		if p0 != "" {
+			fmt.Printf("    %s", p0)
+		}
+	}
+	report("idle", idle, idleErrs, "")
+	for _, role := range []string{"body", "work"} {
+		p0 := exec.Command(self, "-role", role, "-base", base, "-ws", ws, "-workers", strconv.Itoa(workers), "-body-mib", strconv.Itoa(size>>20))
+		p0.Env = append(os.Environ(), "FAIRBENCH_TOKEN="+tokens[0])
+		p0.Stderr = os.Stderr
+		var out bytes.Buffer
+		p0.Stdout = &out
+		if err := p0.Start(); err != nil {
+			return err
+		}
+		time.Sleep(settle)
+		st, failed, err := lightPhase()
+		p0.Process.Signal(syscall.SIGTERM)
+		p0.Wait()
+		if err != nil {
+			return err
+		}
+		name := fmt.Sprintf("p0 sends %d MiB bodies", size>>20)
+		if role == "work" {
+			name = "p0 reads 1 MB files"
+		}
+		report(name, st, failed, out.String())
+	}
+	return nil
+}
+
+func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+
+func fileOf(size int) []byte {
+	var b bytes.Buffer
+	for i := 0; b.Len() < size; i++ {
+		fmt.Fprintf(&b, "line %d of the benchmark file, some text to read\n", i)
+	}
+	return b.Bytes()[:size]
+}
+
+func freePort() (string, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", err
+	}
+	defer ln.Close()
+	_, port, err := net.SplitHostPort(ln.Addr().String())
+	return port, err
+}
+
+func waitHealthy(base string) error {
+	deadline := time.Now().Add(20 * time.Second)
+	for time.Now().Before(deadline) {
+		if resp, err := http.Get(base + "/healthz"); err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				return nil
+			}
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	return errors.New("server not healthy within 20 s")
+}
+
+// stopServers ends winxd and the guardians this run started: their command
+// lines name the run's temporary directory.
+func stopServers(tmp string) {
+	ents, err := os.ReadDir("/proc")
+	if err != nil {
+		return
+	}
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil || pid == os.Getpid() {
+			continue
+		}
+		cmdline, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+		if err != nil || !bytes.Contains(cmdline, []byte(tmp+string(filepath.Separator))) {
+			continue
+		}
+		if p, err := os.FindProcess(pid); err == nil {
+			p.Signal(syscall.SIGTERM)
+		}
+	}
+}
