@@ -161,7 +161,12 @@ func New(o Options) *Gate {
 		g.heavy = newHeavy(o.HeavySlots)
 	}
 	g.bodies.free = o.BodyBudget
+	g.bodies.held = map[string]int64{}
 	g.bodies.changed = make(chan struct{})
+	g.bodies.share = o.BodyBudget
+	if o.Principals > 1 {
+		g.bodies.share = (o.BodyBudget + 1) / 2
+	}
 	return g
 }
 
@@ -316,7 +321,7 @@ func (g *Gate) serve(next http.Handler, w http.ResponseWriter, r *http.Request, 
 		// A declared length is reserved before the first byte is read, so
 		// partly read bodies never hold the budget waiting for each other.
 		n := r.ContentLength
-		if !g.bodies.acquire(ctx, n, g.opts.BodyWait) {
+		if !g.bodies.acquire(ctx, principal, n, g.opts.BodyWait) {
 			refuse(w, http.StatusServiceUnavailable, "request bodies over the server's byte budget")
 			return
 		}
@@ -519,20 +524,29 @@ func clientIP(r *http.Request) string {
 	return host
 }
 
-// budget is a pool of body bytes shared by all requests.
+// budget is a pool of body bytes shared by all requests. One principal may
+// hold at most share of it, unless it holds nothing else (so that a single
+// body of the largest size still fits): without the share, one principal's
+// bodies could hold the whole pool and every other principal's smallest
+// request would wait for it.
 type budget struct {
-	mu      sync.Mutex // guards free and changed
+	share   int64
+	mu      sync.Mutex // guards free, held and changed
 	free    int64
-	changed chan struct{} // closed and replaced on every release
+	held    map[string]int64 // bytes held per principal; absent when none
+	changed chan struct{}    // closed and replaced on every release
 }
 
-// acquire takes n bytes, waiting at most wait (or until ctx ends).
-func (b *budget) acquire(ctx context.Context, n int64, wait time.Duration) bool {
+// acquire takes n bytes for principal, waiting at most wait (or until ctx
+// ends).
+func (b *budget) acquire(ctx context.Context, principal string, n int64, wait time.Duration) bool {
 	var timeout <-chan time.Time
 	for {
 		b.mu.Lock()
-		if b.free >= n {
+		own := b.held[principal]
+		if b.free >= n && (own == 0 || own+n <= b.share) {
 			b.free -= n
+			b.held[principal] = own + n
 			b.mu.Unlock()
 			return true
 		}
@@ -553,12 +567,15 @@ func (b *budget) acquire(ctx context.Context, n int64, wait time.Duration) bool 
 	}
 }
 
-func (b *budget) release(n int64) {
+func (b *budget) release(principal string, n int64) {
 	if n <= 0 {
 		return
 	}
 	b.mu.Lock()
 	b.free += n
+	if b.held[principal] -= n; b.held[principal] <= 0 {
+		delete(b.held, principal)
+	}
 	close(b.changed)
 	b.changed = make(chan struct{})
 	b.mu.Unlock()
@@ -617,7 +634,7 @@ func (b *budgetBody) Read(p []byte) (int, error) {
 			p = p[:maxBudgetStep]
 		}
 		want := min(int64(len(p)), b.g.opts.BodyBudget)
-		if want > 0 && !b.g.bodies.acquire(b.ctx, want, b.g.opts.BodyWait) {
+		if want > 0 && !b.g.bodies.acquire(b.ctx, b.principal, want, b.g.opts.BodyWait) {
 			b.tw.expire(http.StatusServiceUnavailable, "request bodies over the server's byte budget")
 			return 0, ErrBodyBudget
 		}
@@ -664,5 +681,5 @@ func (b *budgetBody) release() {
 	n := b.reserved
 	b.reserved = 0
 	b.mu.Unlock()
-	b.g.bodies.release(n)
+	b.g.bodies.release(b.principal, n)
 }

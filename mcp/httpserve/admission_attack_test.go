@@ -455,3 +455,17 @@ func TestAttackLargeBodiesQueuePerPrincipal(t *testing.T) {
 		t.Errorf("alice's slow large body = %d, want 200", code)
 	}
 }
+
+// One principal's unfinished bodies cannot hold the whole body budget:
+// past half of it (with more than one body) its next body waits, and
+// another principal's body still finds room.
+func TestAttackBodyBudgetShare(t *testing.T) {
+	base := startServer(t, &Options{Admission: admission.Options{
+		MaxConcurrency: 32, BodyBudget: 4 << 20, BodyWait: 500 * time.Millisecond, HeavyBytes: -1, RequestTimeout: time.Minute}})
+	for range 3 {
+		rawPost(t, base, aliceToken, 3<<19, newPaddedBody(3<<19).head) // 1.5 MiB each, never finished
+	}
+	if c := postSized(t, base, bobToken, 3<<19); c != http.StatusOK {
+		t.Errorf("bob's 1.5 MiB body while alice's bodies wait = %d, want 200", c)
+	}
+}
