@@ -72,6 +72,12 @@ type Options struct {
 	HeavyBytes int64
 	HeavySlots int // default 1
 	HeavyWait  time.Duration
+	// HeavyAnswerBytes: while a principal's recent answers average more
+	// than this (a moving average), all its requests take the heavy slots
+	// too: producing and encoding large answers is CPU as well, and the
+	// size of the next answer is not known before it is produced. 0 means
+	// answers are not counted.
+	HeavyAnswerBytes int64
 }
 
 // DefaultHeavyWait is the default of Options.HeavyWait.
@@ -126,6 +132,9 @@ type Gate struct {
 	mu    sync.Mutex // guards rates and held
 	rates map[string]*bucket
 	held  map[string]int // slots held per principal
+	// answers is each principal's moving average of answer bytes, for
+	// HeavyAnswerBytes; it has an entry per principal that was answered.
+	answers map[string]float64
 
 	bodies budget
 
@@ -154,7 +163,7 @@ func New(o Options) *Gate {
 	if o.HeavyWait <= 0 {
 		o.HeavyWait = DefaultHeavyWait
 	}
-	g := &Gate{opts: o, slots: make(chan struct{}, o.MaxConcurrency), rates: map[string]*bucket{}, held: map[string]int{}}
+	g := &Gate{opts: o, slots: make(chan struct{}, o.MaxConcurrency), rates: map[string]*bucket{}, held: map[string]int{}, answers: map[string]float64{}}
 	g.bytes = newByteBuckets(o.BytesPerSecond, o.BytesBurst, o.Now)
 	g.unauth = newByteBuckets(o.UnauthBytesPerSecond, o.UnauthBytesBurst, o.Now)
 	if o.HeavyBytes > 0 {
@@ -298,7 +307,7 @@ func (g *Gate) serve(next http.Handler, w http.ResponseWriter, r *http.Request, 
 	r = r.WithContext(ctx)
 	tw := &timeoutWriter{ResponseWriter: w}
 	body := &budgetBody{ReadCloser: r.Body, g: g, ctx: ctx, tw: tw, left: r.ContentLength, done: r.ContentLength == 0, principal: principal}
-	if g.heavy != nil && (r.ContentLength > g.opts.HeavyBytes || r.ContentLength < 0) && !isStream(r) {
+	if g.heavy != nil && !isStream(r) && (r.ContentLength > g.opts.HeavyBytes || r.ContentLength < 0 || g.answersHeavy(principal)) {
 		// Decoding a large body is the CPU one principal can take from the
 		// others: it waits for its principal's heavy slot (behind that
 		// principal's own large bodies) and a global one, and holds them
@@ -346,12 +355,38 @@ func (g *Gate) serve(next http.Handler, w http.ResponseWriter, r *http.Request, 
 		defer timer.Stop()
 	}
 	next.ServeHTTP(tw, r)
+	if !isStream(r) {
+		g.noteAnswer(principal, tw.bytes())
+	}
 	if status, msg := tw.failure(); status != 0 {
 		if status != http.StatusRequestTimeout {
 			w.Header().Set("Retry-After", tw.retryAfter())
 		}
 		http.Error(w, msg, status)
 	}
+}
+
+// answerWeight is the weight of the latest answer in a principal's moving
+// average of answer sizes: a few small answers end a run of large ones.
+const answerWeight = 0.25
+
+// answersHeavy reports whether principal's recent answers are large.
+func (g *Gate) answersHeavy(principal string) bool {
+	if g.opts.HeavyAnswerBytes <= 0 {
+		return false
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.answers[principal] > float64(g.opts.HeavyAnswerBytes)
+}
+
+func (g *Gate) noteAnswer(principal string, n int64) {
+	if g.opts.HeavyAnswerBytes <= 0 {
+		return
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.answers[principal] = (1-answerWeight)*g.answers[principal] + answerWeight*float64(n)
 }
 
 // timeoutWriter drops the handler's writes once the request failed (timed
@@ -363,6 +398,7 @@ type timeoutWriter struct {
 	status  int // the gate's answer once failed; 0 while not
 	msg     string
 	retry   string // Retry-After of a failure; "" means 1
+	written int64  // answer bytes written
 	// onStart, when set, runs once when the answer starts (it releases
 	// the heavy slots, which guard decoding, not the tool's run).
 	onStart func()
@@ -437,7 +473,17 @@ func (t *timeoutWriter) Write(b []byte) (int, error) {
 	if !t.begin() {
 		return 0, http.ErrHandlerTimeout
 	}
-	return t.ResponseWriter.Write(b)
+	n, err := t.ResponseWriter.Write(b)
+	t.mu.Lock()
+	t.written += int64(n)
+	t.mu.Unlock()
+	return n, err
+}
+
+func (t *timeoutWriter) bytes() int64 {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.written
 }
 
 // Flush lets SSE answers through the wrapper.

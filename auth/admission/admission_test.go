@@ -167,3 +167,51 @@ func TestBodyOverBudgetRefusedAtOnce(t *testing.T) {
 		t.Errorf("small body afterwards = %d, want 200", w.Code)
 	}
 }
+
+// A principal whose recent answers are large has all its requests take its
+// heavy slot: while one of them runs, its next one queues (503 past
+// HeavyWait) and another principal's does not.
+func TestLargeAnswersQueuePerPrincipal(t *testing.T) {
+	release := make(chan struct{})
+	started := make(chan struct{}, 1)
+	mux := http.NewServeMux()
+	mux.HandleFunc("/big", func(w http.ResponseWriter, r *http.Request) { w.Write(make([]byte, 1<<20)) })
+	mux.HandleFunc("/block", func(w http.ResponseWriter, r *http.Request) {
+		started <- struct{}{}
+		<-release
+	})
+	mux.HandleFunc("/small", func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "ok") })
+	g := New(Options{MaxConcurrency: 8, Principals: 2, HeavyBytes: 1 << 20, HeavyAnswerBytes: 256 << 10,
+		HeavyWait: 300 * time.Millisecond, Identify: func(r *http.Request) Identity {
+			return Identity{Principal: r.Header.Get("X-Principal")}
+		}})
+	srv := httptest.NewServer(g.Wrap(mux))
+	defer srv.Close()
+	post := func(principal, path string) int {
+		req, _ := http.NewRequest(http.MethodPost, srv.URL+path, strings.NewReader("{}"))
+		req.Header.Set("X-Principal", principal)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	for range 3 {
+		post("alice", "/big")
+	}
+	done := make(chan int)
+	go func() { done <- post("alice", "/block") }()
+	<-started
+	if c := post("alice", "/small"); c != http.StatusServiceUnavailable {
+		t.Errorf("alice's request while her heavy one runs = %d, want 503 (queued behind her own)", c)
+	}
+	if c := post("bob", "/small"); c != http.StatusOK {
+		t.Errorf("bob's request while alice's heavy one runs = %d, want 200", c)
+	}
+	close(release)
+	if c := <-done; c != http.StatusOK {
+		t.Errorf("alice's blocked request = %d, want 200", c)
+	}
+}

@@ -28,6 +28,8 @@ const (
 	DefaultUnauthBytesBurst = 1 << 20
 	// DefaultHeavyBytes is the default of Options.HeavyBytes.
 	DefaultHeavyBytes = 1 << 20
+	// DefaultHeavyAnswerBytes is the default of Options.HeavyAnswerBytes.
+	DefaultHeavyAnswerBytes = 256 << 10
 )
 
 // byteBuckets is a table of token buckets of bytes, one per key, refilled

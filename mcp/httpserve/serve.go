@@ -166,8 +166,10 @@ func Serve(ctx context.Context, srv *mcp.Server, authn mcp.Authenticator, o *Opt
 // their defaults (a negative value turns one off): a principal spends
 // admission.DefaultBytesPerSecond with a burst of one largest body, failed
 // authentication its smaller allowance per IP, and bodies over
-// admission.DefaultHeavyBytes are decoded one at a time per principal, so
-// that one principal's large bodies leave CPU for the others' requests, and
+// admission.DefaultHeavyBytes are decoded one at a time per principal (and
+// so are all requests of a principal whose recent answers average over
+// admission.DefaultHeavyAnswerBytes), so that one principal's large bodies
+// and answers leave CPU for the others' requests, and
 // as many at once as there are cores (at least 2, so that one principal
 // holding its slot with a slow body never holds them all).
 func fairShare(ao *admission.Options, maxBody int64) {
@@ -194,6 +196,12 @@ func fairShare(ao *admission.Options, maxBody int64) {
 		ao.HeavyBytes = admission.DefaultHeavyBytes
 	case ao.HeavyBytes < 0:
 		ao.HeavyBytes = 0
+	}
+	switch {
+	case ao.HeavyAnswerBytes == 0 && ao.HeavyBytes > 0:
+		ao.HeavyAnswerBytes = admission.DefaultHeavyAnswerBytes
+	case ao.HeavyAnswerBytes < 0:
+		ao.HeavyAnswerBytes = 0
 	}
 	if ao.HeavySlots <= 0 {
 		ao.HeavySlots = max(2, runtime.GOMAXPROCS(0))
