@@ -78,6 +78,12 @@ type Options struct {
 	// size of the next answer is not known before it is produced. 0 means
 	// answers are not counted.
 	HeavyAnswerBytes int64
+	// AnswerBytesPerSecond is the answer byte rate of one principal, with
+	// a burst of BytesBurst: an answer's bytes are charged once written
+	// (the bucket may go into debt), and while a principal is in debt its
+	// requests get 429 with Retry-After, so that producing large answers
+	// for one principal cannot take the CPU the others need. 0 means none.
+	AnswerBytesPerSecond int64
 }
 
 // DefaultHeavyWait is the default of Options.HeavyWait.
@@ -139,6 +145,7 @@ type Gate struct {
 	bodies budget
 
 	bytes  *byteBuckets // per principal; nil without a byte rate
+	answer *byteBuckets // answer bytes per principal; nil without a rate
 	unauth *byteBuckets // per source IP of failed authentication; nil without
 	heavy  *heavy       // nil when HeavyBytes is 0
 }
@@ -165,6 +172,7 @@ func New(o Options) *Gate {
 	}
 	g := &Gate{opts: o, slots: make(chan struct{}, o.MaxConcurrency), rates: map[string]*bucket{}, held: map[string]int{}, answers: map[string]float64{}}
 	g.bytes = newByteBuckets(o.BytesPerSecond, o.BytesBurst, o.Now)
+	g.answer = newByteBuckets(o.AnswerBytesPerSecond, max(o.BytesBurst, o.AnswerBytesPerSecond), o.Now)
 	g.unauth = newByteBuckets(o.UnauthBytesPerSecond, o.UnauthBytesBurst, o.Now)
 	if o.HeavyBytes > 0 {
 		g.heavy = newHeavy(o.HeavySlots)
@@ -276,6 +284,10 @@ func (g *Gate) Wrap(next http.Handler) http.Handler {
 		if !spend(w, r, g.bytes, id.Principal) {
 			return
 		}
+		if wait := g.answer.owed(id.Principal); wait > 0 {
+			refuseAfter(w, http.StatusTooManyRequests, "too many answer bytes", retryAfter(wait))
+			return
+		}
 		if !g.hold(id.Principal) {
 			refuse(w, http.StatusServiceUnavailable, "too many concurrent requests for this principal")
 			return
@@ -357,6 +369,7 @@ func (g *Gate) serve(next http.Handler, w http.ResponseWriter, r *http.Request, 
 	next.ServeHTTP(tw, r)
 	if !isStream(r) {
 		g.noteAnswer(principal, tw.bytes())
+		g.answer.charge(principal, tw.bytes())
 	}
 	if status, msg := tw.failure(); status != 0 {
 		if status != http.StatusRequestTimeout {

@@ -28,6 +28,9 @@ const (
 	DefaultUnauthBytesBurst = 1 << 20
 	// DefaultHeavyBytes is the default of Options.HeavyBytes.
 	DefaultHeavyBytes = 1 << 20
+	// DefaultAnswerBytesPerSecond is the default of
+	// Options.AnswerBytesPerSecond.
+	DefaultAnswerBytesPerSecond = 16 << 20
 	// DefaultHeavyAnswerBytes is the default of Options.HeavyAnswerBytes.
 	DefaultHeavyAnswerBytes = 256 << 10
 )
@@ -81,6 +84,49 @@ func (b *byteBuckets) take(key string, n int64) (wait time.Duration, never bool)
 	}
 	k.tokens -= float64(n)
 	return 0, false
+}
+
+// charge spends n bytes of key after the fact (an answer's size is known
+// only once it was written): the bucket may go into debt, down to minus
+// the burst.
+func (b *byteBuckets) charge(key string, n int64) {
+	if b == nil || n <= 0 {
+		return
+	}
+	now := b.now()
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	k, ok := b.buckets[key]
+	if !ok {
+		if len(b.buckets) >= MaxRateEntries {
+			b.evictLocked(now)
+		}
+		k = &bucket{tokens: b.burst, last: now}
+		b.buckets[key] = k
+	}
+	k.tokens = min(b.burst, k.tokens+now.Sub(k.last).Seconds()*b.rate)
+	k.last = now
+	k.tokens = max(-b.burst, k.tokens-float64(n))
+}
+
+// owed is how long until key's bucket is out of debt; 0 when it is not
+// in debt.
+func (b *byteBuckets) owed(key string) time.Duration {
+	if b == nil {
+		return 0
+	}
+	now := b.now()
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	k, ok := b.buckets[key]
+	if !ok {
+		return 0
+	}
+	tokens := min(b.burst, k.tokens+now.Sub(k.last).Seconds()*b.rate)
+	if tokens >= 0 {
+		return 0
+	}
+	return time.Duration(-tokens / b.rate * float64(time.Second))
 }
 
 // evictLocked drops full buckets (they carry no state), and if none is

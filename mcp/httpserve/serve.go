@@ -165,7 +165,8 @@ func Serve(ctx context.Context, srv *mcp.Server, authn mcp.Authenticator, o *Opt
 // fairShare fills the byte rates and heavy slots of ao left at zero with
 // their defaults (a negative value turns one off): a principal spends
 // admission.DefaultBytesPerSecond with a burst of one largest body, failed
-// authentication its smaller allowance per IP, and bodies over
+// authentication its smaller allowance per IP, a principal's answers
+// admission.DefaultAnswerBytesPerSecond, and bodies over
 // admission.DefaultHeavyBytes are decoded one at a time per principal (and
 // so are all requests of a principal whose recent answers average over
 // admission.DefaultHeavyAnswerBytes), so that one principal's large bodies
@@ -196,6 +197,12 @@ func fairShare(ao *admission.Options, maxBody int64) {
 		ao.HeavyBytes = admission.DefaultHeavyBytes
 	case ao.HeavyBytes < 0:
 		ao.HeavyBytes = 0
+	}
+	switch {
+	case ao.AnswerBytesPerSecond == 0:
+		ao.AnswerBytesPerSecond = admission.DefaultAnswerBytesPerSecond
+	case ao.AnswerBytesPerSecond < 0:
+		ao.AnswerBytesPerSecond = 0
 	}
 	switch {
 	case ao.HeavyAnswerBytes == 0 && ao.HeavyBytes > 0:
