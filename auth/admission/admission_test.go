@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -213,5 +214,46 @@ func TestLargeAnswersQueuePerPrincipal(t *testing.T) {
 	close(release)
 	if c := <-done; c != http.StatusOK {
 		t.Errorf("alice's blocked request = %d, want 200", c)
+	}
+}
+
+// A principal whose answers outran its answer byte rate gets 429 with
+// Retry-After until it is out of debt; another principal does not.
+func TestAnswerByteRatePerPrincipal(t *testing.T) {
+	mux := http.NewServeMux()
+	mux.HandleFunc("/big", func(w http.ResponseWriter, r *http.Request) { w.Write(make([]byte, 1<<20)) })
+	mux.HandleFunc("/small", func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "ok") })
+	g := New(Options{MaxConcurrency: 8, Principals: 2, AnswerBytesPerSecond: 64 << 10, BytesBurst: 2 << 20,
+		Identify: func(r *http.Request) Identity { return Identity{Principal: r.Header.Get("X-Principal")} }})
+	srv := httptest.NewServer(g.Wrap(mux))
+	defer srv.Close()
+	post := func(principal, path string) (int, string) {
+		req, _ := http.NewRequest(http.MethodPost, srv.URL+path, strings.NewReader("{}"))
+		req.Header.Set("X-Principal", principal)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		return resp.StatusCode, resp.Header.Get("Retry-After")
+	}
+	codes := map[int]int{}
+	var retry string
+	for range 4 {
+		c, ra := post("alice", "/big")
+		codes[c]++
+		if c == http.StatusTooManyRequests {
+			retry = ra
+		}
+	}
+	if codes[http.StatusOK] != 3 || codes[http.StatusTooManyRequests] != 1 {
+		t.Errorf("alice's four 1 MiB answers with a 2 MiB burst = %v, want 3 x 200 (the third into debt) then 429", codes)
+	}
+	if n, err := strconv.Atoi(retry); err != nil || n < 2 {
+		t.Errorf("Retry-After = %q, want the seconds until 1 MiB of debt is paid at 64 KiB/s", retry)
+	}
+	if c, _ := post("bob", "/small"); c != http.StatusOK {
+		t.Errorf("bob while alice is in debt = %d, want 200", c)
 	}
 }
