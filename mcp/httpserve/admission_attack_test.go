@@ -206,7 +206,9 @@ func TestMain(m *testing.M) {
 		srv := mcp.NewServer(mcp.Implementation{Name: "rss-test", Version: "1"}, mcp.NewRegistry(), nil)
 		err := Serve(context.Background(), srv, fakeAuthn{}, &Options{
 			Bind: bind, MaxBodyBytes: mcp.DefaultMaxBodyBytes,
-			Admission: admission.Options{MaxConcurrency: 32, RequestTimeout: 120 * time.Second},
+			// The byte rate and the large-body slot are off: the test is
+			// about the global budget under 32 bodies read at once.
+			Admission: admission.Options{MaxConcurrency: 32, RequestTimeout: 120 * time.Second, BytesPerSecond: -1, HeavyBytes: -1},
 		})
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
