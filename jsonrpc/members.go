@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"unicode/utf8"
 )
 
 // Members walks the members of a JSON object that is already known to be
@@ -31,7 +32,9 @@ func Members(obj []byte, f func(name string, value []byte) bool) error {
 			return err
 		}
 		name := string(obj[i+1 : end-1])
-		if bytes.IndexByte(obj[i:end], '\\') >= 0 {
+		if bytes.IndexByte(obj[i:end], '\\') >= 0 || !utf8.ValidString(name) {
+			// Escapes, and invalid UTF-8 (which encoding/json reads as
+			// U+FFFD), name the member as encoding/json does.
 			if json.Unmarshal(obj[i:end], &name) != nil {
 				return ErrNotObject
 			}

@@ -46,3 +46,29 @@ func TestMembers(t *testing.T) {
 		t.Errorf("Member a = %s", v)
 	}
 }
+
+// FuzzMembers checks Members against encoding/json on every valid object:
+// the same members, each with the same value bytes.
+func FuzzMembers(f *testing.F) {
+	for _, s := range []string{`{}`, `{"a":1,"b":[1,{"c":"}"}],"d":"\\\""}`, `{"\u00e9":null, "x" : { } }`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var m map[string]json.RawMessage
+		if json.Unmarshal(data, &m) != nil || m == nil {
+			return
+		}
+		got := map[string]string{}
+		if err := Members(data, func(n string, v []byte) bool { got[n] = string(v); return true }); err != nil {
+			t.Fatalf("Members(%q) = %v on a valid object", data, err)
+		}
+		for k, v := range m {
+			if got[k] != string(v) {
+				t.Fatalf("Members(%q): %q = %q, encoding/json says %q", data, k, got[k], v)
+			}
+		}
+		if len(got) != len(m) {
+			t.Fatalf("Members(%q) found %d names, encoding/json %d", data, len(got), len(m))
+		}
+	})
+}
