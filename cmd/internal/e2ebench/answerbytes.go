@@ -11,6 +11,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -161,13 +162,13 @@ func measureAnswers(tmp, server string) ([]answerRow, error) {
 		name, tool string
 		args       map[string]any
 	}{
-		{fmt.Sprintf("read a %d-line Go file", lines), "ReadFiles", bind(map[string]any{"file_paths": []string{file}})},
-		{"one search/replace edit", "EditFiles", bind(map[string]any{"files": []map[string]any{{
+		{rowRead(lines), "ReadFiles", bind(map[string]any{"file_paths": []string{file}})},
+		{rowEdit, "EditFiles", bind(map[string]any{"files": []map[string]any{{
 			"file_path": file, "mode": "search_replace",
 			"content": "<<<<<<< SEARCH\n" + taskSearch + "\n=======\n" + taskReplace + "\n>>>>>>> REPLACE",
 		}}})},
-		{"a short command (two lines)", "BashCommand", command("printf '%s\\n' 'list.go:12: ok' 'vet: done'")},
-		{"git diff", "BashCommand", command("git diff")},
+		{rowCommand, "BashCommand", command(shortCommand)},
+		{rowDiff, "BashCommand", command("git diff")},
 	}
 	for _, s := range steps {
 		if err := call(s.name, s.tool, s.args); err != nil {
@@ -177,16 +178,135 @@ func measureAnswers(tmp, server string) ([]answerRow, error) {
 	return rows, nil
 }
 
-// printAnswers prints the answer-size rows of one winx.
-func printAnswers(tmp, server string) error {
+// Row names, shared by winx's rows and the peers' so they line up.
+const (
+	rowEdit    = "one search/replace edit"
+	rowCommand = "a short command (two lines)"
+	rowDiff    = "git diff"
+	// shortCommand prints two lines, as a `go vet` with one finding does.
+	shortCommand = "printf '%s\\n' 'list.go:12: ok' 'vet: done'"
+)
+
+func rowRead(lines int) string { return fmt.Sprintf("read a %d-line Go file", lines) }
+
+// handshake starts server and runs the MCP handshake.
+func handshake(server string) (*stdioPeer, error) {
+	p, err := startPeer(server)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := p.call("initialize", map[string]any{
+		"protocolVersion": protocol, "capabilities": map[string]any{},
+		"clientInfo": map[string]any{"name": "e2ebench-answers", "version": "1"}}); err != nil {
+		p.close()
+		return nil, err
+	}
+	if err := p.notify("notifications/initialized"); err != nil {
+		p.close()
+		return nil, err
+	}
+	return p, nil
+}
+
+// peerWorkspace writes the task file into a git repository of its own
+// under tmp, committed, and returns the file's path.
+func peerWorkspace(tmp, name string) (string, []byte, error) {
+	ws := filepath.Join(tmp, name)
+	if err := os.MkdirAll(ws, 0o700); err != nil {
+		return "", nil, err
+	}
+	src := taskFile()
+	if !bytes.Contains(src, []byte(taskSearch)) {
+		src = append(src, "\n"+taskSearch+"\n"...)
+	}
+	file := filepath.Join(ws, "list.go")
+	if err := os.WriteFile(file, src, 0o600); err != nil {
+		return "", nil, err
+	}
+	git := exec.Command("sh", "-c", "git init -q && git add -A && git -c user.email=bench@example.invalid -c user.name=bench commit -qm base")
+	git.Dir = ws
+	if out, err := git.CombinedOutput(); err != nil {
+		return "", nil, fmt.Errorf("git: %w: %s", err, out)
+	}
+	return file, src, nil
+}
+
+// measurePeerAnswers runs the same calls against the official filesystem
+// server (read, edit) and DesktopCommander (commands); a server given as
+// "" is left out.
+func measurePeerAnswers(tmp, fsServer, dcServer string) (map[string]answerViews, error) {
+	out := map[string]answerViews{}
+	file, src, err := peerWorkspace(tmp, "answers-peer-ws")
+	if err != nil {
+		return nil, err
+	}
+	record := func(p *stdioPeer, name, tool string, args map[string]any) error {
+		line, err := p.call("tools/call", map[string]any{"name": tool, "arguments": args})
+		if err != nil {
+			return fmt.Errorf("%s: %w", name, err)
+		}
+		v, err := viewsOf(line)
+		if err != nil {
+			return fmt.Errorf("%s: %w", name, err)
+		}
+		out[name] = v
+		return nil
+	}
+	if fsServer != "" {
+		p, err := handshake(strings.Replace(fsServer, "${ws}", shellQuote(filepath.Dir(file)), 1))
+		if err != nil {
+			return nil, err
+		}
+		defer p.close()
+		if err := record(p, rowRead(bytes.Count(src, []byte("\n"))), "read_text_file", map[string]any{"path": file}); err != nil {
+			return nil, err
+		}
+		if err := record(p, rowEdit, "edit_file", map[string]any{"path": file,
+			"edits": []map[string]any{{"oldText": taskSearch, "newText": taskReplace}}}); err != nil {
+			return nil, err
+		}
+	}
+	if dcServer != "" {
+		p, err := handshake(dcServer)
+		if err != nil {
+			return nil, err
+		}
+		defer p.close()
+		if err := record(p, rowCommand, "start_process", map[string]any{"command": shortCommand, "timeout_ms": 5000}); err != nil {
+			return nil, err
+		}
+		if err := record(p, rowDiff, "start_process", map[string]any{"command": "git -C " + shellQuote(filepath.Dir(file)) + " diff", "timeout_ms": 5000}); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// printAnswers prints the answer-size rows of one winx, beside the peers'
+// when fsServer or dcServer is set (fsServer may name its directory as
+// "${ws}").
+func printAnswers(tmp, server, fsServer, dcServer string) error {
 	rows, err := measureAnswers(tmp, server)
 	if err != nil {
 		return fmt.Errorf("answer sizes: %w", err)
 	}
-	fmt.Printf("\nbytes the model receives per call (text view: the text blocks; JSON view: structuredContent)\n")
-	fmt.Printf("%-36s %10s %10s\n", "call", "text", "JSON")
+	peers := map[string]answerViews{}
+	if fsServer != "" || dcServer != "" {
+		if peers, err = measurePeerAnswers(tmp, fsServer, dcServer); err != nil {
+			return fmt.Errorf("peer answer sizes: %w", err)
+		}
+	}
+	fmt.Printf("\nbytes the model receives per call (text view: the text blocks; JSON view: structuredContent, else the text)\n")
+	fmt.Printf("%-30s %18s %18s\n", "call", "text: winx/peer", "JSON: winx/peer")
+	ratio := func(a, b int) string {
+		if b == 0 {
+			return fmt.Sprintf("%d", a)
+		}
+		return fmt.Sprintf("%d/%d=%.2fx", a, b, float64(a)/float64(b))
+	}
 	for _, r := range rows {
-		fmt.Printf("%-36s %10d %10d\n", r.name, r.views.text, r.views.json)
+		pv := peers[r.name]
+		fmt.Printf("%-30s %18s %18s\n", r.name, ratio(r.views.text, pv.text), ratio(r.views.json, pv.json))
 	}
 	return nil
 }

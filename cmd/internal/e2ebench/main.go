@@ -133,15 +133,21 @@ func run(c config) error {
 		return `{"thread_id":"${tid}","workspace_root":"${root}",` + extra + `}`
 	}
 	daemon := "WINX_RUNTIME=daemon exec " + shellQuote(winx)
-	if c.answersOnly {
-		return printAnswers(tmp, daemon)
-	}
 	embedded := "WINX_RUNTIME=embedded exec " + shellQuote(winx)
 	echo := bound(`"action_json":{"type":"command","command":"echo hi"}`)
 	var fsServer, dcServer string
 	if c.peers != "" {
 		fsServer = "exec node " + shellQuote(filepath.Join(c.peers, "node_modules/@modelcontextprotocol/server-filesystem/dist/index.js")) + " " + shellQuote(ws)
 		dcServer = "exec node " + shellQuote(filepath.Join(c.peers, "node_modules/@wonderwhy-er/desktop-commander/dist/index.js"))
+	}
+	// The answer-size rows: the filesystem server is started on their own
+	// workspace.
+	var fsAnswers string
+	if c.peers != "" {
+		fsAnswers = "exec node " + shellQuote(filepath.Join(c.peers, "node_modules/@modelcontextprotocol/server-filesystem/dist/index.js")) + " ${ws}"
+	}
+	if c.answersOnly {
+		return printAnswers(tmp, daemon, fsAnswers, dcServer)
 	}
 	// DesktopCommander answers in seconds (it waits on the process it
 	// started, and on its own bookkeeping): a few calls show its p50.
@@ -254,7 +260,7 @@ func run(c config) error {
 		}
 		fmt.Printf("%-36s %8.3fms  %s\n", m.name, float64(d.Microseconds())/1000, strings.Join(ratios, "; "))
 	}
-	return printAnswers(tmp, daemon)
+	return printAnswers(tmp, daemon, fsAnswers, dcServer)
 }
 
 // isolate points every state, config and runtime directory of the servers
