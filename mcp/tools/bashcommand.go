@@ -660,11 +660,13 @@ func (r *bashRun) screen(snap guardian.ScreenSnapshot, diff bool) *mcp.CallToolR
 			}
 		}
 	}
-	alt := snap.AltScreen
-	env := mcp.Envelope{
-		Status: mcp.StatusCompleted, Tool: BashCommandTool, Message: "The terminal screen.",
-		Data: bashData{AltScreen: &alt, Title: snap.Title, ChangedRows: snap.Changed},
+	// No message: the text is the screen. alt_screen only when it is on.
+	data := bashData{Title: snap.Title, ChangedRows: snap.Changed}
+	if snap.AltScreen {
+		alt := true
+		data.AltScreen = &alt
 	}
+	env := mcp.Envelope{Status: mcp.StatusCompleted, Tool: BashCommandTool, Data: data}
 	return env.Result(strings.TrimRight(strings.Join(rows, "\n"), "\n"))
 }
 
