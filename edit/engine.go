@@ -339,7 +339,7 @@ func (e *Engine) Plan(edits []FileEdit) (*Plan, error) {
 // checkPayload validates the fields an entry's mode needs, without reading.
 func checkPayload(ed FileEdit) error {
 	if ed.ExpectedRevision != "" {
-		if _, err := evidence.ParseRevision(string(ed.ExpectedRevision)); err != nil {
+		if _, err := evidence.ParseRevisionRef(string(ed.ExpectedRevision)); err != nil {
 			return &InvalidError{Path: ed.Path, Msg: err.Error()}
 		}
 	}
@@ -430,6 +430,15 @@ func (e *Engine) planFile(path string, ed FileEdit) (pf *PlannedFile, missing []
 	pf.Exists, pf.old, pf.OldRev, pf.OldMode = true, snap.Bytes, snap.Revision, snap.Mode
 
 	lines := evidence.IndexLines(snap.Bytes)
+	if ed.ExpectedRevision != "" && !ed.ExpectedRevision.IsFull() {
+		// A short revision names one the session was issued; from here on
+		// only full revisions are compared (evidence.ShortRevisionHex).
+		full, err := e.resolveShort(path, ed.ExpectedRevision)
+		if err != nil {
+			return nil, nil, err
+		}
+		ed.ExpectedRevision = full
+	}
 	if ed.ExpectedRevision != "" && ed.ExpectedRevision != snap.Revision {
 		if changed, ok := e.ownChain(path, ed.ExpectedRevision, snap.Revision); ok {
 			// The session's own later edit made the revision stale:

@@ -6,7 +6,11 @@ package edit
 // line), and an expected_revision that was never issued to the session
 // (neither read nor written) is told apart from one that was.
 
-import "winx/evidence"
+import (
+	"fmt"
+
+	"winx/evidence"
+)
 
 // maxHistory bounds the commits an engine remembers; past it the oldest
 // is forgotten, and a stale revision from before it is answered like one
@@ -79,4 +83,47 @@ func (e *Engine) issued(path string, rev evidence.Revision) bool {
 		}
 	}
 	return false
+}
+
+// resolveShort returns the full revision of path that the short revision
+// short names among those issued to the session (read, or written by its
+// own edits). Only issued revisions are candidates, never the file's
+// current bytes: a file crafted to share a short prefix with a revision
+// the model read must not pass for it. No candidate leaves short as it is
+// (it then fails every comparison and is answered as never issued); two
+// candidates are refused, as the model must name one.
+func (e *Engine) resolveShort(path string, short evidence.Revision) (evidence.Revision, error) {
+	var found evidence.Revision
+	note := func(r evidence.Revision) error {
+		if r == "" || r == found || !short.Matches(r) {
+			return nil
+		}
+		if found != "" {
+			return &InvalidError{Path: path, Msg: fmt.Sprintf("expected_revision %s names two revisions issued for this file (%s and %s): pass the full revision", short, found, r)}
+		}
+		found = r
+		return nil
+	}
+	for _, r := range e.ledger.Issued(path) {
+		if err := note(r); err != nil {
+			return "", err
+		}
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	for _, h := range e.history {
+		if h.path != path {
+			continue
+		}
+		if err := note(h.oldRev); err != nil {
+			return "", err
+		}
+		if err := note(h.newRev); err != nil {
+			return "", err
+		}
+	}
+	if found == "" {
+		return short, nil
+	}
+	return found, nil
 }

@@ -178,6 +178,24 @@ func (l *Ledger) WasShown(path string, rev Revision) bool {
 	return false
 }
 
+// Issued returns the revisions of path the ledger holds as issued: the
+// current one first, then the earlier ones, newest first.
+func (l *Ledger) Issued(path string) []Revision {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	el, ok := l.entries[path]
+	if !ok {
+		return nil
+	}
+	e := el.Value.(*ledgerEntry)
+	out := make([]Revision, 0, 1+len(e.earlier))
+	out = append(out, e.rev)
+	for i := len(e.earlier) - 1; i >= 0; i-- {
+		out = append(out, e.earlier[i])
+	}
+	return out
+}
+
 // Forget drops what was recorded for path (after the file was replaced by
 // an edit whose new bytes the model has not seen, for instance).
 func (l *Ledger) Forget(path string) {

@@ -17,8 +17,6 @@ const (
 	// BinarySniffLen is how many leading bytes are searched for a NUL to
 	// decide that a file is binary.
 	BinarySniffLen = 8 << 10
-	// lineNumberWidth is the minimum width of the right-aligned line number.
-	lineNumberWidth = 6
 	// cutMarkerReserve is the room kept for the marker after a cut line.
 	cutMarkerReserve = 64
 )
@@ -33,8 +31,9 @@ type View struct {
 	// shown (empty file, range past the end, binary file, or a first line
 	// longer than the whole budget).
 	Shown Range
-	// Text is the rendering. Each shown line is its 1-based number right
-	// aligned in 6 columns, a tab, the line without its "\n" or "\r\n", and
+	// Text is the rendering. Each shown line is its 1-based number, a tab,
+	// (the gutter is no wider than the number: the tab already aligns the
+	// text, and padding to a fixed width cost every line read bytes), the line without its "\n" or "\r\n", and
 	// "\n". A cut line (see PartialLine) ends with a bracketed marker. A
 	// binary file is a single bracketed note.
 	Text string
@@ -113,7 +112,7 @@ func renderLines(s *Snapshot, lines Lines, r Range, tokenBudget int, frame func(
 	size := 0 // bytes of the complete lines that fit
 	last := 0 // last complete line that fits
 	for ln := want.Start; ln <= want.End; ln++ {
-		cost := lineNumberCost(ln) + 1 + lines.textLen(ln) + 1
+		cost := digits(ln) + 1 + lines.textLen(ln) + 1
 		if size+cost > budget {
 			break
 		}
@@ -158,7 +157,7 @@ func renderLines(s *Snapshot, lines Lines, r Range, tokenBudget int, frame func(
 	out.WriteString(head)
 	var num [24]byte
 	for ln := want.Start; ln <= last; ln++ {
-		out.Write(appendLineNumber(num[:0], ln))
+		out.Write(strconv.AppendInt(num[:0], int64(ln), 10))
 		out.WriteByte('\t')
 		out.Write(lines.Text(ln))
 		out.WriteByte('\n')
@@ -187,12 +186,12 @@ func framed(v View, text string, frame func(View) (head, tail string)) (View, st
 // appendCutLine shows the start of a line too long for the budget, cut at a
 // UTF-8 boundary, followed by a marker saying how much was shown.
 func appendCutLine(out, text []byte, ln, budget int) []byte {
-	room := budget - lineNumberCost(ln) - 1 - cutMarkerReserve
+	room := budget - digits(ln) - 1 - cutMarkerReserve
 	room = max(0, min(room, len(text)))
 	for room > 0 && room < len(text) && !utf8.RuneStart(text[room]) {
 		room--
 	}
-	out = appendLineNumber(out, ln)
+	out = strconv.AppendInt(out, int64(ln), 10)
 	out = append(out, '\t')
 	out = append(out, text[:room]...)
 	out = append(out, " [line cut: "...)
@@ -204,15 +203,6 @@ func appendCutLine(out, text []byte, ln, budget int) []byte {
 }
 
 func tokensOf(n int) int { return (n + BytesPerToken - 1) / BytesPerToken }
-
-func lineNumberCost(n int) int { return max(digits(n), lineNumberWidth) }
-
-func appendLineNumber(out []byte, n int) []byte {
-	for pad := lineNumberCost(n) - digits(n); pad > 0; pad-- {
-		out = append(out, ' ')
-	}
-	return strconv.AppendInt(out, int64(n), 10)
-}
 
 func digits(n int) int {
 	d := 1

@@ -13,11 +13,11 @@ func snap(s string) *Snapshot {
 	return &Snapshot{Path: "/w/f.txt", Bytes: b, Revision: RevisionOf(b), Size: int64(len(b))}
 }
 
-// numbered renders lines the documented way.
+// numbered renders lines the documented way: the number, unpadded, a tab.
 func numbered(first int, lines ...string) string {
 	var b strings.Builder
 	for i, l := range lines {
-		fmt.Fprintf(&b, "%6d\t%s\n", first+i, l)
+		fmt.Fprintf(&b, "%d\t%s\n", first+i, l)
 	}
 	return b.String()
 }
@@ -27,7 +27,8 @@ func TestRender(t *testing.T) {
 	for i := 1; i <= 10; i++ {
 		ten += fmt.Sprintf("line %d\n", i)
 	}
-	lineCost := len(numbered(1, "line 1")) // 14 bytes for lines 1..9
+	lineCost := len(numbered(1, "line 1")) // 9 bytes for lines 1..9
+	budget3 := (3*lineCost + BytesPerToken - 1) / BytesPerToken
 	tests := []struct {
 		name   string
 		in     string
@@ -44,19 +45,19 @@ func TestRender(t *testing.T) {
 		{"end past eof clamps", ten, Range{9, 50}, 100, View{TotalLines: 10, Shown: Range{9, 10}, Text: numbered(9, "line 9", "line 10")}},
 		{"start past eof", ten, Range{11, 0}, 100, View{TotalLines: 10}},
 		{
-			"truncated open", ten, Range{2, 0}, (3*lineCost + BytesPerToken - 1) / BytesPerToken,
+			"truncated open", ten, Range{2, 0}, budget3,
 			View{TotalLines: 10, Shown: Range{2, 4}, Text: numbered(2, "line 2", "line 3", "line 4"), Truncated: true, Continuation: "/w/f.txt:5-"},
 		},
 		{
-			"truncated closed", ten, Range{2, 8}, (3*lineCost + BytesPerToken - 1) / BytesPerToken,
+			"truncated closed", ten, Range{2, 8}, budget3,
 			View{TotalLines: 10, Shown: Range{2, 4}, Text: numbered(2, "line 2", "line 3", "line 4"), Truncated: true, Continuation: "/w/f.txt:5-8"},
 		},
 		{
-			"truncated leaves one line", ten, Range{2, 5}, (3*lineCost + BytesPerToken - 1) / BytesPerToken,
+			"truncated leaves one line", ten, Range{2, 5}, budget3,
 			View{TotalLines: 10, Shown: Range{2, 4}, Text: numbered(2, "line 2", "line 3", "line 4"), Truncated: true, Continuation: "/w/f.txt:5-5"},
 		},
 		{
-			"exact fit is not truncated", ten, Range{2, 4}, (3*lineCost + BytesPerToken - 1) / BytesPerToken,
+			"exact fit is not truncated", ten, Range{2, 4}, budget3,
 			View{TotalLines: 10, Shown: Range{2, 4}, Text: numbered(2, "line 2", "line 3", "line 4")},
 		},
 	}
@@ -96,7 +97,7 @@ func TestRenderHugeLine(t *testing.T) {
 		t.Errorf("Render(2-) = Shown %v Truncated %v PartialLine %d Continuation %q, want zero, true, 2, %q",
 			v.Shown, v.Truncated, v.PartialLine, v.Continuation, "/w/f.txt:3-")
 	}
-	if !utf8.ValidString(v.Text) || !strings.Contains(v.Text, "not counted as read]") || !strings.HasPrefix(v.Text, "     2\té") {
+	if !utf8.ValidString(v.Text) || !strings.Contains(v.Text, "not counted as read]") || !strings.HasPrefix(v.Text, "2\té") {
 		t.Errorf("Render(2-).Text = %.80q..., want a cut valid UTF-8 line with a marker", v.Text)
 	}
 	if len(v.Text) > 1000*BytesPerToken {
@@ -146,14 +147,32 @@ func TestRenderDefaultBudget(t *testing.T) {
 	}
 }
 
-// TestRenderLineNumberWidth: numbers wider than 6 digits are not cut.
+// TestRenderLineNumberWidth: the gutter is the number and a tab, no
+// padding, whatever the range; numbers of any size are whole.
 func TestRenderLineNumberWidth(t *testing.T) {
-	var buf []byte
-	if got := string(appendLineNumber(buf, 1234567)); got != "1234567" {
-		t.Errorf("appendLineNumber(1234567) = %q", got)
+	var src strings.Builder
+	for i := 1; i <= 1200; i++ {
+		src.WriteString("x\n")
 	}
-	if got := string(appendLineNumber(buf, 42)); got != "    42" {
-		t.Errorf("appendLineNumber(42) = %q", got)
+	s := snap(src.String())
+	cases := []struct {
+		name string
+		r    Range
+		want string // the first and last rendered lines
+	}{
+		{"nine lines", Range{Start: 1, End: 9}, "1\tx\n9\tx\n"},
+		{"to line 236", Range{Start: 1, End: 236}, "1\tx\n236\tx\n"},
+		{"from line 100", Range{Start: 100, End: 120}, "100\tx\n120\tx\n"},
+		{"whole file", Range{Start: 1}, "1\tx\n1200\tx\n"},
+	}
+	for _, tt := range cases {
+		t.Run(tt.name, func(t *testing.T) {
+			v := Render(s, tt.r, 0)
+			rows := strings.SplitAfter(strings.TrimSuffix(v.Text, "\n"), "\n")
+			if got := rows[0] + rows[len(rows)-1] + "\n"; got != tt.want {
+				t.Errorf("Render(%v) first and last lines = %q, want %q", tt.r, got, tt.want)
+			}
+		})
 	}
 }
 

@@ -60,3 +60,53 @@ func truncateForError(s string) string {
 	}
 	return s[:max] + "..."
 }
+
+// ShortRevisionHex is how many hex digits of a revision the model is shown
+// and may pass back. A short revision only ever names a revision the session
+// was issued for the same path (see Ledger.Resolve and the edit engine):
+// the server resolves it to the full revision it issued and compares full
+// revisions from there on, so a short form never vouches for bytes by
+// itself. 12 hex digits are 48 bits: among the few dozen revisions one file
+// goes through in a session, two sharing that prefix by chance has a
+// probability below 1e-11; and a file crafted to share the prefix of a
+// revision the model read gains nothing, because the short form resolves
+// to the issued revision (whose full hash then differs from the crafted
+// file's) or, when both were issued, is refused as ambiguous.
+const ShortRevisionHex = 12
+
+// Short returns the revision as the model is shown it: "sha256:" and the
+// first ShortRevisionHex hex digits. A malformed revision is returned as it is.
+func (r Revision) Short() string {
+	if len(r) != revisionLen || string(r[:len(revisionPrefix)]) != revisionPrefix {
+		return string(r)
+	}
+	return string(r[:len(revisionPrefix)+ShortRevisionHex])
+}
+
+// IsFull reports whether r is a full revision (64 hex digits), not a
+// short form a caller passed back.
+func (r Revision) IsFull() bool { return len(r) == revisionLen }
+
+// Matches reports whether r, full or short, names the full revision full.
+func (r Revision) Matches(full Revision) bool {
+	return len(r) <= len(full) && string(full[:len(r)]) == string(r)
+}
+
+// ParseRevisionRef accepts what a caller may pass back for a revision: a
+// full revision (as ParseRevision) or a short one, "sha256:" and
+// ShortRevisionHex to 64 lowercase hex digits. A short one must be resolved
+// against the revisions issued for the path (Ledger.Resolve) before it is
+// compared with any bytes. The error wraps ErrBadRevision.
+func ParseRevisionRef(s string) (Revision, error) {
+	n := len(s) - len(revisionPrefix)
+	if n < ShortRevisionHex || n > 2*sha256.Size || s[:len(revisionPrefix)] != revisionPrefix {
+		return "", fmt.Errorf("%w: %q: want %q and %d to 64 lowercase hex digits", ErrBadRevision, truncateForError(s), revisionPrefix, ShortRevisionHex)
+	}
+	for i := len(revisionPrefix); i < len(s); i++ {
+		c := s[i]
+		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
+			return "", fmt.Errorf("%w: %q: byte %d is not a lowercase hex digit", ErrBadRevision, truncateForError(s), i)
+		}
+	}
+	return Revision(s), nil
+}

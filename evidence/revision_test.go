@@ -50,3 +50,37 @@ func TestParseRevisionRejects(t *testing.T) {
 		})
 	}
 }
+
+// TestShortRevision: the short form is a prefix the model can pass back;
+// ParseRevisionRef takes it and the full form, and nothing shorter.
+func TestShortRevision(t *testing.T) {
+	full := RevisionOf([]byte("package main\n"))
+	short := full.Short()
+	if len(short) != len("sha256:")+ShortRevisionHex || !strings.HasPrefix(string(full), short) {
+		t.Fatalf("Short() = %q, want the first %d hex digits of %q", short, ShortRevisionHex, full)
+	}
+	tests := []struct {
+		in   string
+		ok   bool
+		full bool
+	}{
+		{short, true, false},
+		{string(full), true, true},
+		{string(full)[:len(short)-1], false, false},
+		{strings.ToUpper(short), false, false},
+		{"md5:" + short[7:], false, false},
+	}
+	for _, tt := range tests {
+		r, err := ParseRevisionRef(tt.in)
+		if (err == nil) != tt.ok {
+			t.Errorf("ParseRevisionRef(%q) error = %v, want ok %v", tt.in, err, tt.ok)
+			continue
+		}
+		if err == nil && (r.IsFull() != tt.full || !r.Matches(full)) {
+			t.Errorf("ParseRevisionRef(%q) = %q: IsFull %v, Matches(full) %v, want %v, true", tt.in, r, r.IsFull(), r.Matches(full), tt.full)
+		}
+	}
+	if Revision(short).Matches(RevisionOf([]byte("other"))) {
+		t.Errorf("%q matches another file's revision", short)
+	}
+}

@@ -54,7 +54,7 @@ func (*EmbeddedResource) contentType() string { return "resource" }
 
 // withType marshals v (a pointer to a plain struct) and prepends "type".
 func withType(typ string, v any) ([]byte, error) {
-	body, err := json.Marshal(v)
+	body, err := marshalPlain(v)
 	if err != nil {
 		return nil, err
 	}

@@ -13,8 +13,9 @@ import (
 // encoding/json would escape a large text once, then scan it again to
 // compact the marshaller's output, and a second time for the structured
 // copy. Here each text is escaped once, straight into the answer, with the
-// bytes encoding/json.Marshal would give (HTML-safe escaping included), so
-// clients see no difference.
+// bytes a json.Encoder with SetEscapeHTML(false) gives: the answers go to
+// programs, not into HTML, and "\u003c" for each "<" of a diff or a generic
+// type would cost the model five bytes more.
 
 // appender is a result that writes its own compact, valid JSON.
 type appender interface {
@@ -26,7 +27,19 @@ func marshalResult(res result) ([]byte, error) {
 	if a, ok := res.(appender); ok {
 		return a.appendJSON(make([]byte, 0, sizeHint(res)))
 	}
-	return json.Marshal(res)
+	return marshalPlain(res)
+}
+
+// marshalPlain is json.Marshal without HTML escaping: <, > and & stay as
+// they are. Every JSON the server answers with goes through it.
+func marshalPlain(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
 }
 
 // sizeHint guesses the encoded size of a result, so the answer is built
@@ -59,7 +72,7 @@ func appendHeader(b []byte, h *ResultHeader) ([]byte, error) {
 		b = append(b, ',')
 	}
 	if len(h.Meta) > 0 {
-		m, err := json.Marshal(h.Meta)
+		m, err := marshalPlain(h.Meta)
 		if err != nil {
 			return nil, err
 		}
@@ -72,7 +85,7 @@ func appendHeader(b []byte, h *ResultHeader) ([]byte, error) {
 
 func (w *callToolWire) appendJSON(b []byte) ([]byte, error) {
 	if w.CallToolResult == nil {
-		return json.Marshal(w)
+		return marshalPlain(w)
 	}
 	b = append(b, '{')
 	b, err := appendHeader(b, &w.ResultHeader)
@@ -137,7 +150,7 @@ func appendContent(b []byte, c Content, first *escaped) ([]byte, error) {
 		}
 		return append(b, '}'), nil
 	}
-	m, err := json.Marshal(c)
+	m, err := marshalPlain(c)
 	if err != nil {
 		return nil, err
 	}
@@ -162,7 +175,7 @@ func appendStructured(b []byte, v any, prior escaped) ([]byte, error) {
 		}
 		env = *e
 	default:
-		m, err := json.Marshal(v)
+		m, err := marshalPlain(v)
 		if err != nil {
 			return nil, err
 		}
@@ -170,7 +183,7 @@ func appendStructured(b []byte, v any, prior escaped) ([]byte, error) {
 	}
 	out := env.Output
 	env.Output = ""
-	m, err := json.Marshal(env)
+	m, err := env.MarshalJSON()
 	if err != nil {
 		return nil, err
 	}
@@ -189,14 +202,14 @@ const hexDigits = "0123456789abcdef"
 // plainByte marks the ASCII bytes a JSON string carries unescaped.
 var plainByte = func() (t [utf8.RuneSelf]bool) {
 	for c := 0x20; c < utf8.RuneSelf; c++ {
-		t[c] = c != '"' && c != '\\' && c != '<' && c != '>' && c != '&'
+		t[c] = c != '"' && c != '\\'
 	}
 	return t
 }()
 
-// appendString appends s as a JSON string exactly as encoding/json.Marshal
-// writes it: <, > and & escaped, U+2028 and U+2029 escaped, invalid UTF-8
-// replaced by U+FFFD.
+// appendString appends s as a JSON string exactly as a json.Encoder with
+// SetEscapeHTML(false) writes it: <, > and & as they are, U+2028 and U+2029
+// escaped, invalid UTF-8 replaced by U+FFFD.
 func appendString(b []byte, s string) []byte {
 	b = append(b, '"')
 	start := 0
@@ -274,7 +287,7 @@ func (c *toolsCache) encoded(tools []Tool) (json.RawMessage, error) {
 	if b, ok := c.m[key.String()]; ok {
 		return b, nil
 	}
-	b, err := json.Marshal(tools)
+	b, err := marshalPlain(tools)
 	if err != nil {
 		return nil, err
 	}

@@ -7,7 +7,8 @@ import (
 	"testing"
 )
 
-// The hand-written answer encoding gives the bytes encoding/json gives.
+// The hand-written answer encoding gives the bytes encoding/json gives
+// with SetEscapeHTML(false), and never escapes <, > or &.
 func TestEncodeMatchesEncodingJSON(t *testing.T) {
 	texts := []string{
 		"", "hi", "line 1\nline 2\ttab\r\n", `quote " backslash \ slash /`,
@@ -30,7 +31,7 @@ func TestEncodeMatchesEncodingJSON(t *testing.T) {
 			&callToolWire{CallToolResult: &CallToolResult{}},
 		}
 		for i, r := range results {
-			want, err := json.Marshal(r)
+			want, err := encodeNoHTMLEscape(r)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -40,6 +41,11 @@ func TestEncodeMatchesEncodingJSON(t *testing.T) {
 			}
 			if !bytes.Equal(got, want) {
 				t.Errorf("result %d of %q:\n got %s\nwant %s", i, text, got, want)
+			}
+			for _, esc := range []string{`\u003c`, `\u003e`, `\u0026`} {
+				if bytes.Contains(got, []byte(esc)) {
+					t.Errorf("result %d of %q has %s: %s", i, text, esc, got)
+				}
 			}
 		}
 	}
@@ -51,12 +57,24 @@ func TestEncodeMatchesEncodingJSON(t *testing.T) {
 			t.Fatal(err)
 		}
 		lt := &ListToolsResult{ResultHeader: ResultHeader{ResultType: ResultComplete, Meta: map[string]any{"x": 1}}, CacheHint: CacheHint{TTLMs: &ttl, CacheScope: CacheScopePublic}, Tools: tools}
-		want, _ := json.Marshal(lt)
+		want, _ := encodeNoHTMLEscape(lt)
 		got, err := marshalResult(&listToolsWire{ListToolsResult: lt, tools: enc})
 		if err != nil || !bytes.Equal(got, want) {
 			t.Errorf("tools/list:\n got %s, %v\nwant %s", got, err, want)
 		}
 	}
+}
+
+// encodeNoHTMLEscape is the reference: encoding/json's Encoder with HTML
+// escaping off, without its trailing newline.
+func encodeNoHTMLEscape(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
 }
 
 // BenchmarkEncodeToolResult encodes the answer of a 2,000-line read (text

@@ -60,6 +60,12 @@ type RequiredRead struct {
 
 // Envelope is the structured result every Winx tool returns. Tools fill it
 // and call Result; nothing hand-builds the JSON.
+//
+// On the wire it is lean (MarshalJSON): status and tool always; retryable,
+// retrySameCall and errorCode only when the call is not plainly completed;
+// every other member only when it says something. Clients such as Claude
+// Code hand the model structuredContent alone, so each default costs the
+// model bytes on every call.
 type Envelope struct {
 	Status Status `json:"status"`
 	Tool   string `json:"tool"`
@@ -70,7 +76,8 @@ type Envelope struct {
 	ErrorCode string `json:"errorCode,omitempty"`
 	Retryable bool   `json:"retryable"`
 	// RetrySameCall is always false: a rejected call is never repeated
-	// unchanged. It is a field so the wire always carries it.
+	// unchanged. It is a field so the wire carries it on every answer
+	// that is not plainly completed.
 	RetrySameCall bool           `json:"retrySameCall"`
 	RetryAfterMs  int64          `json:"retryAfterMs,omitempty"`
 	NextAction    *NextAction    `json:"nextAction,omitempty"`
@@ -82,6 +89,37 @@ type Envelope struct {
 
 	// body is the text Result was given, before the action line.
 	body string
+}
+
+// envelopeWire is the Envelope as it is sent: the retry members are
+// pointers so a plain completion leaves them out. Output stays last (the
+// encoder in encode.go relies on it).
+type envelopeWire struct {
+	Status        Status         `json:"status"`
+	Tool          string         `json:"tool"`
+	Message       string         `json:"message,omitempty"`
+	ErrorCode     string         `json:"errorCode,omitempty"`
+	Retryable     *bool          `json:"retryable,omitempty"`
+	RetrySameCall *bool          `json:"retrySameCall,omitempty"`
+	RetryAfterMs  int64          `json:"retryAfterMs,omitempty"`
+	NextAction    *NextAction    `json:"nextAction,omitempty"`
+	RequiredReads []RequiredRead `json:"requiredReads,omitempty"`
+	Data          any            `json:"data,omitempty"`
+	Output        string         `json:"output"`
+}
+
+// MarshalJSON writes the lean wire form, without HTML escaping.
+func (e Envelope) MarshalJSON() ([]byte, error) {
+	w := envelopeWire{
+		Status: e.Status, Tool: e.Tool, Message: e.Message, ErrorCode: e.ErrorCode,
+		RetryAfterMs: e.RetryAfterMs, NextAction: e.NextAction, RequiredReads: e.RequiredReads,
+		Data: e.Data, Output: e.Output,
+	}
+	if e.Status != StatusCompleted {
+		retryable, same := e.Retryable, false
+		w.Retryable, w.RetrySameCall = &retryable, &same
+	}
+	return marshalPlain(w)
 }
 
 // Body is the text the envelope's result was built from, without the
@@ -184,9 +222,11 @@ func (e Envelope) validate() error {
 
 // EnvelopeOutputSchema is the outputSchema every Winx tool declares. Every
 // tool repeats it in tools/list, so it names only what every answer has (the
-// fields and statuses are documented once, in the tool reference); the other
-// envelope fields are allowed, not described. It follows the strict-client
-// rules: no titles, no $ref, no integer formats, no boolean schemas.
+// fields and statuses are documented once, in the tool reference); every
+// other envelope member is optional, as a lean answer leaves it out when it
+// holds a default (MarshalJSON), and allowed, not described. It follows the
+// strict-client rules: no titles, no $ref, no integer formats, no boolean
+// schemas.
 var EnvelopeOutputSchema = json.RawMessage(mustMarshal(map[string]any{
 	"type":     "object",
 	"required": []string{"status", "tool", "output"},

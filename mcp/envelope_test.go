@@ -14,11 +14,14 @@ func TestEnvelopeResult(t *testing.T) {
 		env       mcp.Envelope
 		wantError bool
 		wantKeys  []string
+		// wantAbsent are members a lean answer leaves out.
+		wantAbsent []string
 	}{
 		{
-			name:     "completed",
-			env:      mcp.Envelope{Status: mcp.StatusCompleted, Tool: "ReadFiles", Message: "read 1 file", Data: map[string]int{"files": 1}},
-			wantKeys: []string{`"status":"completed"`, `"retrySameCall":false`, `"output":"text"`, `"data":{"files":1}`},
+			name:       "completed",
+			env:        mcp.Envelope{Status: mcp.StatusCompleted, Tool: "ReadFiles", Message: "read 1 file", Data: map[string]int{"files": 1}},
+			wantKeys:   []string{`"status":"completed"`, `"output":"text"`, `"data":{"files":1}`},
+			wantAbsent: []string{`"retryable"`, `"retrySameCall"`, `"errorCode"`},
 		},
 		{
 			name: "needs read",
@@ -26,12 +29,13 @@ func TestEnvelopeResult(t *testing.T) {
 				Retryable: true, RequiredReads: []mcp.RequiredRead{{Path: "/w/a.go", Ranges: []string{"1-20"}}},
 				NextAction: &mcp.NextAction{Tool: "ReadFiles", Instruction: "read the ranges", Arguments: map[string]any{"file_paths": []string{"/w/a.go:1-20"}}}},
 			wantError: true,
-			wantKeys:  []string{`"requiredReads":[{"path":"/w/a.go","ranges":["1-20"]}]`, `"errorCode":"read_required"`, `"nextAction":{"tool":"ReadFiles"`},
+			wantKeys: []string{`"requiredReads":[{"path":"/w/a.go","ranges":["1-20"]}]`, `"errorCode":"read_required"`, `"nextAction":{"tool":"ReadFiles"`,
+				`"retryable":true`, `"retrySameCall":false`},
 		},
 		{
 			name:     "running gets a retry delay",
 			env:      mcp.Envelope{Status: mcp.StatusRunning, Tool: "BashCommand", Message: "still running"},
-			wantKeys: []string{`"retryAfterMs":1000`},
+			wantKeys: []string{`"retryAfterMs":1000`, `"retryable":false`, `"retrySameCall":false`},
 		},
 	}
 	for _, tc := range tests {
@@ -47,6 +51,11 @@ func TestEnvelopeResult(t *testing.T) {
 			for _, k := range tc.wantKeys {
 				if !strings.Contains(string(b), k) {
 					t.Errorf("result %s lacks %s", b, k)
+				}
+			}
+			for _, k := range tc.wantAbsent {
+				if strings.Contains(string(b), k) {
+					t.Errorf("result %s has %s, want it left out", b, k)
 				}
 			}
 			// The text block is the text, plus one line with the status and

@@ -34,7 +34,7 @@ func (s *Server) handleInitialize(req *jsonrpc.Request) (json.RawMessage, *sessi
 	if err != nil {
 		return nil, nil, err
 	}
-	b, err := json.Marshal(res)
+	b, err := marshalPlain(res)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -266,10 +266,16 @@ func (s *Server) dispatchResult(ctx context.Context, ex *exchange, req *jsonrpc.
 		if h.ResultType == "" {
 			h.ResultType = ResultComplete
 		}
-		if h.Meta == nil {
-			h.Meta = make(map[string]any, 1)
+		// serverInfo goes on every result but a tool's: the revision
+		// says a result should carry it, and server/discover, initialize
+		// and the lists do; on tools/call, the answer the model pays for
+		// on every call, it would repeat what the client already knows.
+		if req.Method != "tools/call" {
+			if h.Meta == nil {
+				h.Meta = make(map[string]any, 1)
+			}
+			h.Meta[MetaServerInfo] = s.info
 		}
-		h.Meta[MetaServerInfo] = s.info
 		if c, ok := res.(cacheable); ok {
 			hint := c.cacheHint()
 			if hint.TTLMs == nil {

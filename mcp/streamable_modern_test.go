@@ -28,6 +28,14 @@ func checkModernResult(t *testing.T, what string, raw json.RawMessage, cacheable
 	if r.ResultType != mcp.ResultComplete {
 		t.Errorf("%s resultType = %q, want %q", what, r.ResultType, mcp.ResultComplete)
 	}
+	if what == "tools/call" {
+		// A tool's answer leaves serverInfo out: the model pays for it
+		// on every call and the client has it from discovery.
+		if _, ok := r.Meta[mcp.MetaServerInfo]; ok {
+			t.Errorf("%s _meta = %v, want no serverInfo", what, r.Meta)
+		}
+		return
+	}
 	var info mcp.Implementation
 	if err := json.Unmarshal(r.Meta[mcp.MetaServerInfo], &info); err != nil || info.Name != streamServerInfo.Name || info.Version != streamServerInfo.Version {
 		t.Errorf("%s _meta serverInfo = %s, want %+v", what, r.Meta[mcp.MetaServerInfo], streamServerInfo)

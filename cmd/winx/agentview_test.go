@@ -124,7 +124,8 @@ func TestEvidenceThroughBinary(t *testing.T) {
 	if i < 0 {
 		t.Fatalf("the initial file's revision is not shown: %q", r.Output)
 	}
-	seedRev := r.Output[i : i+len("sha256:")+64]
+	// The revision as shown (short), which the model passes back as is.
+	seedRev := "sha256:" + strings.TrimRightFunc(strings.Fields(r.Output[i+len("sha256:"):])[0], func(c rune) bool { return c == ';' })
 	edit := func(files ...map[string]any) daemonToolResult {
 		return a.tool("EditFiles", map[string]any{"files": files, "thread_id": s.ThreadID, "workspace_root": s.WorkspaceRoot})
 	}

@@ -112,6 +112,11 @@ func TestDaemonReattachWithoutInitialize(t *testing.T) {
 	if r.ErrorCode != "initialize_recovered_missing_session" {
 		t.Errorf("mode change on a lost session = %s/%s %q, want initialize_recovered_missing_session", r.Status, r.ErrorCode, r.Message)
 	}
+	// The answer says what changed: the mode was architect, and it does
+	// not call the mode (or a replaced shell) unchanged.
+	if strings.Contains(r.Output, "same shell, cwd and mode") || !strings.Contains(r.Output, "Mode set to wcgw as the user asked (it was architect)") {
+		t.Errorf("mode change on a lost session says %q, want the mode it had and no claim that nothing changed", r.Output)
+	}
 }
 
 // TestEmbeddedNoReattach: with the embedded runtime nothing survives the

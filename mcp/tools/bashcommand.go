@@ -478,11 +478,20 @@ func (r *bashRun) do(ctx context.Context) *mcp.CallToolResult {
 }
 
 // bashData is BashCommand's typed data.
+//
+// It is lean: a completed command carries its exit code and cwd; the
+// generation and running time only while the command runs (the model
+// polls it then), counters only when non-zero.
 type bashData struct {
+	// Generation is the command's generation, for the session's command
+	// history (noteCommand); CommandGeneration shows it while it runs.
+	Generation        uint64 `json:"-"`
 	CommandGeneration uint64 `json:"command_generation,omitempty"`
 	ExitCode          *int   `json:"exit_code,omitempty"`
-	Cwd               string `json:"cwd,omitempty"`
-	RunningTimeMs     int64  `json:"running_time_ms"`
+	// Cwd is said once, in the text ("cwd: ..."), which the model reads
+	// in either view; it is kept here for the session's history.
+	Cwd               string `json:"-"`
+	RunningTimeMs     int64  `json:"running_time_ms,omitempty"`
 	BgCommandID       string `json:"bg_command_id,omitempty"`
 	DroppedOutputFile string `json:"dropped_output_file,omitempty"`
 	DroppedBytes      int    `json:"dropped_bytes,omitempty"`
@@ -541,7 +550,7 @@ func (r *bashRun) outcome(o *guardian.Outcome, err error) *mcp.CallToolResult {
 		r.memo.observed(o)
 	}
 	data := bashData{
-		CommandGeneration: o.Generation, Cwd: o.Cwd, RunningTimeMs: o.Elapsed.Milliseconds(),
+		Generation: o.Generation, Cwd: o.Cwd,
 		BgCommandID: r.act.BgCommandID, DroppedOutputFile: o.Output.DroppedFile, DroppedBytes: o.Output.DroppedBytes,
 		CollapsedRuns: o.Output.Collapsed, Redactions: o.Output.Redactions, ShellExited: o.ShellExited, ShellReset: o.ShellReset,
 	}
@@ -568,18 +577,25 @@ func (r *bashRun) outcome(o *guardian.Outcome, err error) *mcp.CallToolResult {
 		}
 		env.Message = fmt.Sprintf("The command waits for %s at its prompt (shown once, as the last line of the output that carried it).", what)
 		env.NextAction = r.sendText("Answer the prompt with send_text (submit true presses Enter), or interrupt with send_specials Ctrl-c.")
-		fmt.Fprintf(&trailer, "---\nstatus: %s (%.1f s)\ncwd: %s", strings.ReplaceAll(string(env.Status), "_", " "), o.Elapsed.Seconds(), o.Cwd)
+		data.CommandGeneration, data.RunningTimeMs = o.Generation, o.Elapsed.Milliseconds()
+		env.Data = data
+		// The status is said once, by the action line Result adds.
+		fmt.Fprintf(&trailer, "---\nrunning for %.1f s\ncwd: %s", o.Elapsed.Seconds(), o.Cwd)
 	} else if o.Running {
 		env.Status = mcp.StatusRunning
-		env.Message = fmt.Sprintf("The command is still running after %.1f s.", o.Elapsed.Seconds())
 		env.NextAction = r.statusCheck("Poll the running command for new output, or interrupt it with send_specials Ctrl-c.")
-		fmt.Fprintf(&trailer, "---\nstatus: still running (%.1f s)\ncwd: %s", o.Elapsed.Seconds(), o.Cwd)
+		data.CommandGeneration, data.RunningTimeMs = o.Generation, o.Elapsed.Milliseconds()
+		env.Data = data
+		// No message: the text says how long it has run, and the action
+		// line the status and the next call, once each.
+		fmt.Fprintf(&trailer, "---\nrunning for %.1f s\ncwd: %s", o.Elapsed.Seconds(), o.Cwd)
 	} else {
 		code := o.ExitCode
 		data.ExitCode = &code
 		env.Data = data
 		env.Status = mcp.StatusCompleted
-		env.Message = fmt.Sprintf("The command exited with code %d.", code)
+		// No message: "exit code" in the text says it, and a completed
+		// answer's JSON view carries only what the model acts on.
 		fmt.Fprintf(&trailer, "---\nexit code: %d\ncwd: %s", code, o.Cwd)
 		if o.ShellExited {
 			trailer.WriteString("\nnote: the shell itself exited; the next command starts a new shell in the same directory")
@@ -644,11 +660,13 @@ func (r *bashRun) screen(snap guardian.ScreenSnapshot, diff bool) *mcp.CallToolR
 			}
 		}
 	}
-	alt := snap.AltScreen
-	env := mcp.Envelope{
-		Status: mcp.StatusCompleted, Tool: BashCommandTool, Message: "The terminal screen.",
-		Data: bashData{AltScreen: &alt, Title: snap.Title, ChangedRows: snap.Changed},
+	// No message: the text is the screen. alt_screen only when it is on.
+	data := bashData{Title: snap.Title, ChangedRows: snap.Changed}
+	if snap.AltScreen {
+		alt := true
+		data.AltScreen = &alt
 	}
+	env := mcp.Envelope{Status: mcp.StatusCompleted, Tool: BashCommandTool, Data: data}
 	return env.Result(strings.TrimRight(strings.Join(rows, "\n"), "\n"))
 }
 

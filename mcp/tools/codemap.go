@@ -317,7 +317,7 @@ func (t *codeMapTool) outlineFile(sess *session.Session, in *codeMapInput, canon
 	lang, _ := codemap.LanguageOf(snap.Path)
 	data := codeMapData{Operation: opOutline, Path: snap.Path, Language: lang}
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s (%s, revision %s)\n", snap.Path, lang, snap.Revision)
+	fmt.Fprintf(&b, "%s (%s, revision %s)\n", snap.Path, lang, snap.Revision.Short())
 	// capReserve leaves room under maxBytes for the "more symbols" line.
 	const capReserve = 64
 	dataBytes := 0

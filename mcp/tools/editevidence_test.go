@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"winx/edit"
+	"winx/evidence"
 )
 
 // Lines the model wrote need no read; a revision its own edit made stale
@@ -117,8 +118,10 @@ func TestInitialFilesCountAsRead(t *testing.T) {
 	for _, c := range r.Content {
 		text += c.Text
 	}
-	rev := revisionOf(t, path)
-	if !strings.Contains(text, "revision "+rev) || !strings.Contains(text, "     2\tbeta") {
+	// The revision is shown short, and the short form is what the model
+	// passes back: it resolves to the revision Initialize issued.
+	rev := evidence.Revision(revisionOf(t, path)).Short()
+	if !strings.Contains(text, "revision "+rev+";") || !strings.Contains(text, "\n1\talpha\n2\tbeta\n") {
 		t.Fatalf("Initialize did not show init.txt with its revision and line numbers:\n%s", text)
 	}
 	if r, _ := e.edit(linePatch(path, rev, 2, 1, "BETA\n")); r.Structured.Status != "completed" {

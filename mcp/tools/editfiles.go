@@ -113,7 +113,7 @@ var editSchema = json.RawMessage(`{
         "properties": {
           "file_path": {"type": "string"},
           "mode": {"type": "string", "enum": ["line_patch", "search_replace", "replace", "undo"]},
-          "expected_revision": {"type": "string", "description": "sha256:... revision the patches refer to (line_patch)"},
+          "expected_revision": {"type": "string", "description": "the revision the patches refer to, as a read or edit gave it (line_patch)"},
           "patches": {
             "type": "array", "minItems": 1, "maxItems": 256,
             "items": {
@@ -229,7 +229,7 @@ func (in *editInput) edits() ([]edit.FileEdit, error) {
 		}
 		fe := edit.FileEdit{Path: f.FilePath, Mode: edit.Mode(mode), UndoID: f.UndoID}
 		if f.ExpectedRevision != "" {
-			rev, err := evidence.ParseRevision(f.ExpectedRevision)
+			rev, err := evidence.ParseRevisionRef(f.ExpectedRevision)
 			if err != nil {
 				return nil, &InputError{Msg: fmt.Sprintf("files[%d].expected_revision: %v", i, err)}
 			}
@@ -317,14 +317,13 @@ func (d *editors) settle(caller mcp.Caller, sess *session.Session, path string) 
 }
 
 type editFileData struct {
-	Path        string   `json:"path"`
-	Revision    string   `json:"revision,omitempty"`
-	OldRevision string   `json:"old_revision,omitempty"`
-	UndoID      string   `json:"undo_id,omitempty"`
-	Created     bool     `json:"created,omitempty"`
-	Deleted     bool     `json:"deleted,omitempty"` // undo of a creation removed the file
-	Replayed    bool     `json:"replayed,omitempty"`
-	Tolerances  []string `json:"tolerances,omitempty"`
+	Path       string   `json:"path"`
+	Revision   string   `json:"revision,omitempty"`
+	UndoID     string   `json:"undo_id,omitempty"`
+	Created    bool     `json:"created,omitempty"`
+	Deleted    bool     `json:"deleted,omitempty"` // undo of a creation removed the file
+	Replayed   bool     `json:"replayed,omitempty"`
+	Tolerances []string `json:"tolerances,omitempty"`
 }
 
 type editData struct {
@@ -369,7 +368,7 @@ func (t *editTool) success(ctx context.Context, in *editInput, sess *session.Ses
 	data := editData{EditApplied: true}
 	var b strings.Builder
 	for _, f := range res.Files {
-		data.Files = append(data.Files, editFileData{Path: f.Path, Revision: string(f.NewRevision), OldRevision: string(f.OldRevision),
+		data.Files = append(data.Files, editFileData{Path: f.Path, Revision: f.NewRevision.Short(),
 			UndoID: f.UndoID, Created: f.Created, Deleted: f.Removed, Replayed: f.Replayed, Tolerances: f.Tolerances})
 		switch {
 		case f.Replayed:
@@ -381,7 +380,7 @@ func (t *editTool) success(ctx context.Context, in *editInput, sess *session.Ses
 			}
 			b.WriteString("\n")
 		default:
-			fmt.Fprintf(&b, "%s: now %s", f.Path, f.NewRevision)
+			fmt.Fprintf(&b, "%s: now %s", f.Path, f.NewRevision.Short())
 			if f.UndoID != "" {
 				fmt.Fprintf(&b, " (undo_id %s)", f.UndoID)
 			}
@@ -404,8 +403,10 @@ func (t *editTool) success(ctx context.Context, in *editInput, sess *session.Ses
 			}
 		}
 	}
-	env := mcp.Envelope{Status: mcp.StatusCompleted, Tool: EditFilesTool, Data: &data,
-		Message: fmt.Sprintf("Edited %d file(s).", len(res.Files))}
+	// No message: the text says per file what happened (written, deleted,
+	// or already applied by an identical earlier call), and a count would
+	// either repeat it or, for a replay, claim an edit that did not happen.
+	env := mcp.Envelope{Status: mcp.StatusCompleted, Tool: EditFilesTool, Data: &data}
 	if res.Recovered {
 		// The same call had been cut off part-way (its writer died): this
 		// one finished it, as the model meant it.
@@ -487,7 +488,7 @@ func (t *editTool) failure(in *editInput, err error) *mcp.CallToolResult {
 		var undo []string
 		for _, f := range cm.Committed {
 			data.Committed = append(data.Committed, f.Path)
-			data.Files = append(data.Files, editFileData{Path: f.Path, Revision: string(f.NewRevision), OldRevision: string(f.OldRevision),
+			data.Files = append(data.Files, editFileData{Path: f.Path, Revision: f.NewRevision.Short(),
 				UndoID: f.UndoID, Created: f.Created, Tolerances: f.Tolerances})
 			if f.UndoID != "" {
 				undo = append(undo, f.Path+" (undo_id "+f.UndoID+")")
@@ -534,16 +535,16 @@ func (t *editTool) failure(in *editInput, err error) *mcp.CallToolResult {
 		env.NextAction = readNext(in, re.Path)
 	case errors.As(err, &ce):
 		env.Status, env.ErrorCode = mcp.StatusConflict, ce.Reason
-		env.Message = fmt.Sprintf("%s changed since you read it (you saw %s, it is %s now); read it again. Nothing was written.", ce.Path, ce.Want, revOrGone(ce.Got))
+		env.Message = fmt.Sprintf("%s changed since you read it (you saw %s, it is %s now); read it again. Nothing was written.", ce.Path, ce.Want.Short(), revOrGone(ce.Got))
 		switch {
 		case ce.OwnEdit:
 			changed := make([]string, len(ce.Changed))
 			for i, r := range ce.Changed {
 				changed[i] = rangeText(r)
 			}
-			env.Data = editData{Revision: string(ce.Got), ChangedRanges: changed}
+			env.Data = editData{Revision: ce.Got.Short(), ChangedRanges: changed}
 			env.Message = fmt.Sprintf("expected_revision %s is stale because of your own edit: %s is now %s, and your edits changed lines %s of it. The other lines you read are still known at %s: redo the patch with expected_revision %s and that revision's line numbers (no read needed). Nothing was written.",
-				ce.Want, ce.Path, ce.Got, listOrNone(changed), ce.Got, ce.Got)
+				ce.Want.Short(), ce.Path, ce.Got.Short(), listOrNone(changed), ce.Got.Short(), ce.Got.Short())
 			env.NextAction = nil
 		case ce.NeverIssued:
 			// No read gave that revision: a read is what is missing, not a
@@ -551,8 +552,8 @@ func (t *editTool) failure(in *editInput, err error) *mcp.CallToolResult {
 			// does know the current revision, so it is named.
 			env.Status, env.ErrorCode = mcp.StatusNeedsRead, codeReadRequired
 			env.RequiredReads = []mcp.RequiredRead{{Path: ce.Path}}
-			env.Data = editData{Revision: string(ce.Got)}
-			env.Message = fmt.Sprintf("expected_revision %s was never given to this session for %s (no read or edit returned it); the file is at %s, which you have read: use that revision. Nothing was written.", ce.Want, ce.Path, ce.Got)
+			env.Data = editData{Revision: ce.Got.Short()}
+			env.Message = fmt.Sprintf("expected_revision %s was never given to this session for %s (no read or edit returned it); the file is at %s, which you have read: use that revision. Nothing was written.", ce.Want.Short(), ce.Path, ce.Got.Short())
 			env.NextAction = nil
 		}
 		if ce.Reason == edit.ReasonBusy {
@@ -625,7 +626,7 @@ func revOrGone(r evidence.Revision) string {
 	if r == "" {
 		return "gone"
 	}
-	return string(r)
+	return r.Short()
 }
 
 func listOrNone(l []string) string {

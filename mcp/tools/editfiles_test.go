@@ -71,7 +71,7 @@ func TestEditNeedsReadThenSucceeds(t *testing.T) {
 	if lines := strings.Split(string(b), "\n"); lines[4] != "changed" || lines[3] != "line xxxx" {
 		t.Errorf("file after edit: %q", lines[:6])
 	}
-	if d.Files[0].Revision != revisionOf(t, path) {
+	if d.Files[0].Revision != evidence.Revision(revisionOf(t, path)).Short() {
 		t.Errorf("reported revision %s is not the file's", d.Files[0].Revision)
 	}
 }

@@ -487,13 +487,46 @@ func (t *initializer) modeChange(ctx context.Context, principal string, in *init
 		return failure(err)
 	}
 	mode, err := in.mode(sess.Root)
+	oldMode, oldPID := sess.Mode().Name, shellPID(ctx, sess)
 	if err == nil {
 		err = sess.SetMode(ctx, policy.Mode(mode))
 	}
 	if err != nil {
 		return failure(err)
 	}
-	return t.answer(ctx, in, sess, tid, answerOpts{reattached: true, recovered: recovered, note: recovered.note() + "Mode set to " + mode.Name + " as the user asked."})
+	return t.answer(ctx, in, sess, tid, answerOpts{reattached: true, recovered: recovered,
+		note: recovered.note() + modeChangeNote(oldMode, mode.Name, oldPID, shellPID(ctx, sess))})
+}
+
+// shellPID is the PID of the session's shell, 0 without one.
+func shellPID(ctx context.Context, sess *session.Session) int {
+	if sh := sess.Shell(); sh != nil {
+		return sh.PID(ctx)
+	}
+	return 0
+}
+
+// modeChangeNote says what a mode change did, and only that: the mode
+// before and after, and whether the shell was replaced (a mode whose shell
+// profile differs starts a fresh shell in the same cwd).
+func modeChangeNote(from, to string, oldPID, newPID int) string {
+	var b strings.Builder
+	b.WriteString("Mode set to " + to + " as the user asked")
+	switch {
+	case from == to:
+		b.WriteString(" (it already was " + to + ")")
+	case from != "":
+		b.WriteString(" (it was " + from + ")")
+	}
+	switch {
+	case oldPID != 0 && newPID != 0 && oldPID != newPID:
+		fmt.Fprintf(&b, "; the shell was replaced (PID %d -> %d) in the same cwd.", oldPID, newPID)
+	case newPID != 0:
+		fmt.Fprintf(&b, "; same shell (PID %d) and cwd.", newPID)
+	default:
+		b.WriteString(".")
+	}
+	return b.String()
 }
 
 func (t *initializer) resetShell(ctx context.Context, principal string, in *initializeInput) *mcp.CallToolResult {
@@ -541,7 +574,10 @@ const (
 func (r recovery) note() string {
 	switch r {
 	case recoveredAttached:
-		return "This server had lost the session (it restarted); it was recovered: same shell, cwd and mode. "
+		// Only the recovery: what the call then changed (the mode, the
+		// shell) is said by the call's own note, so nothing is claimed
+		// unchanged that changed.
+		return "This server had lost the session (it restarted) and recovered it with its running shell. "
 	case recoveredNew:
 		return "This server had lost the session (it restarted) and its shell had ended; a new shell was started in the workspace. "
 	}

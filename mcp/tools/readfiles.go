@@ -72,7 +72,8 @@ type readInput struct {
 
 // fileRead is one file's part of the answer.
 type fileRead struct {
-	Path         string `json:"path"`
+	Path string `json:"path"`
+	// Canonical is left out when it is Path itself.
 	Canonical    string `json:"canonical_path,omitempty"`
 	Revision     string `json:"revision,omitempty"`
 	TotalLines   int    `json:"total_lines"`
@@ -207,7 +208,7 @@ func (t *readTool) readOne(ctx context.Context, caller mcp.Caller, policy *auth.
 	// The file's part of the answer (head, lines, truncation note) is
 	// built in one string with the rendering.
 	view, text := evidence.RenderFramed(snap, rng, t.budgetFor(canonical), func(v evidence.View) (string, string) {
-		fr.Canonical, fr.Revision, fr.TotalLines = snap.Path, string(snap.Revision), v.TotalLines
+		fr.Canonical, fr.Revision, fr.TotalLines = snap.Path, snap.Revision.Short(), v.TotalLines
 		fr.Shown, fr.Truncated, fr.Binary = v.Shown.String(), v.Truncated, v.Binary
 		fr.Continuation = v.Continuation
 		return fr.head(), fr.tail()
@@ -315,8 +316,15 @@ func (t *readTool) answer(files []fileRead) *mcp.CallToolResult {
 		}
 		text = b.String()
 	}
-	env := mcp.Envelope{Status: mcp.StatusCompleted, Tool: ReadFilesTool, Data: readData{Files: files},
-		Message: fmt.Sprintf("Read %d file(s).", len(files))}
+	for i := range files {
+		if files[i].Canonical == files[i].Path {
+			// Said once: the path as asked is the canonical one.
+			files[i].Canonical = ""
+		}
+	}
+	// No message on success: each file's head in the text says what was
+	// read.
+	env := mcp.Envelope{Status: mcp.StatusCompleted, Tool: ReadFilesTool, Data: readData{Files: files}}
 	if firstErr != nil {
 		env.Status, env.ErrorCode, env.Retryable = statusForCode(firstErr.ErrorCode), firstErr.ErrorCode, true
 		env.Message = fmt.Sprintf("%s: %s; the other files were read.", firstErr.Path, firstErr.Error)

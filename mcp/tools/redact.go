@@ -134,11 +134,15 @@ func redactJSON(r *redact.Redactor, b []byte) json.RawMessage {
 	if !changed {
 		return b
 	}
-	out, err := json.Marshal(v)
-	if err != nil {
+	// Not json.Marshal: it would escape <, > and & as \u003c..., which
+	// the answer's encoder (no HTML escaping) leaves as they are.
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
 		return b
 	}
-	return out
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
 }
 
 // redactArguments redacts a nextAction's arguments, whatever Go types the

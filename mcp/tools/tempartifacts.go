@@ -91,11 +91,30 @@ func (g *tempArtifacts) check(ctx context.Context, reg *session.Sessions, sess *
 // answer carries: the session's files and bytes on the audit after the
 // action, and the stale directories this server's reclaims deleted, of the
 // session's own (its idle helpers) and in the whole workspace.
+//
+// It is in an answer only when something is non-zero, and then holds only
+// the non-zero parts: zero counters on every command cost the model bytes
+// and say nothing.
 type tempArtifactData struct {
-	Files              int             `json:"files"`
-	Bytes              int64           `json:"bytes"`
-	Reclaimed          artifacts.Freed `json:"reclaimed"`
-	WorkspaceReclaimed artifacts.Freed `json:"workspace_reclaimed"`
+	Files              int              `json:"files,omitempty"`
+	Bytes              int64            `json:"bytes,omitempty"`
+	Reclaimed          *artifacts.Freed `json:"reclaimed,omitempty"`
+	WorkspaceReclaimed *artifacts.Freed `json:"workspace_reclaimed,omitempty"`
+}
+
+// newTempArtifactData returns the usage for an answer, nil when all zero.
+func newTempArtifactData(files int, bytes int64, own, all artifacts.Freed) *tempArtifactData {
+	d := tempArtifactData{Files: files, Bytes: bytes}
+	if own != (artifacts.Freed{}) {
+		d.Reclaimed = &own
+	}
+	if all != (artifacts.Freed{}) {
+		d.WorkspaceReclaimed = &all
+	}
+	if d == (tempArtifactData{}) {
+		return nil
+	}
+	return &d
 }
 
 // annotate is BashCommand's hook after every action: it feeds the
@@ -127,7 +146,7 @@ func (g *tempArtifacts) annotate(res *mcp.CallToolResult, reg *session.Sessions,
 	noteCommand(sess, act, env.Status, data)
 	if s, found := g.monitor.Session(sess.Root, id); found && auditErr == nil {
 		own, all := g.monitor.Freed(sess.Root, id)
-		data.TempArtifacts = &tempArtifactData{Files: s.Files, Bytes: s.Bytes, Reclaimed: own, WorkspaceReclaimed: all}
+		data.TempArtifacts = newTempArtifactData(s.Files, s.Bytes, own, all)
 	}
 	env.Data = data
 	p, warn := g.monitor.Warning(sess.Root, id)
@@ -152,10 +171,10 @@ func (g *tempArtifacts) annotate(res *mcp.CallToolResult, reg *session.Sessions,
 // state) from an answer about a foreground command: a started command
 // brings its text, a later answer about the same generation its end.
 func noteCommand(sess *session.Session, act *action, status mcp.Status, data bashData) {
-	if data.BgCommandID != "" || (data.CommandGeneration == 0 && data.ExitCode == nil) {
+	if data.BgCommandID != "" || (data.Generation == 0 && data.ExitCode == nil) {
 		return
 	}
-	rec := session.CommandRecord{Generation: data.CommandGeneration, Running: status == mcp.StatusRunning, Cwd: data.Cwd, At: time.Now()}
+	rec := session.CommandRecord{Generation: data.Generation, Running: status == mcp.StatusRunning, Cwd: data.Cwd, At: time.Now()}
 	if act.Type == "command" && act.Command != nil && !act.IsBackground {
 		rec.Command = *act.Command
 	}

@@ -82,7 +82,7 @@ func TestTempArtifactWritesOutsideSessionDirRefused(t *testing.T) {
 func TestTempArtifactUsageOnEveryResult(t *testing.T) {
 	e := newBashEnv(t, "")
 	_, d := e.bash(cmd(`mkdir -p "$WINX_TEMP_DIR/h" && printf 12345 > "$WINX_TEMP_DIR/h/f"`), 10)
-	if ta := d.TempArtifacts; ta == nil || ta.Files != 1 || ta.Bytes != 5 || ta.Reclaimed.Dirs != 0 || ta.WorkspaceReclaimed.Dirs != 0 {
+	if ta := d.TempArtifacts; ta == nil || ta.Files != 1 || ta.Bytes != 5 || ta.Reclaimed != nil || ta.WorkspaceReclaimed != nil {
 		t.Fatalf("temp_artifacts after the write = %+v, want 1 file of 5 bytes, nothing reclaimed", d.TempArtifacts)
 	}
 	r, d := e.bash(cmd(`sleep 1; printf 1234567 > "$WINX_TEMP_DIR/g"`), 0.1)
@@ -153,7 +153,7 @@ func TestTempArtifactSessionReclaimsOwnStaleHelpers(t *testing.T) {
 	}
 	ta := d.TempArtifacts
 	want := artifacts.Freed{Dirs: 2, Files: 2, Bytes: 40 << 20}
-	if ta == nil || ta.Reclaimed != want || ta.WorkspaceReclaimed != want || ta.Bytes != 16<<20 || ta.Files != 3 {
+	if ta == nil || ta.Reclaimed == nil || *ta.Reclaimed != want || ta.WorkspaceReclaimed == nil || *ta.WorkspaceReclaimed != want || ta.Bytes != 16<<20 || ta.Files != 3 {
 		t.Errorf("temp_artifacts = %+v, want 3 files of 16 MiB left and %+v reclaimed", ta, want)
 	}
 
@@ -166,7 +166,7 @@ func TestTempArtifactSessionReclaimsOwnStaleHelpers(t *testing.T) {
 			t.Errorf("helper %s removed below the 75%% mark", h.name)
 		}
 	}
-	if d.TempArtifacts == nil || d.TempArtifacts.Reclaimed.Dirs != 0 {
+	if d.TempArtifacts == nil || d.TempArtifacts.Reclaimed != nil {
 		t.Errorf("temp_artifacts below the mark = %+v", d.TempArtifacts)
 	}
 }

@@ -138,9 +138,9 @@ func showNumbered(b *strings.Builder, f *File, note *InitialFile, budget *int) b
 	fmt.Fprintf(b, "\n## %s (%d bytes)\n", f.Rel, len(snap.Bytes))
 	switch {
 	case view.Shown.IsZero():
-		fmt.Fprintf(b, "revision %s; %d lines; no complete line shown\n", snap.Revision, view.TotalLines)
+		fmt.Fprintf(b, "revision %s; %d lines; no complete line shown\n", snap.Revision.Short(), view.TotalLines)
 	default:
-		fmt.Fprintf(b, "revision %s; lines %s of %d\n", snap.Revision, view.Shown, view.TotalLines)
+		fmt.Fprintf(b, "revision %s; lines %s of %d\n", snap.Revision.Short(), view.Shown, view.TotalLines)
 	}
 	if view.Text != "" {
 		b.WriteString(Fenced(view.Text))

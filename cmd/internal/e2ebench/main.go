@@ -13,6 +13,11 @@
 //
 //	e2ebench -winx bin/winx -probe OUT/mcpprobe -testserver OUT/testserver -peers PEERS [-n 200]
 //
+// and ends with the answer-size rows (answerbytes.go); -answers prints only
+// those, with no client or peer needed:
+//
+//	e2ebench -winx bin/winx -answers
+//
 // Every winx it starts runs with a throwaway HOME, XDG directories and
 // WINX_SOCKET, so the user's state, rc file and daemon are never touched.
 package main
@@ -42,6 +47,9 @@ const protocol = "2025-11-25"
 type config struct {
 	winx, probe, testserver, peers string
 	n, warmup, runs                int
+	// answersOnly prints only the answer-size rows (answerbytes.go),
+	// which need no client but this program.
+	answersOnly bool
 }
 
 // measure is one row of the table.
@@ -70,6 +78,7 @@ func main() {
 	flag.IntVar(&c.n, "n", 200, "timed calls per measure")
 	flag.IntVar(&c.warmup, "warmup", 20, "untimed calls before each measure")
 	flag.IntVar(&c.runs, "runs", 15, "timed client processes per session-start measure")
+	flag.BoolVar(&c.answersOnly, "answers", false, "print only the bytes the model receives per call of a small task (no -probe needed)")
 	replayDir := flag.String("replay", "", "serve stdio from the answers recorded in this directory (used by the replay rows)")
 	flag.Parse()
 	if *replayDir != "" {
@@ -86,7 +95,7 @@ func main() {
 }
 
 func run(c config) error {
-	if c.probe == "" {
+	if c.probe == "" && !c.answersOnly {
 		return errors.New("-probe is required")
 	}
 	winx, err := filepath.Abs(c.winx)
@@ -130,6 +139,15 @@ func run(c config) error {
 	if c.peers != "" {
 		fsServer = "exec node " + shellQuote(filepath.Join(c.peers, "node_modules/@modelcontextprotocol/server-filesystem/dist/index.js")) + " " + shellQuote(ws)
 		dcServer = "exec node " + shellQuote(filepath.Join(c.peers, "node_modules/@wonderwhy-er/desktop-commander/dist/index.js"))
+	}
+	// The answer-size rows: the filesystem server is started on their own
+	// workspace.
+	var fsAnswers string
+	if c.peers != "" {
+		fsAnswers = "exec node " + shellQuote(filepath.Join(c.peers, "node_modules/@modelcontextprotocol/server-filesystem/dist/index.js")) + " ${ws}"
+	}
+	if c.answersOnly {
+		return printAnswers(tmp, daemon, fsAnswers, dcServer)
 	}
 	// DesktopCommander answers in seconds (it waits on the process it
 	// started, and on its own bookkeeping): a few calls show its p50.
@@ -242,7 +260,7 @@ func run(c config) error {
 		}
 		fmt.Printf("%-36s %8.3fms  %s\n", m.name, float64(d.Microseconds())/1000, strings.Join(ratios, "; "))
 	}
-	return nil
+	return printAnswers(tmp, daemon, fsAnswers, dcServer)
 }
 
 // isolate points every state, config and runtime directory of the servers
