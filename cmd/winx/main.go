@@ -16,6 +16,7 @@ import (
 	"winx/cmd/internal/buildid"
 	"winx/cmd/internal/config"
 	"winx/cmd/internal/entry"
+	"winx/cmd/internal/oplog"
 	"winx/guardian/daemon/operator"
 	"winx/guardian/wire"
 	"winx/mcp"
@@ -55,7 +56,18 @@ func main() {
 		err = shedCredentials(cfg, handed)
 	}
 	if err == nil {
+		// The first SIGINT or SIGTERM stops the command gracefully (a
+		// stdio server stops reading and lets running calls answer);
+		// then the signals are given back their default action, so a
+		// second one ends the process at once.
 		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+		context.AfterFunc(ctx, func() {
+			stop()
+			if cfg.Command == config.CommandServe {
+				oplog.New(os.Stderr, cfg.Serve.Log.Level, cfg.Serve.Log.Format).
+					Info("stopping on a signal; a second one ends the process at once")
+			}
+		})
 		err = runAdapter(ctx, cfg, os.Stdin, os.Stdout, os.Stderr)
 		stop()
 	}
