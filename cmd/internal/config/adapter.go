@@ -258,6 +258,23 @@ func loadServe(args, environ []string, getenv func(string) string, cat Catalog, 
 	}
 	s.Sandbox = e.bool("WINX_SANDBOX")
 	embedded := e.bool("WINX_EMBEDDED")
+	// Every other documented range is checked here too, winxd's included:
+	// the adapter hands its environment to the winxd it starts, whose
+	// refusal an agent would otherwise meet only as "winxd did not start".
+	reported := map[string]bool{}
+	for _, err := range e.errs {
+		var ve *VarError
+		if errors.As(err, &ve) {
+			reported[ve.Name] = true
+		}
+	}
+	for _, v := range Variables() {
+		if val := getenv(v.Name); val != "" && v.Check != nil && !reported[v.Name] {
+			if err := v.Check(v.Name, val); err != nil {
+				e.errs = append(e.errs, err)
+			}
+		}
+	}
 	if len(e.errs) > 0 {
 		for _, err := range e.errs {
 			fmt.Fprintf(stderr, "winx: %v\n", err)

@@ -101,6 +101,9 @@ type Setting struct {
 	Name   string
 	Value  string // redacted by whoever builds it
 	Source string // "environment" or "default"
+	// Warning says why a set value is outside its documented range; ""
+	// when it is within it.
+	Warning string
 }
 
 // operator is what every operator command needs.
@@ -417,6 +420,9 @@ func (op *operator) doctor(ctx context.Context) error {
 		fmt.Fprintln(w, "configuration (secrets redacted):")
 		for _, s := range op.Config {
 			fmt.Fprintf(w, "  %s=%s (%s)\n", s.Name, s.Value, s.Source)
+			if s.Warning != "" {
+				fmt.Fprintf(w, "    warning: %s\n", s.Warning)
+			}
 		}
 	}
 	for _, b := range []struct{ env, name, path string }{{"WINXD_BIN", "winxd", op.WinxdBin}, {"WINX_GUARDIAN_BIN", "winx-guardian", op.GuardianBin}} {
