@@ -4,8 +4,11 @@ import (
 	"errors"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
+
+	"winx/guardian/daemon"
 )
 
 // runBuilt runs the built winx with extra environment and returns its
@@ -45,5 +48,30 @@ func TestOutOfRangeStopsStartUp(t *testing.T) {
 				t.Errorf("winx doctor with %s printed\n%s\nwant the value with a warning naming it", kv, out)
 			}
 		})
+	}
+}
+
+// TestDaemonRefusalReachesAnswer: a winxd that refuses to start (here a
+// variable out of range that only it sees) is named in Initialize's answer
+// with winxd's own reason, not sent off to WINXD_BIN, and the reason is in
+// winxd.log and the exit record.
+func TestDaemonRefusalReachesAnswer(t *testing.T) {
+	bins := daemonBins(t)
+	wrapper := filepath.Join(t.TempDir(), "winxd")
+	script := "#!/bin/sh\nWINX_MAX_GUARDIANS=0 exec " + filepath.Join(bins, "winxd") + " \"$@\"\n"
+	if err := os.WriteFile(wrapper, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	d := newDaemonEnv(t, "WINXD_BIN="+wrapper)
+	a := d.adapter()
+	r, _ := a.initialize(t.TempDir(), "")
+	if r.Status != "failed" || !strings.Contains(r.Output, "WINX_MAX_GUARDIANS") || strings.Contains(r.Output, "set WINXD_BIN") {
+		t.Errorf("Initialize with a winxd that refuses WINX_MAX_GUARDIANS=0 = %+v, want winxd's reason and no WINXD_BIN hint", r)
+	}
+	for _, f := range []string{daemon.LogFileName, daemon.ExitFileName} {
+		b, err := os.ReadFile(filepath.Join(d.state, "winx", f))
+		if err != nil || !strings.Contains(string(b), "WINX_MAX_GUARDIANS") {
+			t.Errorf("%s = %q, %v; want winxd's reason", f, b, err)
+		}
 	}
 }
