@@ -6,6 +6,8 @@ package main
 
 import (
 	"context"
+	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -71,7 +73,15 @@ func main() {
 		err = runAdapter(ctx, cfg, os.Stdin, os.Stdout, os.Stderr)
 		stop()
 	}
-	entry.Exit(err, errUsage, "")
+	// One rule for every failure: `winx: <what>: <why>` on stderr, exit 2
+	// for usage and configuration (a variable outside its range), 1 for
+	// runtime failures.
+	var bad *config.VarError
+	if err != nil && !errors.Is(err, errUsage) && errors.As(err, &bad) {
+		fmt.Fprintln(os.Stderr, "winx:", strings.TrimPrefix(err.Error(), "winx: "))
+		err = errUsage
+	}
+	entry.Exit(err, errUsage, "winx:")
 }
 
 // catalog is what the configuration needs to know of the tool catalog.
@@ -96,13 +106,20 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 func runAdapter(ctx context.Context, cfg *config.Adapter, stdin io.Reader, stdout, stderr io.Writer) error {
 	id := buildid.Read()
 	switch cfg.Command {
+	case config.CommandHelp:
+		_, err := config.LoadAdapter([]string{"--help"}, nil, catalog(), stdout)
+		if errors.Is(err, flag.ErrHelp) {
+			return nil
+		}
+		return err
 	case config.CommandReport:
 		return runReport(cfg.Report, stdout)
 	case config.CommandWorktrees:
 		return runWorktrees(ctx, cfg.Worktree, stdout)
 	case config.CommandServe:
 		if cfg.Serve.Version {
-			fmt.Fprintln(stdout, "winx", id.String())
+			// The identity starts with the module, which is winx.
+			fmt.Fprintln(stdout, "winx", strings.TrimPrefix(id.String(), "winx "))
 			return nil
 		}
 		// A token given as --token stays in memory only: the command line

@@ -277,7 +277,7 @@ func TestLoadAdapterServe(t *testing.T) {
 		{[]string{"--session-affinity", "user"}, nil, "--session-affinity"},
 		{[]string{"--rest"}, nil, "--rest needs --http"},
 		{[]string{"extra"}, nil, "unexpected argument"},
-		{[]string{"--port", "1"}, nil, "usage: winx"},
+		{[]string{"--port", "1"}, nil, "winx: flag provided but not defined: -port\nrun 'winx --help' for usage\n"},
 	}
 	for _, r := range refusals {
 		var stderr strings.Builder

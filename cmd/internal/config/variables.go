@@ -1,7 +1,9 @@
 package config
 
 import (
+	"errors"
 	"fmt"
+	"path/filepath"
 	"strings"
 
 	"winx/guardian/daemon/operator"
@@ -29,6 +31,14 @@ func intRange(min, max int) func(name, value string) error {
 		_, _, err := ParseRange(name, value, min, max)
 		return err
 	}
+}
+
+// absolute checks a path variable that must be absolute.
+func absolute(name, value string) error {
+	if !filepath.IsAbs(value) {
+		return &VarError{Name: name, Value: value, Err: errors.New("not an absolute path")}
+	}
+	return nil
 }
 
 // boolean checks a boolean variable.
@@ -72,7 +82,7 @@ func Variables() []Variable {
 		{Name: "WINX_SANDBOX_NETWORK", Default: "allow", Range: "allow or deny"},
 		{Name: "WINXD_BIN", Default: "winxd next to winx, else on PATH", Range: "path"},
 		{Name: "WINX_GUARDIAN_BIN", Default: "winx-guardian next to winxd, else on PATH", Range: "path"},
-		{Name: "WINX_SOCKET", Default: "$XDG_RUNTIME_DIR/winx/winxd.sock", Range: "absolute path"},
+		{Name: "WINX_SOCKET", Default: "$XDG_RUNTIME_DIR/winx/winxd.sock", Range: "absolute path", Check: absolute},
 		{Name: "WINX_MAX_GUARDIANS", Default: "32", Range: fmt.Sprintf("%d to %d", MinGuardians, MaxGuardians), Check: intRange(MinGuardians, MaxGuardians)},
 		{Name: "WINX_SESSION_IDLE_TTL_SECS", Default: "86400", Range: "0 (never) to 315360000", Check: intRange(0, MaxTTLSecs)},
 		{Name: "WINX_UNUSED_SESSION_IDLE_TTL_SECS", Default: "1800", Range: "0 (never) to 315360000", Check: intRange(0, MaxTTLSecs)},

@@ -342,6 +342,16 @@ func (op *operator) kill(ctx context.Context, thread string) error {
 		}
 		fmt.Fprintf(op.Stdout, "killed %s %s (guardian pid %d)\n", k.ExternalID, k.Workspace, g.PID)
 	}
+	// A guardian that is alive but does not let this process in (a state
+	// directory with another wire secret: sudo, a unit with its own
+	// XDG_STATE_HOME) keeps running: say so, or the operator believes
+	// every session is gone.
+	for _, u := range stale {
+		if u.Stale {
+			continue
+		}
+		errs = append(errs, fmt.Errorf("winx: kill: the guardian on %s (pid %d) keeps running: %s", u.Socket, u.PID, u.Err))
+	}
 	errs = append(errs, op.cleanupStale(ctx, stale))
 	return errors.Join(errs...)
 }
