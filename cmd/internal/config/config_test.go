@@ -450,3 +450,21 @@ func TestOutOfRange(t *testing.T) {
 		})
 	}
 }
+
+// TestLoadDaemonExplainsRefusals: every command line winxd refuses is
+// explained on stderr (the adapter that starts winxd quotes it), not only
+// the ones the flag package itself rejects.
+func TestLoadDaemonExplainsRefusals(t *testing.T) {
+	for _, args := range [][]string{
+		{"-max-guardians", "0"},
+		{"-log-max-bytes", "1"},
+		{"-socket", "rel"},
+		{"extra"},
+	} {
+		var stderr strings.Builder
+		_, err := LoadDaemon(args, Lookup(nil), &stderr)
+		if !errors.Is(err, ErrUsage) || !strings.HasPrefix(stderr.String(), "winxd: ") {
+			t.Errorf("LoadDaemon(%q) = %v, stderr %q; want a usage error explained as winxd: ...", args, err, stderr.String())
+		}
+	}
+}
