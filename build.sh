@@ -18,7 +18,9 @@
 #   ./build.sh install PREFIX
 #                       build into PREFIX/lib/winx/<build id>/ (never changed afterwards),
 #                       smoke-test it there, then switch PREFIX/lib/winx/current to it with
-#                       one rename; PREFIX/bin/{winx,winxd,winx-guardian} point through it
+#                       one rename; PREFIX/bin/{winx,winxd,winx-guardian} point through it;
+#                       the docs and the systemd unit go in PREFIX/share/doc/winx. With
+#                       $DESTDIR set, everything goes under $DESTDIR/PREFIX (for packagers)
 #   ./build.sh dist OUT reproducible release: OUT/winx-<rev>-<os>-<arch>.tar.gz for
 #                       linux/amd64 and darwin/arm64, an SPDX SBOM for each, SHA256SUMS
 set -euo pipefail
@@ -191,8 +193,12 @@ install_prefix() {
 		stage=usage
 		return 2
 	fi
-	mkdir -p "$prefix/lib/winx" "$prefix/bin"
-	prefix=$(cd "$prefix" && pwd -P)
+	# $DESTDIR stages the tree for a package: the links are relative, so
+	# they hold once the tree is moved to PREFIX.
+	local root=${DESTDIR:-}$prefix
+	mkdir -p "$root/lib/winx" "$root/bin" "$root/share/doc/winx"
+	root=$(cd "$root" && pwd -P)
+	prefix=$root
 	lib=$prefix/lib/winx
 	# Built next to its final place, so that moving it in is a rename.
 	tmp=$(mktemp -d "$lib/.build-XXXXXX")
@@ -218,7 +224,10 @@ install_prefix() {
 			swap_link "../lib/winx/current/$name" "$prefix/bin/$name"
 		fi
 	done
+	# The docs the unit's Documentation= and the README point at.
+	install -m 0644 README.md SECURITY.md docs/deployment.md docs/clients.md docs/winx.service "$prefix/share/doc/winx/"
 	echo "install: $prefix/bin/{${binaries[*]}} -> lib/winx/$id ($(cat "$dest/VERSION"))"
+	echo "install: docs in $prefix/share/doc/winx"
 	echo "install: earlier builds stay in $lib for a rollback: ./build.sh install or ln -sfn <id> $lib/current"
 }
 
@@ -280,7 +289,8 @@ bench) bench "${@:2}" ;;
 install) install_prefix "${2:-}" ;;
 dist) dist "${2:-}" ;;
 -h | --help | help)
-	sed -n '2,15s/^# \{0,1\}//p' "$0"
+	# The header comment, whatever its length.
+	awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$(basename "$0")" # cd'ed next to it above
 	;;
 *)
 	echo "build.sh: unknown command ${1@Q}; want one of: build, test, repro, bench, install PREFIX, dist OUT" >&2

@@ -39,6 +39,10 @@ type ConnOptions struct {
 	// DrainTimeout is how long Run lets running calls finish and answer
 	// after the input ended cleanly, before cancelling them. Zero means 5 s.
 	DrainTimeout time.Duration
+	// StopGrace is how long Run lets running calls finish and answer after
+	// its context ended (a stdio server told to stop by a signal), before
+	// cancelling them. Zero cancels them at once.
+	StopGrace time.Duration
 }
 
 // Conn is one JSON-RPC peer on a pair of framers. It runs incoming calls
@@ -89,22 +93,41 @@ func NewConn(r FrameReader, w FrameWriter, h Handler, opts *ConnOptions) *Conn {
 // Run reads until the reader ends or ctx is done, dispatching requests and
 // delivering responses. After a clean end of input, running calls get
 // DrainTimeout to answer (a client that writes its requests and closes its
-// end still gets its answers); then they are cancelled. Run returns once
-// every handler has returned; a clean end of input returns nil.
+// end still gets its answers); then they are cancelled. When ctx ends, Run
+// stops reading at once, even while a read blocks, and running calls get
+// StopGrace to answer before they are cancelled. Run returns once every
+// handler has returned: nil after a clean end of input, ctx's error after
+// a stop.
+//
+// Reads happen on a goroutine of their own, one at a time and only when Run
+// asks for the next frame, so the reader is never ahead of the dispatcher.
+// A read that blocks when ctx ends is left to finish on that goroutine,
+// which then drops its frame and exits: a caller that must get the
+// goroutine back closes the reader (or sets a read deadline) when ctx ends.
 func (c *Conn) Run(ctx context.Context) error {
-	ctx, cancel := context.WithCancel(ctx)
-	drain := false
+	// Handlers may outlive ctx by StopGrace, so their context is detached
+	// from it (keeping its values) and cancelled here.
+	base, cancel := context.WithCancelCause(context.WithoutCancel(ctx))
 	defer func() {
-		if drain {
-			c.drain(ctx)
-		}
-		cancel()
+		cancel(ErrStopped)
 		c.shutdown()
 		c.handlers.Wait()
 	}()
+	next := make(chan struct{}, 1)
+	frames := make(chan readResult)
+	stopped := make(chan struct{})
+	defer close(stopped)
+	go c.readLoop(next, frames, stopped)
 	for {
-		frame, err := c.r.ReadFrame()
-		if err != nil {
+		next <- struct{}{} // empty: Run sends only after taking a frame
+		var rr readResult
+		select {
+		case rr = <-frames:
+		case <-ctx.Done():
+			c.drain(nil, c.opts.StopGrace)
+			return ctx.Err()
+		}
+		if err := rr.err; err != nil {
 			var tooLarge *FrameTooLargeError
 			if errors.As(err, &tooLarge) {
 				if _, recoverable := c.r.(*LineReader); recoverable {
@@ -113,12 +136,15 @@ func (c *Conn) Run(ctx context.Context) error {
 				}
 			}
 			if errors.Is(err, io.EOF) {
-				drain = true
+				if !c.drain(ctx.Done(), c.opts.DrainTimeout) {
+					// Stopped while draining: the stop's grace applies.
+					c.drain(nil, c.opts.StopGrace)
+				}
 				return nil
 			}
 			return err
 		}
-		msg, err := DecodeMessage(frame)
+		msg, err := DecodeMessage(rr.frame)
 		if err != nil {
 			var de *DecodeError
 			if errors.As(err, &de) {
@@ -128,7 +154,10 @@ func (c *Conn) Run(ctx context.Context) error {
 		}
 		switch m := msg.(type) {
 		case *Request:
-			if err := c.dispatch(ctx, m); err != nil {
+			if err := c.dispatch(ctx, base, m); err != nil {
+				if ctx.Err() != nil {
+					c.drain(nil, c.opts.StopGrace)
+				}
 				return err
 			}
 		case *Response:
@@ -137,20 +166,55 @@ func (c *Conn) Run(ctx context.Context) error {
 	}
 }
 
-// drain waits up to DrainTimeout for running handlers.
-func (c *Conn) drain(ctx context.Context) {
+// readResult is one ReadFrame's outcome.
+type readResult struct {
+	frame []byte
+	err   error
+}
+
+// readLoop reads one frame per token on next and hands it over on frames,
+// until a read fails for good or Run closes stopped. A frame stays the
+// reader's until the next read, which Run asks for only when done with it.
+func (c *Conn) readLoop(next <-chan struct{}, frames chan<- readResult, stopped <-chan struct{}) {
+	for {
+		select {
+		case <-next:
+		case <-stopped:
+			return
+		}
+		frame, err := c.r.ReadFrame()
+		select {
+		case frames <- readResult{frame, err}:
+		case <-stopped:
+			return
+		}
+		var tooLarge *FrameTooLargeError
+		if err != nil && !errors.As(err, &tooLarge) {
+			return
+		}
+	}
+}
+
+// drain waits up to d for running handlers, or until stop closes (a nil
+// stop never does). It reports whether it ended without stop closing.
+func (c *Conn) drain(stop <-chan struct{}, d time.Duration) bool {
+	if d <= 0 {
+		return true
+	}
 	done := make(chan struct{})
 	go func() {
 		c.handlers.Wait()
 		close(done)
 	}()
-	timer := time.NewTimer(c.opts.DrainTimeout)
+	timer := time.NewTimer(d)
 	defer timer.Stop()
 	select {
 	case <-done:
 	case <-timer.C:
-	case <-ctx.Done():
+	case <-stop:
+		return false
 	}
+	return true
 }
 
 func (c *Conn) replyDecodeError(de *DecodeError) {
@@ -160,13 +224,15 @@ func (c *Conn) replyDecodeError(de *DecodeError) {
 	}
 }
 
-func (c *Conn) dispatch(ctx context.Context, req *Request) error {
+// dispatch starts req's handler under base once a slot is free; it gives up
+// when ctx (Run's) ends first.
+func (c *Conn) dispatch(ctx, base context.Context, req *Request) error {
 	select {
 	case c.slots <- struct{}{}:
 	case <-ctx.Done():
 		return ctx.Err()
 	}
-	hctx, hcancel := context.WithCancel(ctx)
+	hctx, hcancel := context.WithCancel(base)
 	if req.IsCall() {
 		c.mu.Lock()
 		if _, dup := c.incoming[req.ID.raw]; dup {

@@ -679,3 +679,80 @@ func TestConnLengthFramer(t *testing.T) {
 		t.Errorf("client Run() = %v, want nil", err)
 	}
 }
+
+// TestConnRunStop stops Run by its context while its read blocks (the
+// input stays open, as a stdio client's does when it sends SIGTERM): Run
+// returns without the input ending, and running calls get StopGrace.
+func TestConnRunStop(t *testing.T) {
+	const grace = 2 * time.Second
+	tests := []struct {
+		name        string
+		method      string // "answers" finishes once released; "stuck" waits for cancellation
+		grace       time.Duration
+		wantElapsed time.Duration
+		wantResp    *Response
+	}{
+		{"answer within StopGrace", "answers", grace, 0,
+			&Response{ID: rawID("1"), Result: json.RawMessage(`"answered"`)}},
+		{"cancelled after StopGrace", "stuck", grace, grace,
+			&Response{ID: rawID("1"), Error: NewError(-32800, "cancelled")}},
+		{"no StopGrace cancels at once", "stuck", 0, 0,
+			&Response{ID: rawID("1"), Error: NewError(-32800, "cancelled")}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				inR, inW := io.Pipe()
+				outR, outW := io.Pipe()
+				defer inW.Close()
+				started := make(chan struct{})
+				release := make(chan struct{})
+				conn := NewConn(NewLineReader(inR, 0), NewLineWriter(outW), HandlerFunc(func(ctx context.Context, req *Request) (json.RawMessage, error) {
+					close(started)
+					if req.Method == "answers" {
+						<-release
+						return json.RawMessage(`"answered"`), nil
+					}
+					<-ctx.Done()
+					return nil, NewError(-32800, "cancelled")
+				}), &ConnOptions{StopGrace: tt.grace})
+				ctx, stop := context.WithCancel(context.Background())
+				done := make(chan error, 1)
+				go func() { done <- conn.Run(ctx) }()
+				frames := make(chan []byte, 4)
+				go func() {
+					lr := NewLineReader(outR, 0)
+					for {
+						f, err := lr.ReadFrame()
+						if err != nil {
+							close(frames)
+							return
+						}
+						frames <- f
+					}
+				}()
+				if _, err := io.WriteString(inW, `{"jsonrpc":"2.0","id":1,"method":"`+tt.method+`"}`+"\n"); err != nil {
+					t.Fatal(err)
+				}
+				<-started
+
+				start := time.Now()
+				stop()
+				synctest.Wait() // Run has seen the stop
+				close(release)
+				frame := <-frames
+				if err := <-done; !errors.Is(err, context.Canceled) {
+					t.Errorf("Run() = %v, want %v", err, context.Canceled)
+				}
+				if got := time.Since(start); got != tt.wantElapsed {
+					t.Errorf("Run took %v after the stop, want %v", got, tt.wantElapsed)
+				}
+				resp, err := DecodeMessage(frame)
+				if err != nil || !sameMessage(resp, tt.wantResp) {
+					t.Errorf("response = %q (%v), want %s", frame, err, describe(tt.wantResp))
+				}
+				outW.Close()
+			})
+		})
+	}
+}

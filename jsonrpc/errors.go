@@ -59,6 +59,11 @@ var (
 	// ErrFrameTooLarge reports a frame over the framer's limit. The framer
 	// has skipped it and can keep reading.
 	ErrFrameTooLarge = errors.New("jsonrpc: frame too large")
+	// ErrStopped is the cause of a running call's context when its
+	// connection ended under it (Run's context ended or its input did, and
+	// the grace ran out), as opposed to the peer cancelling the call.
+	ErrStopped = errors.New("jsonrpc: connection stopped")
+
 	// ErrNoResponse, returned by a Handler, suppresses the response to a call
 	// (MCP: a cancelled request is not answered).
 	ErrNoResponse = errors.New("jsonrpc: no response")

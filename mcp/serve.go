@@ -62,7 +62,15 @@ func (s *Server) handleNotification(sess *session, req *jsonrpc.Request, cancel 
 
 // answerAfterCancel keeps the MCP rule that a cancelled request is not
 // answered: when ctx ended because the client cancelled, drop the answer.
+// A call cut short because the server is stopping was not cancelled by the
+// client, which still waits for it: it gets its result or an error saying so.
 func answerAfterCancel(ctx context.Context, res json.RawMessage, err error) (json.RawMessage, error) {
+	if errors.Is(context.Cause(ctx), jsonrpc.ErrStopped) {
+		if err == nil && res != nil {
+			return res, nil
+		}
+		return nil, jsonrpc.NewError(jsonrpc.CodeInternalError, "server stopping: the call was cut short")
+	}
 	if ctx.Err() != nil && (err == nil || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)) {
 		return nil, jsonrpc.ErrNoResponse
 	}

@@ -3,14 +3,22 @@ package mcp
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"sync"
+	"time"
 
 	"winx/jsonrpc"
 )
 
 // MaxStdioLine bounds one incoming stdio message.
 const MaxStdioLine = 8 << 20
+
+// StdioStopGrace is how long calls still running when a stdio server is told
+// to stop (its context ends: SIGTERM, the MCP stdio shutdown, or Ctrl-C) get
+// to answer before they are cancelled. Short, so that the process is gone
+// well within the couple of seconds a client waits before SIGKILL.
+const StdioStopGrace = 1500 * time.Millisecond
 
 // StdioOptions configures ServeStdio; nil means defaults.
 type StdioOptions struct {
@@ -21,7 +29,10 @@ type StdioOptions struct {
 }
 
 // ServeStdio serves one client on newline-delimited JSON-RPC until in reaches
-// EOF or ctx ends. Only protocol messages are written to out.
+// EOF or ctx ends. Only protocol messages are written to out. When ctx ends
+// it stops reading at once (in may stay open: a client sending SIGTERM does
+// not close it), gives running calls StdioStopGrace and returns nil: a stop
+// is a clean end.
 func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer, opts *StdioOptions) error {
 	var o StdioOptions
 	if opts != nil {
@@ -36,8 +47,12 @@ func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer, op
 	p := &stdioPeer{server: s, caller: o.Caller}
 	p.conn = jsonrpc.NewConn(jsonrpc.NewLineReader(in, o.MaxLine), jsonrpc.NewLineWriter(out), p,
 		// Every answer is built by the server's encoder (marshalResult).
-		&jsonrpc.ConnOptions{EncodedResults: true})
-	return p.conn.Run(ctx)
+		&jsonrpc.ConnOptions{EncodedResults: true, StopGrace: StdioStopGrace})
+	err := p.conn.Run(ctx)
+	if ctx.Err() != nil && errors.Is(err, ctx.Err()) {
+		return nil
+	}
+	return err
 }
 
 // stdioPeer is the single client of a stdio process.

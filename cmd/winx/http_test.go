@@ -285,7 +285,7 @@ func TestServeHTTPRefuses(t *testing.T) {
 				return []string{"--http", "--port", port}
 			},
 			wantErr: errUsage,
-			stderr:  "usage: winx",
+			stderr:  "winx: flag provided but not defined: -port",
 		},
 	}
 	for _, tt := range tests {

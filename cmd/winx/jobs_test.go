@@ -83,8 +83,9 @@ func TestDaemonJobsAcrossAdaptersAndLost(t *testing.T) {
 			t.Errorf("winx %s after the guardian was killed:\n%s\nwant %s lost", strings.Join(args, " "), text, id)
 		}
 	}
-	if text, err := d.winx("jobs", "no-such-thread"); err != nil || strings.Contains(text, id) {
-		t.Errorf("winx jobs no-such-thread = %q, %v; want no jobs", text, err)
+	// As attach and kill: a name no session matches is an error.
+	if text, err := d.winx("jobs", "no-such-thread"); err == nil || !strings.Contains(err.Error(), `no session matches "no-such-thread"`) || strings.Contains(text, id) {
+		t.Errorf("winx jobs no-such-thread = %q, %v; want no jobs and no session matches", text, err)
 	}
 
 	// The killed session is reported lost, and the reset's fresh shell

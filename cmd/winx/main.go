@@ -6,6 +6,8 @@ package main
 
 import (
 	"context"
+	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -16,6 +18,7 @@ import (
 	"winx/cmd/internal/buildid"
 	"winx/cmd/internal/config"
 	"winx/cmd/internal/entry"
+	"winx/cmd/internal/oplog"
 	"winx/guardian/daemon/operator"
 	"winx/guardian/wire"
 	"winx/mcp"
@@ -55,11 +58,30 @@ func main() {
 		err = shedCredentials(cfg, handed)
 	}
 	if err == nil {
+		// The first SIGINT or SIGTERM stops the command gracefully (a
+		// stdio server stops reading and lets running calls answer);
+		// then the signals are given back their default action, so a
+		// second one ends the process at once.
 		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+		context.AfterFunc(ctx, func() {
+			stop()
+			if cfg.Command == config.CommandServe {
+				oplog.New(os.Stderr, cfg.Serve.Log.Level, cfg.Serve.Log.Format).
+					Info("stopping on a signal; a second one ends the process at once")
+			}
+		})
 		err = runAdapter(ctx, cfg, os.Stdin, os.Stdout, os.Stderr)
 		stop()
 	}
-	entry.Exit(err, errUsage, "")
+	// One rule for every failure: `winx: <what>: <why>` on stderr, exit 2
+	// for usage and configuration (a variable outside its range), 1 for
+	// runtime failures.
+	var bad *config.VarError
+	if err != nil && !errors.Is(err, errUsage) && errors.As(err, &bad) {
+		fmt.Fprintln(os.Stderr, "winx:", strings.TrimPrefix(err.Error(), "winx: "))
+		err = errUsage
+	}
+	entry.Exit(err, errUsage, "winx:")
 }
 
 // catalog is what the configuration needs to know of the tool catalog.
@@ -84,13 +106,20 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 func runAdapter(ctx context.Context, cfg *config.Adapter, stdin io.Reader, stdout, stderr io.Writer) error {
 	id := buildid.Read()
 	switch cfg.Command {
+	case config.CommandHelp:
+		_, err := config.LoadAdapter([]string{"--help"}, nil, catalog(), stdout)
+		if errors.Is(err, flag.ErrHelp) {
+			return nil
+		}
+		return err
 	case config.CommandReport:
 		return runReport(cfg.Report, stdout)
 	case config.CommandWorktrees:
 		return runWorktrees(ctx, cfg.Worktree, stdout)
 	case config.CommandServe:
 		if cfg.Serve.Version {
-			fmt.Fprintln(stdout, "winx", id.String())
+			// The identity starts with the module, which is winx.
+			fmt.Fprintln(stdout, "winx", strings.TrimPrefix(id.String(), "winx "))
 			return nil
 		}
 		// A token given as --token stays in memory only: the command line

@@ -9,6 +9,8 @@ package main
 
 import (
 	"context"
+	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"log/slog"
@@ -45,10 +47,13 @@ func main() {
 
 func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
 	o, err := config.LoadDaemon(args, getenv, stderr)
+	id := buildid.Read()
 	if err != nil {
+		if !errors.Is(err, flag.ErrHelp) {
+			recordStartFailure(getenv, id, err)
+		}
 		return err
 	}
-	id := buildid.Read()
 	if o.Version {
 		_, err := fmt.Fprintf(stdout, "winxd %s\n", id)
 		return err
@@ -115,4 +120,27 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	logger.Info("winxd stopping; guardians keep running", "reason", reason)
 	writeRecord(daemon.StateExited, reason)
 	return err
+}
+
+// recordStartFailure writes why winxd refused to start (its configuration)
+// where an operator looks: winxd.log and, unless a winxd is running, the
+// exit record `winx doctor` shows. Its stderr is read only by the adapter
+// that started it, until it exits.
+func recordStartFailure(getenv func(string) string, id buildid.Identity, cause error) {
+	state := daemon.StateDir(getenv)
+	if state == "" {
+		return
+	}
+	if f, err := oplog.OpenFile(filepath.Join(state, daemon.LogFileName), config.DefaultDaemonLogMaxBytes); err == nil {
+		oplog.New(f, "info", config.LogFormatText).Error("winxd did not start", "err", cause.Error())
+		f.Close()
+	}
+	// A running winxd's record stays: this one never took the socket.
+	if r, err := daemon.ReadExitRecord(state); err == nil && r.State == daemon.StateRunning && !daemon.Exited(r.PID) {
+		return
+	}
+	daemon.WriteExitRecord(state, daemon.ExitRecord{
+		State: daemon.StateExited, Reason: "start-up: " + cause.Error(), PID: os.Getpid(),
+		Time: time.Now().UTC(), Build: entry.WireBuild(id),
+	})
 }

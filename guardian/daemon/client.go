@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
+	"strings"
 	"syscall"
 	"time"
 
@@ -19,14 +21,26 @@ const DefaultStartTimeout = 10 * time.Second
 // ErrDaemonStart: winxd was not running and could not be started.
 var ErrDaemonStart = errors.New("daemon: winxd did not start")
 
+// MaxStartError bounds what Start keeps of a starting winxd's stderr.
+const MaxStartError = 4 << 10
+
 // StartError is a winxd that could not be started.
 type StartError struct {
 	Bin    string
 	Socket string
 	Err    error
+	// Said is what winxd wrote on stderr before it exited (at most
+	// MaxStartError bytes): its own reason, such as a variable out of
+	// range. Empty when it did not run or said nothing.
+	Said string
 }
 
 func (e *StartError) Error() string {
+	if e.Said != "" {
+		// winxd ran and said why it stopped: that reason, not the
+		// binary's whereabouts, is what to fix.
+		return fmt.Sprintf("daemon: winxd did not start (binary %s, socket %s): %v: %s", e.Bin, e.Socket, e.Err, e.Said)
+	}
 	return fmt.Sprintf("daemon: winxd did not start (binary %s, socket %s): %v; set WINXD_BIN, or WINX_RUNTIME=embedded to run sessions in the adapter", e.Bin, e.Socket, e.Err)
 }
 
@@ -143,10 +157,13 @@ func Connect(ctx context.Context, socket string, local wire.Hello, so *StartOpti
 	return c, peer, nil
 }
 
-// Start starts winxd (with -socket socket) detached from this process (its own session, stdin,
-// stdout and stderr on /dev/null: a caller killed with SIGKILL does not take
-// it along, and it never writes into the caller's pipes) and waits until it
-// answers on socket.
+// Start starts winxd (with -socket socket) detached from this process (its
+// own session, stdin and stdout on /dev/null: a caller killed with SIGKILL
+// does not take it along, and it never writes into the caller's pipes) and
+// waits until it answers on socket. Its stderr comes to Start until then: a
+// winxd that refuses to start says why there, and the StartError carries
+// it. Once it answers the read end is closed; winxd ignores SIGPIPE and
+// logs to its own file, so a late write fails and nothing else happens.
 func Start(ctx context.Context, socket string, local wire.Hello, so StartOptions) (wire.Hello, error) {
 	fail := func(err error) (wire.Hello, error) {
 		return wire.Hello{}, &StartError{Bin: so.Bin, Socket: socket, Err: err}
@@ -165,9 +182,22 @@ func Start(ctx context.Context, socket string, local wire.Hello, so StartOptions
 	cmd := exec.Command(so.Bin, append([]string{"-socket", socket}, so.Args...)...)
 	cmd.Env = so.Env
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
-	if err := cmd.Start(); err != nil {
+	er, ew, err := os.Pipe()
+	if err != nil {
+		return fail(fmt.Errorf("stderr pipe: %w", err))
+	}
+	defer er.Close()
+	cmd.Stderr = ew
+	err = cmd.Start()
+	ew.Close()
+	if err != nil {
 		return fail(err)
 	}
+	said := make(chan string, 1)
+	go func() {
+		b, _ := io.ReadAll(io.LimitReader(er, MaxStartError))
+		said <- strings.TrimSpace(string(b))
+	}()
 	exited := make(chan struct{})
 	go func() {
 		cmd.Wait() // reap it if it exits while we live
@@ -187,7 +217,14 @@ func Start(ctx context.Context, socket string, local wire.Hello, so StartOptions
 			if peer, err := c.Ping(ctx); err == nil {
 				return peer, nil
 			}
-			return fail(fmt.Errorf("it exited: %s", cmd.ProcessState))
+			// Its stderr ended with it (a child of its own that holds
+			// the pipe is not waited for).
+			var msg string
+			select {
+			case msg = <-said:
+			case <-time.After(time.Second):
+			}
+			return wire.Hello{}, &StartError{Bin: so.Bin, Socket: socket, Err: fmt.Errorf("it exited: %s", cmd.ProcessState), Said: msg}
 		case <-ctx.Done():
 			cmd.Process.Signal(os.Interrupt)
 			return fail(fmt.Errorf("no answer on the socket within %v: %w", timeout, err))

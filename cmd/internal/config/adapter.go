@@ -28,6 +28,10 @@ const (
 const (
 	CommandServe  = "serve"
 	CommandReport = "report"
+	// CommandHelp prints the usage on stdout (`winx help`); `winx version`
+	// is serve's --version.
+	CommandHelp    = "help"
+	CommandVersion = "version"
 )
 
 // Catalog is what the adapter's flags need from the tool catalog.
@@ -143,6 +147,10 @@ func LoadAdapter(args, environ []string, cat Catalog, stderr io.Writer) (*Adapte
 		return &Adapter{Command: CommandWorktrees, Worktree: w}, err
 	case len(args) > 0 && operator.IsCommand(args[0]):
 		return loadOperator(args[0], args[1:], environ, getenv, stderr)
+	case len(args) == 1 && args[0] == CommandHelp:
+		return &Adapter{Command: CommandHelp}, nil
+	case len(args) == 1 && args[0] == CommandVersion:
+		return &Adapter{Command: CommandServe, Serve: Serve{Version: true}}, nil
 	case len(args) > 0 && args[0] == CommandServe:
 		args = args[1:]
 	}
@@ -172,16 +180,37 @@ type stringList []string
 func (l *stringList) String() string     { return strings.Join(*l, ",") }
 func (l *stringList) Set(v string) error { *l = append(*l, v); return nil }
 
-// parseFlags parses fs, returning flag.ErrHelp for -help and ErrUsage for
-// any other rejection (which fs has explained).
+// parseFlags parses fs, returning flag.ErrHelp for -help (after fs.Usage)
+// and ErrUsage for any other rejection, which it explains in one line and a
+// hint, not the whole usage.
 func parseFlags(fs *flag.FlagSet, args []string) error {
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return err
-		}
-		return ErrUsage
+	out, usage := fs.Output(), fs.Usage
+	var said strings.Builder
+	fs.SetOutput(&said)
+	fs.Usage = func() {}
+	err := fs.Parse(args)
+	fs.SetOutput(out)
+	fs.Usage = usage
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, flag.ErrHelp):
+		usage()
+		return err
 	}
-	return nil
+	fmt.Fprintf(out, "winx: %s\nrun '%s --help' for usage\n", err, fs.Name())
+	return ErrUsage
+}
+
+// printDefaults is fs.PrintDefaults with the flags spelled --name, as the
+// documentation spells them (the flag package accepts both).
+func printDefaults(fs *flag.FlagSet) {
+	var b strings.Builder
+	out := fs.Output()
+	fs.SetOutput(&b)
+	fs.PrintDefaults()
+	fs.SetOutput(out)
+	fmt.Fprint(out, strings.ReplaceAll("\n"+b.String(), "\n  -", "\n  --")[1:])
 }
 
 // usagef explains a rejected configuration on stderr and returns ErrUsage.
@@ -220,14 +249,15 @@ func loadServe(args, environ []string, getenv func(string) string, cat Catalog, 
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: winx [serve] [--http --bind ADDR --token-file FILE] [--version]")
 		fmt.Fprintln(stderr, "       winx report [--log FILE] [--last N] [--since-minutes M]")
-		fmt.Fprintln(stderr, "       winx list | attach <thread> [--follow] | kill <thread>|--all | prune [--idle-seconds N] | restart-daemon | doctor")
+		fmt.Fprintln(stderr, "       winx list | jobs [thread] | attach <thread> [--follow] | kill <thread>|--all | prune [--idle-seconds N] | restart-daemon | doctor")
+		fmt.Fprintln(stderr, "       winx help | version")
 		fmt.Fprintln(stderr, "       "+worktreesUsage)
 		fmt.Fprintln(stderr, "commands:")
 		for _, c := range commandHelp() {
 			fmt.Fprintf(stderr, "  %-15s %s\n", c[0], c[1])
 		}
 		fmt.Fprintln(stderr, "flags of serve:")
-		fs.PrintDefaults()
+		printDefaults(fs)
 	}
 	if err := parseFlags(fs, args); err != nil {
 		return s, err
@@ -265,6 +295,23 @@ func loadServe(args, environ []string, getenv func(string) string, cat Catalog, 
 	}
 	s.Sandbox = e.bool("WINX_SANDBOX")
 	embedded := e.bool("WINX_EMBEDDED")
+	// Every other documented range is checked here too, winxd's included:
+	// the adapter hands its environment to the winxd it starts, whose
+	// refusal an agent would otherwise meet only as "winxd did not start".
+	reported := map[string]bool{}
+	for _, err := range e.errs {
+		var ve *VarError
+		if errors.As(err, &ve) {
+			reported[ve.Name] = true
+		}
+	}
+	for _, v := range Variables() {
+		if val := getenv(v.Name); val != "" && v.Check != nil && !reported[v.Name] {
+			if err := v.Check(v.Name, val); err != nil {
+				e.errs = append(e.errs, err)
+			}
+		}
+	}
 	if len(e.errs) > 0 {
 		for _, err := range e.errs {
 			fmt.Fprintf(stderr, "winx: %v\n", err)
@@ -394,7 +441,11 @@ func loadReport(args []string, getenv func(string) string, stderr io.Writer) (Re
 	if err := parseFlags(fs, args); err != nil {
 		return r, err
 	}
-	if r.Log == "" || fs.NArg() > 0 || r.Last < 0 || r.SinceMinutes < 0 {
+	if r.Log == "" && fs.NArg() == 0 {
+		fmt.Fprintln(stderr, "winx: report: no usage log: set WINX_USAGE_LOG (where winx serve writes it) or pass --log FILE")
+		return r, ErrUsage
+	}
+	if fs.NArg() > 0 || r.Last < 0 || r.SinceMinutes < 0 {
 		fmt.Fprintln(stderr, "usage: winx report [--log FILE] [--last N] [--since-minutes M]")
 		return r, ErrUsage
 	}
@@ -422,7 +473,7 @@ func loadOperator(name string, args, environ []string, getenv func(string) strin
 	}[name]
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage:", usage)
-		fs.PrintDefaults()
+		printDefaults(fs)
 	}
 	var rest []string
 	for next := args; ; {

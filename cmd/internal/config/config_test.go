@@ -214,17 +214,16 @@ func TestLoadAdapterReadsNoRedactOnce(t *testing.T) {
 
 func TestLoadAdapterIntegers(t *testing.T) {
 	a, err := LoadAdapter(nil, serveEnv(t,
-		"WINX_CODING_TOKEN_BUDGET=100", "WINX_NONCODING_TOKEN_BUDGET=-5", "WINX_READ_PARALLELISM=lots",
+		"WINX_CODING_TOKEN_BUDGET=100", "WINX_READ_PARALLELISM=32",
 		"WINX_USAGE_LOG=/x/usage.jsonl", "WINX_USAGE_RETENTION_DAYS=0", "WINX_USAGE_ROTATION=hourly",
 	), testCatalog, io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}
 	s := a.Serve
-	// The budgets keep their lenient rule: anything but a non-negative
-	// integer means the default.
-	if s.CodingTokenBudget != 100 || s.NonCodingTokenBudget != 0 || s.ReadParallelism != 0 {
-		t.Errorf("budgets = %d, %d, %d; want 100, 0, 0", s.CodingTokenBudget, s.NonCodingTokenBudget, s.ReadParallelism)
+	// Unset means the default, 0.
+	if s.CodingTokenBudget != 100 || s.NonCodingTokenBudget != 0 || s.ReadParallelism != 32 {
+		t.Errorf("budgets = %d, %d, %d; want 100, 0, 32", s.CodingTokenBudget, s.NonCodingTokenBudget, s.ReadParallelism)
 	}
 	if s.UsageLog != "/x/usage.jsonl" || s.Usage.RetentionDays != usage.KeepForever || s.Usage.Rotation != "hourly" {
 		t.Errorf("usage log = %q %+v, want retention KeepForever and hourly rotation", s.UsageLog, s.Usage)
@@ -278,7 +277,7 @@ func TestLoadAdapterServe(t *testing.T) {
 		{[]string{"--session-affinity", "user"}, nil, "--session-affinity"},
 		{[]string{"--rest"}, nil, "--rest needs --http"},
 		{[]string{"extra"}, nil, "unexpected argument"},
-		{[]string{"--port", "1"}, nil, "usage: winx"},
+		{[]string{"--port", "1"}, nil, "winx: flag provided but not defined: -port\nrun 'winx --help' for usage\n"},
 	}
 	for _, r := range refusals {
 		var stderr strings.Builder
@@ -406,5 +405,66 @@ func TestLoadGuardian(t *testing.T) {
 	g, err = LoadGuardian([]string{"-secret-fd", "4"}, Lookup([]string{remote.EnvKey + "=k", remote.EnvDir + "=/w", "WINX_WIRE_SECRET=" + wire.NewSecret()}), io.Discard)
 	if err != nil || g.Remote.SecretFD != 4 || g.Remote.Secret != "" {
 		t.Errorf("LoadGuardian -secret-fd 4 = %+v, %v", g, err)
+	}
+}
+
+// TestOutOfRange: a value outside its documented range, of a variable winx
+// reads or of one it hands to the winxd it starts, stops serve start-up
+// naming the variable, and doctor's configuration section warns of it.
+func TestOutOfRange(t *testing.T) {
+	for _, kv := range []string{
+		"WINX_MAX_GUARDIANS=0",
+		"WINX_MAX_GUARDIANS=5000",
+		"WINX_READ_PARALLELISM=99",
+		"WINX_READ_PARALLELISM=0",
+		"WINX_READ_PARALLELISM=lots",
+		"WINX_SESSION_IDLE_TTL_SECS=-5",
+		"WINX_UNUSED_SESSION_IDLE_TTL_SECS=315360001",
+		"WINX_GUARDIAN_SWEEP_INTERVAL_SECS=x",
+		"WINX_NONCODING_TOKEN_BUDGET=-5",
+		"WINX_CODING_TOKEN_BUDGET=0",
+		"WINX_USAGE_LOG_KEEP_DAYS=-1",
+	} {
+		name, value, _ := strings.Cut(kv, "=")
+		t.Run(kv, func(t *testing.T) {
+			var stderr strings.Builder
+			_, err := LoadAdapter([]string{"serve"}, serveEnv(t, kv), testCatalog, &stderr)
+			var ve *VarError
+			if !errors.Is(err, ErrUsage) || !errors.As(err, &ve) || ve.Name != name {
+				t.Errorf("LoadAdapter with %s = %v, want a usage error with a *VarError naming it", kv, err)
+			}
+			if !strings.Contains(stderr.String(), "winx: "+name) {
+				t.Errorf("LoadAdapter with %s printed %q, want winx: %s...", kv, stderr.String(), name)
+			}
+			var warned bool
+			for _, st := range Settings(Lookup([]string{kv})) {
+				if st.Name == name {
+					warned = st.Warning != "" && st.Value == value
+				} else if st.Warning != "" {
+					t.Errorf("Settings(%s) warns of %s: %s", kv, st.Name, st.Warning)
+				}
+			}
+			if !warned {
+				t.Errorf("Settings(%s) shows no warning for %s", kv, name)
+			}
+		})
+	}
+}
+
+// TestLoadDaemonExplainsRefusals: every command line winxd refuses is
+// explained on stderr (the adapter that starts winxd quotes it), not only
+// the ones the flag package itself rejects.
+func TestLoadDaemonExplainsRefusals(t *testing.T) {
+	for _, args := range [][]string{
+		{"-max-guardians", "0"},
+		{"-log-max-bytes", "1"},
+		{"-socket", "rel"},
+		{"extra"},
+	} {
+		var stderr strings.Builder
+		_, err := LoadDaemon(args, Lookup(nil), &stderr)
+		if !errors.Is(err, ErrUsage) || !strings.HasPrefix(stderr.String(), "winxd: ") {
+			t.Errorf("LoadDaemon(%q) = %v, stderr %q; want a usage error explained as winxd: ...", args, err, stderr.String())
+		}
 	}
 }

@@ -45,6 +45,12 @@ type Daemon struct {
 // environment. A rejected command line returns an error matching ErrUsage.
 func LoadDaemon(args []string, getenv func(string) string, stderr io.Writer) (*Daemon, error) {
 	var d Daemon
+	// refuse explains a rejected command line on stderr, where the adapter
+	// that starts winxd reads it, and returns the usage error.
+	refuse := func(format string, args ...any) error {
+		fmt.Fprintf(stderr, "winxd: "+format+"\n", args...)
+		return fmt.Errorf("%w: "+format, append([]any{ErrUsage}, args...)...)
+	}
 	fs := flag.NewFlagSet("winxd", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.BoolVar(&d.Version, "version", false, "print the build identity and exit")
@@ -66,13 +72,13 @@ func LoadDaemon(args []string, getenv func(string) string, stderr io.Writer) (*D
 		return &d, nil
 	}
 	if fs.NArg() > 0 {
-		return nil, fmt.Errorf("%w: unexpected argument %q", ErrUsage, fs.Arg(0))
+		return nil, refuse("unexpected argument %q", fs.Arg(0))
 	}
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
 	if set["max-guardians"] {
 		if d.MaxGuardians < MinGuardians || d.MaxGuardians > MaxGuardians {
-			return nil, fmt.Errorf("%w: -max-guardians must be %d to %d", ErrUsage, MinGuardians, MaxGuardians)
+			return nil, refuse("-max-guardians must be %d to %d", MinGuardians, MaxGuardians)
 		}
 	} else {
 		v := getenv("WINX_MAX_GUARDIANS")
@@ -102,7 +108,7 @@ func LoadDaemon(args []string, getenv func(string) string, stderr io.Writer) (*D
 		*v.dst = t
 	}
 	if d.LogMaxBytes < MinDaemonLogMaxBytes {
-		return nil, fmt.Errorf("%w: -log-max-bytes must be at least %d", ErrUsage, MinDaemonLogMaxBytes)
+		return nil, refuse("-log-max-bytes must be at least %d", MinDaemonLogMaxBytes)
 	}
 	log, err := LoadLog(getenv)
 	if err != nil {
@@ -117,7 +123,7 @@ func LoadDaemon(args []string, getenv func(string) string, stderr io.Writer) (*D
 		d.Socket = paths.Daemon
 	}
 	if !filepath.IsAbs(d.Socket) {
-		return nil, fmt.Errorf("%w: -socket must be absolute", ErrUsage)
+		return nil, refuse("-socket must be absolute")
 	}
 	if d.GuardianBin == "" {
 		d.GuardianBin = entry.SiblingBinary(getenv("WINX_GUARDIAN_BIN"), "winx-guardian")

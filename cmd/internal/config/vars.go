@@ -16,6 +16,19 @@ const (
 	MaxGuardians = 4096
 )
 
+// Bounds of WINX_READ_PARALLELISM: concurrent file reads of one ReadFiles.
+const (
+	MinReadParallelism = 1
+	MaxReadParallelism = 32
+)
+
+// MaxTokenBudget bounds the ReadFiles token budgets: far beyond any model's
+// context, small enough that byte arithmetic on it cannot overflow.
+const MaxTokenBudget = 1 << 30
+
+// MaxKeepDays bounds WINX_USAGE_LOG_KEEP_DAYS (a hundred years).
+const MaxKeepDays = 36500
+
 // MaxTTLSecs bounds the idle TTL and sweep variables (ten years): a larger
 // value cannot be told from "disabled" and would overflow time.Duration.
 const MaxTTLSecs = 10 * 365 * 24 * 3600

@@ -41,7 +41,7 @@ func loadWorktrees(args []string, getenv func(string) string, stderr io.Writer) 
 	fs.BoolVar(&w.Force, "force", false, "remove even with uncommitted changes or untracked files")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage:", worktreesUsage)
-		fs.PrintDefaults()
+		printDefaults(fs)
 	}
 	var rest []string
 	for next := args; ; {

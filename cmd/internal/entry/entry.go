@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"winx/cmd/internal/buildid"
 	"winx/guardian/wire"
@@ -16,14 +17,14 @@ import (
 
 // Exit ends the process for the error run returned: 0 for none or -help, 2
 // for usage (already explained), else 1 after printing err to stderr, after
-// prefix when it is not empty.
+// prefix when it is not empty and err does not start with it already.
 func Exit(err, usage error, prefix string) {
 	switch {
 	case err == nil, errors.Is(err, flag.ErrHelp):
 		os.Exit(0)
 	case errors.Is(err, usage):
 		os.Exit(2)
-	case prefix != "":
+	case prefix != "" && !strings.HasPrefix(err.Error(), prefix):
 		fmt.Fprintln(os.Stderr, prefix, err)
 	default:
 		fmt.Fprintln(os.Stderr, err)

@@ -91,6 +91,11 @@ func (op *operator) jobs(ctx context.Context, thread string) error {
 			out = append(out, sessionJobs{key: r.Key, socket: socket, pid: r.PID, gone: true, jobs: r.LostJobs()})
 		}
 	}
+	if thread != "" && len(out) == 0 && len(errs) == 0 {
+		// As attach and kill say: a name that matches nothing is a
+		// mistake, not a session without jobs.
+		return fmt.Errorf("winx: no session matches %q (see `winx list`)", thread)
+	}
 	op.printJobs(out, time.Now())
 	return errors.Join(errs...)
 }

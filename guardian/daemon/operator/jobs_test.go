@@ -59,8 +59,14 @@ func TestJobsOfDeadGuardianAndPrune(t *testing.T) {
 	}
 	check("of a dead guardian", run(Command{Name: Jobs}))
 	check("naming its socket", run(Command{Name: Jobs, Thread: filepath.Base(socket)}))
-	if out := run(Command{Name: Jobs, Thread: "another"}); strings.Contains(out, "bg-3") {
-		t.Errorf("winx jobs another:\n%s", out)
+	// A name that matches no session is an error, as for attach and kill.
+	var out strings.Builder
+	err = Run(t.Context(), Command{Name: Jobs, Thread: "another"}, Options{
+		Paths: wire.Paths{Dir: dir, Daemon: filepath.Join(dir, wire.DaemonSocketName)}, Secret: wire.NewSecret(),
+		FormatBuild: func(wire.Build) string { return "" }, Getenv: os.Getenv, Stdout: &out,
+	})
+	if err == nil || !strings.Contains(err.Error(), `no session matches "another"`) || strings.Contains(out.String(), "bg-3") {
+		t.Errorf("winx jobs another = %v:\n%s\nwant no session matches", err, out.String())
 	}
 	run(Command{Name: Kill, All: true})
 	if _, err := os.Lstat(socket); !errors.Is(err, fs.ErrNotExist) {

@@ -101,6 +101,9 @@ type Setting struct {
 	Name   string
 	Value  string // redacted by whoever builds it
 	Source string // "environment" or "default"
+	// Warning says why a set value is outside its documented range; ""
+	// when it is within it.
+	Warning string
 }
 
 // operator is what every operator command needs.
@@ -339,6 +342,16 @@ func (op *operator) kill(ctx context.Context, thread string) error {
 		}
 		fmt.Fprintf(op.Stdout, "killed %s %s (guardian pid %d)\n", k.ExternalID, k.Workspace, g.PID)
 	}
+	// A guardian that is alive but does not let this process in (a state
+	// directory with another wire secret: sudo, a unit with its own
+	// XDG_STATE_HOME) keeps running: say so, or the operator believes
+	// every session is gone.
+	for _, u := range stale {
+		if u.Stale {
+			continue
+		}
+		errs = append(errs, fmt.Errorf("winx: kill: the guardian on %s (pid %d) keeps running: %s", u.Socket, u.PID, u.Err))
+	}
 	errs = append(errs, op.cleanupStale(ctx, stale))
 	return errors.Join(errs...)
 }
@@ -417,6 +430,9 @@ func (op *operator) doctor(ctx context.Context) error {
 		fmt.Fprintln(w, "configuration (secrets redacted):")
 		for _, s := range op.Config {
 			fmt.Fprintf(w, "  %s=%s (%s)\n", s.Name, s.Value, s.Source)
+			if s.Warning != "" {
+				fmt.Fprintf(w, "    warning: %s\n", s.Warning)
+			}
 		}
 	}
 	for _, b := range []struct{ env, name, path string }{{"WINXD_BIN", "winxd", op.WinxdBin}, {"WINX_GUARDIAN_BIN", "winx-guardian", op.GuardianBin}} {
