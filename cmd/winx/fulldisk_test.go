@@ -47,15 +47,15 @@ func fill(t *testing.T, dir string) {
 func TestSessionStartNamesFullDisk(t *testing.T) {
 	for _, rt := range []string{"daemon", "embedded"} {
 		t.Run(rt, func(t *testing.T) {
-			d := newDaemonEnv(t, "WINX_RUNTIME="+rt)
-			t.Cleanup(d.teardown)
+			// Mounted first, so that it is unmounted last: the runtime's
+			// teardown finds its guardians through the wire secret in it.
 			state := filepath.Join(t.TempDir(), "state")
 			if err := os.Mkdir(state, 0o700); err != nil {
 				t.Fatal(err)
 			}
 			mountTmpfs(t, state, "2m")
+			d := newDaemonEnv(t, "WINX_RUNTIME="+rt, "XDG_STATE_HOME="+state)
 			d.state = state
-			d.env = append(d.env, "XDG_STATE_HOME="+state)
 			a := d.adapter()
 			if r, _ := a.initialize(t.TempDir(), ""); r.Status == "error" || r.Status == "failed" {
 				t.Fatalf("Initialize before the disk is full = %+v", r)

@@ -20,8 +20,10 @@ func TestCLIHabits(t *testing.T) {
 		wantStderr string // "" wants it empty
 		maxStderr  int    // lines; 0 means any
 	}{
-		{"--version", []string{"--version"}, nil, 0, "winx (devel)", "", 0},
-		{"version", []string{"version"}, nil, 0, "winx (devel)", "", 0},
+		// "winx <version>": "(devel)" in a build without VCS stamps, the
+		// module version and revision in one with them.
+		{"--version", []string{"--version"}, nil, 0, "winx ", "", 0},
+		{"version", []string{"version"}, nil, 0, "winx ", "", 0},
 		{"help", []string{"help"}, nil, 0, "  --http\n", "", 0},
 		{"help lists jobs", []string{"help"}, nil, 0, "| jobs [thread] |", "", 0},
 		{"unknown flag", []string{"--bogus"}, nil, 2, "", "winx: flag provided but not defined: -bogus\nrun 'winx --help' for usage\n", 2},
@@ -45,6 +47,9 @@ func TestCLIHabits(t *testing.T) {
 			}
 			if n := strings.Count(stderr, "\n"); tt.maxStderr > 0 && n > tt.maxStderr {
 				t.Errorf("winx %q: %d lines on stderr, want at most %d:\n%s", tt.args, n, tt.maxStderr, stderr)
+			}
+			if (tt.name == "version" || tt.name == "--version") && (!strings.HasPrefix(stdout, "winx ") || strings.Count(stdout, "\n") != 1) {
+				t.Errorf("winx %q: stdout %q, want one line \"winx <version>\"", tt.args, stdout)
 			}
 			if strings.Contains(stdout+stderr, "winx winx") {
 				t.Errorf("winx %q says winx twice: %q %q", tt.args, stdout, stderr)

@@ -193,6 +193,7 @@ func (w *Worktrees) timeout() time.Duration {
 // repo is one repository opened for an operation.
 type repo struct {
 	top     string   // canonical top level of the main checkout (the common dir of a bare one)
+	common  string   // canonical git common directory (refs live there)
 	key     string   // <basename>-<8 hex of sha256(top)>
 	env     []string // the neutralised git environment (git.go)
 	managed string   // canonical <state>/worktrees/<key>
@@ -285,7 +286,7 @@ func (w *Worktrees) locate(ctx context.Context, path string) (*repo, error) {
 		top = filepath.Dir(common)
 	}
 	sum := sha256.Sum256([]byte(top))
-	r := &repo{top: top, key: filepath.Base(top) + "-" + hex.EncodeToString(sum[:4]), env: g.env}
+	r := &repo{top: top, common: common, key: filepath.Base(top) + "-" + hex.EncodeToString(sum[:4]), env: g.env}
 	r.meta = filepath.Join(w.StateDir, "worktree-meta", r.key)
 	if r.managed, err = auth.CanonicalPlanned(filepath.Join(WorktreesDir(w.StateDir), r.key)); err != nil {
 		return nil, err
@@ -465,6 +466,7 @@ func (w *Worktrees) Create(ctx context.Context, path, name, base string) (wt *Wo
 		return nil, false, err
 	}
 	if in != nil {
+		r.dropStaleRefLock(in)
 		wt, err := w.finish(ctx, r, lock, in)
 		if err != nil || wt != nil {
 			if wt != nil && base != "" {
@@ -605,6 +607,7 @@ func (w *Worktrees) Remove(ctx context.Context, path, name string, force bool) (
 		return nil, err
 	}
 	if in != nil {
+		r.dropStaleRefLock(in)
 		return w.undo(ctx, r, lock, in, force)
 	}
 	wt, err := w.find(ctx, r, name)

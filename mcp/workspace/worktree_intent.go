@@ -411,3 +411,17 @@ func (w *Worktrees) undo(ctx context.Context, r *repo, lock *nameLock, in *workt
 	}
 	return wt, r.dropIntent(in.Name)
 }
+
+// dropStaleRefLock removes the lock file git leaves beside the branch ref
+// of an interrupted creation when it is killed while it updates the ref
+// (update-ref, or worktree add): every later update of the branch would
+// fail with "cannot lock ref". The caller holds the name's lock, which
+// every creation holds, with its git children, until it ends: the git
+// that made the file is gone, and nothing but a creation of this name
+// touches refs/heads/winx/<name>.
+func (r *repo) dropStaleRefLock(in *worktreeIntent) {
+	if r.common == "" || in.Branch == "" {
+		return
+	}
+	os.Remove(filepath.Join(r.common, "refs", "heads", filepath.FromSlash(in.Branch)+".lock"))
+}
