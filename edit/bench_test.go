@@ -33,52 +33,27 @@ func BenchmarkLinePatch2000(b *testing.B) {
 
 // BenchmarkBatch100 is one batch of 100 one-line patches on 100 files of
 // 200 lines in one directory.
-func BenchmarkBatch100(b *testing.B) {
+func BenchmarkBatch100(b *testing.B) { benchBatch(b, 100) }
+
+// BenchmarkBatch2 is the smallest batch that writes an intent record (a
+// one-file batch needs none: its replacement is one rename).
+func BenchmarkBatch2(b *testing.B) { benchBatch(b, 2) }
+
+// benchBatch is one batch of one-line patches on n files of 200 lines.
+func benchBatch(b *testing.B, n int) {
 	f := newFixture(b)
-	revs := make([]evidence.Revision, 100)
-	paths := make([]string, 100)
+	revs := make([]evidence.Revision, n)
+	paths := make([]string, n)
 	for i := range paths {
 		paths[i] = f.write(filepath.Join("pkg", fmt.Sprintf("f%03d.go", i)), numbered(200))
 		revs[i] = f.show(paths[i], evidence.All)
 	}
 	ctx := context.Background()
 	b.ResetTimer()
-	for n := 0; b.Loop(); n++ {
-		edits := make([]FileEdit, 100)
+	for round := 0; b.Loop(); round++ {
+		edits := make([]FileEdit, n)
 		for i := range edits {
-			edits[i] = FileEdit{Path: paths[i], Mode: ModeLinePatch, ExpectedRevision: revs[i], Patches: []Patch{{100, 1, fmt.Sprintf("changed %d\n", n)}}}
-		}
-		plan, err := f.eng.Plan(edits)
-		if err != nil {
-			b.Fatal(err)
-		}
-		res, err := f.eng.Commit(ctx, plan)
-		if err != nil {
-			b.Fatal(err)
-		}
-		for i := range revs {
-			revs[i] = res.Files[i].NewRevision
-		}
-	}
-}
-
-// BenchmarkBatch2 is one batch of one-line patches on two files of 200
-// lines: the smallest batch that writes an intent record (a one-file
-// batch needs none: its replacement is one rename).
-func BenchmarkBatch2(b *testing.B) {
-	f := newFixture(b)
-	var revs [2]evidence.Revision
-	var paths [2]string
-	for i := range paths {
-		paths[i] = f.write(fmt.Sprintf("f%d.go", i), numbered(200))
-		revs[i] = f.show(paths[i], evidence.All)
-	}
-	ctx := context.Background()
-	b.ResetTimer()
-	for n := 0; b.Loop(); n++ {
-		edits := make([]FileEdit, 2)
-		for i := range edits {
-			edits[i] = FileEdit{Path: paths[i], Mode: ModeLinePatch, ExpectedRevision: revs[i], Patches: []Patch{{100, 1, fmt.Sprintf("changed %d\n", n)}}}
+			edits[i] = FileEdit{Path: paths[i], Mode: ModeLinePatch, ExpectedRevision: revs[i], Patches: []Patch{{100, 1, fmt.Sprintf("changed %d\n", round)}}}
 		}
 		plan, err := f.eng.Plan(edits)
 		if err != nil {

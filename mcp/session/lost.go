@@ -2,15 +2,10 @@ package session
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
-	"io"
-	"os"
 	"path/filepath"
 	"slices"
 	"sync"
-	"syscall"
 	"time"
 
 	"winx/edit/atomicfile"
@@ -159,16 +154,9 @@ func (s *Session) UseHistoryDir(dir string) {
 	if dir == "" {
 		return
 	}
-	sum := sha256.Sum256([]byte(s.Key.Legacy()))
-	st.path = filepath.Join(dir, "commands", hex.EncodeToString(sum[:16])+".json")
-	sweepLedgers(filepath.Dir(st.path), st.path)
-	f, err := os.OpenFile(st.path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_CLOEXEC, 0)
-	if err != nil {
-		return
-	}
-	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, maxHistoryFile+1))
-	if err != nil || len(b) > maxHistoryFile {
+	st.path = s.stateFile(dir, "commands")
+	b, ok := readStateFile(st.path, maxHistoryFile)
+	if !ok {
 		return
 	}
 	var r historyRecord

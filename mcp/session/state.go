@@ -337,19 +337,9 @@ func (s *Session) UseLedgerDir(dir string) {
 	if dir == "" {
 		return
 	}
-	sum := sha256.Sum256([]byte(s.Key.Legacy()))
-	st.path = filepath.Join(dir, "ledgers", hex.EncodeToString(sum[:16])+".json")
-	sweepLedgers(filepath.Dir(st.path), st.path)
-	f, err := os.OpenFile(st.path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_CLOEXEC, 0)
-	if err != nil {
-		return
-	}
-	defer f.Close()
-	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() || fi.Size() > maxLedgerFile {
-		return
-	}
-	b, err := io.ReadAll(io.LimitReader(f, maxLedgerFile+1))
-	if err != nil {
+	st.path = s.stateFile(dir, "ledgers")
+	b, ok := readStateFile(st.path, maxLedgerFile)
+	if !ok {
 		return
 	}
 	st.onDisk = true
@@ -406,4 +396,34 @@ func sweepLedgers(dir, keep string) {
 			os.Remove(p)
 		}
 	}
+}
+
+// stateFile is the session's file of kind (ledgers, commands) in dir, a
+// principal's state directory, named by a hash of the session key; the
+// files of sessions long gone are swept from its directory first.
+func (s *Session) stateFile(dir, kind string) string {
+	sum := sha256.Sum256([]byte(s.Key.Legacy()))
+	path := filepath.Join(dir, kind, hex.EncodeToString(sum[:16])+".json")
+	sweepLedgers(filepath.Dir(path), path)
+	return path
+}
+
+// readStateFile reads a session state file of at most limit bytes; ok is
+// false for a missing, oversized or unreadable file, and for anything but
+// a regular file (opened without following a link and without blocking,
+// so a FIFO under the name costs nothing).
+func readStateFile(path string, limit int64) (b []byte, ok bool) {
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK|syscall.O_CLOEXEC, 0)
+	if err != nil {
+		return nil, false
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() || fi.Size() > limit {
+		return nil, false
+	}
+	b, err = io.ReadAll(io.LimitReader(f, limit+1))
+	if err != nil || int64(len(b)) > limit {
+		return nil, false
+	}
+	return b, true
 }
