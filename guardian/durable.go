@@ -48,11 +48,11 @@ func (s *Session) markPrintedLocked(c *command) {
 	if delay <= 0 {
 		delay = persistDelay
 	}
-	time.AfterFunc(delay, s.persistPending)
+	time.AfterFunc(delay, s.flushPrinted)
 }
 
-// persistPending flushes every command that printed since the last run.
-func (s *Session) persistPending() {
+// flushPrinted flushes every command that printed since the last run.
+func (s *Session) flushPrinted() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for _, c := range s.persist.pending {

@@ -69,6 +69,17 @@ func (b *byteBuckets) take(key string, n int64) (wait time.Duration, never bool)
 	now := b.now()
 	b.mu.Lock()
 	defer b.mu.Unlock()
+	k := b.refillLocked(key, now)
+	if k.tokens < float64(n) {
+		return time.Duration((float64(n) - k.tokens) / b.rate * float64(time.Second)), false
+	}
+	k.tokens -= float64(n)
+	return 0, false
+}
+
+// refillLocked is key's bucket (a new one full; the oldest evicted when the
+// table is full) with what accrued since its last use added.
+func (b *byteBuckets) refillLocked(key string, now time.Time) *bucket {
 	k, ok := b.buckets[key]
 	if !ok {
 		if len(b.buckets) >= MaxRateEntries {
@@ -79,11 +90,7 @@ func (b *byteBuckets) take(key string, n int64) (wait time.Duration, never bool)
 	}
 	k.tokens = min(b.burst, k.tokens+now.Sub(k.last).Seconds()*b.rate)
 	k.last = now
-	if k.tokens < float64(n) {
-		return time.Duration((float64(n) - k.tokens) / b.rate * float64(time.Second)), false
-	}
-	k.tokens -= float64(n)
-	return 0, false
+	return k
 }
 
 // charge spends n bytes of key after the fact (an answer's size is known
@@ -96,16 +103,7 @@ func (b *byteBuckets) charge(key string, n int64) {
 	now := b.now()
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	k, ok := b.buckets[key]
-	if !ok {
-		if len(b.buckets) >= MaxRateEntries {
-			b.evictLocked(now)
-		}
-		k = &bucket{tokens: b.burst, last: now}
-		b.buckets[key] = k
-	}
-	k.tokens = min(b.burst, k.tokens+now.Sub(k.last).Seconds()*b.rate)
-	k.last = now
+	k := b.refillLocked(key, now)
 	k.tokens = max(-b.burst, k.tokens-float64(n))
 }
 
