@@ -357,8 +357,39 @@ func (s *Server) callTool(ctx context.Context, ex *exchange, params json.RawMess
 	if res, ok, err := s.maybeStartTask(ctx, ex, rt, tr, p.Task); ok || err != nil {
 		return res, err
 	}
-	res, err := rt.handler(ctx, tr)
+	res, err := runTool(ctx, rt, tr)
 	return s.toolResult(tr, res, err)
+}
+
+// runTool runs a tool's handler, with the request's CPU share paused while
+// a tool that waits runs.
+func runTool(ctx context.Context, rt *registeredTool, tr *ToolRequest) (*CallToolResult, error) {
+	if share := cpuShareOf(ctx); share != nil && rt.tool.Waits {
+		share.Pause()
+		defer share.Resume(ctx)
+	}
+	return rt.handler(ctx, tr)
+}
+
+// CPUShare is the share of the server's CPU a transport runs a request
+// under (the HTTP admission gate's per-principal run slots): Pause gives it
+// back while the request waits, Resume waits for the request's turn to
+// compute again.
+type CPUShare interface {
+	Pause()
+	Resume(context.Context)
+}
+
+type cpuShareKey struct{}
+
+// WithCPUShare returns ctx carrying the request's CPU share.
+func WithCPUShare(ctx context.Context, s CPUShare) context.Context {
+	return context.WithValue(ctx, cpuShareKey{}, s)
+}
+
+func cpuShareOf(ctx context.Context) CPUShare {
+	s, _ := ctx.Value(cpuShareKey{}).(CPUShare)
+	return s
 }
 
 // toolResult turns a handler's return into the answer of a call that did not

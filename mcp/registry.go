@@ -40,6 +40,11 @@ type Tool struct {
 
 	// Hidden tools are callable by name but never listed (legacy aliases).
 	Hidden bool `json:"-"`
+	// Waits marks a tool whose handler mostly waits (on a shell, a process
+	// it starts) rather than computes: it runs with the caller's CPU share
+	// paused (see CPUShare), so that its wait never holds a run slot. The
+	// others compute under the share.
+	Waits bool `json:"-"`
 }
 
 // ToolHandler runs a tool. A *jsonrpc.Error return reaches the client as a

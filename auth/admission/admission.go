@@ -84,6 +84,11 @@ type Options struct {
 	// requests get 429 with Retry-After, so that producing large answers
 	// for one principal cannot take the CPU the others need. 0 means none.
 	AnswerBytesPerSecond int64
+	// CPUSlots is how many admitted requests compute at once, about one
+	// per core; a principal holds at most half of them when more than one
+	// principal is configured, and a freed slot goes to the waiting
+	// principals in turn (see Ticket). 0 means no CPU share.
+	CPUSlots int
 }
 
 // DefaultHeavyWait is the default of Options.HeavyWait.
@@ -148,6 +153,7 @@ type Gate struct {
 	answer *byteBuckets // answer bytes per principal; nil without a rate
 	unauth *byteBuckets // per source IP of failed authentication; nil without
 	heavy  *heavy       // nil when HeavyBytes is 0
+	cpu    *cpuShare    // nil when CPUSlots is 0
 }
 
 // bucket is a token bucket refilled continuously at RequestsPerMinute.
@@ -176,6 +182,9 @@ func New(o Options) *Gate {
 	g.unauth = newByteBuckets(o.UnauthBytesPerSecond, o.UnauthBytesBurst, o.Now)
 	if o.HeavyBytes > 0 {
 		g.heavy = newHeavy(o.HeavySlots)
+	}
+	if o.CPUSlots > 0 {
+		g.cpu = newCPUShare(o.CPUSlots, o.Principals)
 	}
 	g.bodies.free = o.BodyBudget
 	g.bodies.held = map[string]int64{}
@@ -366,7 +375,26 @@ func (g *Gate) serve(next http.Handler, w http.ResponseWriter, r *http.Request, 
 		})
 		defer timer.Stop()
 	}
-	next.ServeHTTP(tw, r)
+	var out http.ResponseWriter = tw
+	computing := true
+	if g.cpu != nil && !isStream(r) {
+		// The request computes under its principal's CPU share (waiting
+		// its turn, within the request timeout), and gives its slot back
+		// while its body arrives and its answer leaves.
+		t := &Ticket{share: g.cpu, principal: principal}
+		t.Resume(ctx)
+		defer t.end()
+		computing = t.held
+		ctx = context.WithValue(ctx, ticketKey{}, t)
+		r = r.WithContext(ctx)
+		r.Body = pausingBody{ReadCloser: body, t: t, ctx: ctx}
+		out = pausingWriter{ResponseWriter: tw, t: t, ctx: ctx}
+	}
+	if computing {
+		next.ServeHTTP(out, r)
+	} else {
+		tw.expire(http.StatusServiceUnavailable, "request ended waiting for its turn")
+	}
 	if !isStream(r) {
 		g.noteAnswer(principal, tw.bytes())
 		g.answer.charge(principal, tw.bytes())

@@ -57,8 +57,14 @@ func freePort(t testing.TB) string {
 // startServer runs Serve on a fresh loopback port until the test ends.
 func startServer(t *testing.T, o *Options) string {
 	t.Helper()
+	return startServerWith(t, o, mcp.NewRegistry())
+}
+
+// startServerWith is startServer with the tools of reg.
+func startServerWith(t *testing.T, o *Options, reg *mcp.Registry) string {
+	t.Helper()
 	o.Bind = "127.0.0.1:" + freePort(t)
-	srv := mcp.NewServer(mcp.Implementation{Name: "admission-test", Version: "1"}, mcp.NewRegistry(), nil)
+	srv := mcp.NewServer(mcp.Implementation{Name: "admission-test", Version: "1"}, reg, nil)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- Serve(ctx, srv, fakeAuthn{}, o) }()

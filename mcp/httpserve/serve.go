@@ -105,10 +105,10 @@ func Serve(ctx context.Context, srv *mcp.Server, authn mcp.Authenticator, o *Opt
 	handler := mcp.NewHTTPHandler(srv, hopts)
 	g := admission.New(ao)
 	mux := http.NewServeMux()
-	mux.Handle("/mcp", g.Wrap(handler))
+	mux.Handle("/mcp", g.Wrap(withCPUShare(handler)))
 	if o.REST {
 		// One gate for both doors: limits, shares and drain are shared.
-		mux.Handle("/api/", g.Wrap(mcp.NewRESTHandler(srv, hopts)))
+		mux.Handle("/api/", g.Wrap(withCPUShare(mcp.NewRESTHandler(srv, hopts))))
 	}
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
 		io.WriteString(w, "ok\n")
@@ -213,6 +213,23 @@ func fairShare(ao *admission.Options, maxBody int64) {
 	if ao.HeavySlots <= 0 {
 		ao.HeavySlots = max(2, runtime.GOMAXPROCS(0))
 	}
+	switch {
+	case ao.CPUSlots == 0:
+		ao.CPUSlots = max(2, runtime.GOMAXPROCS(0))
+	case ao.CPUSlots < 0:
+		ao.CPUSlots = 0
+	}
+}
+
+// withCPUShare hands the gate's CPU ticket to the protocol, whose tools
+// that wait give it back while they wait.
+func withCPUShare(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if t := admission.TicketOf(r.Context()); t != nil {
+			r = r.WithContext(mcp.WithCPUShare(r.Context(), t))
+		}
+		h.ServeHTTP(w, r)
+	})
 }
 
 // identified hands the handler the caller the admission gate authenticated.

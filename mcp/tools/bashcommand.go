@@ -123,6 +123,7 @@ func addBashCommand(reg *mcp.Registry, opts Options) {
 		InputSchema:  bashSchema,
 		OutputSchema: mcp.EnvelopeOutputSchema,
 		Execution:    bashExecution,
+		Waits:        true, // on the shell: its CPU is the guardian's, not the server's
 		Annotations: &mcp.ToolAnnotations{
 			ReadOnlyHint:    mcp.Bool(false),
 			DestructiveHint: mcp.Bool(true),

@@ -199,6 +199,7 @@ func addInitialize(reg *mcp.Registry, opts Options) {
 		Description:  initializeDescription,
 		InputSchema:  initializeSchema,
 		OutputSchema: mcp.EnvelopeOutputSchema,
+		Waits:        true, // on a guardian starting, or git making a worktree
 		// Not read-only: Initialize makes managed worktrees (a branch and a
 		// checkout), and worktree_action remove with force discards a
 		// worktree's uncommitted files. A client that approves read-only

@@ -51,6 +51,7 @@ func main() {
 	workers := flag.Int("workers", 64, "p0's concurrent workers")
 	bodyMiB := flag.Int("body-mib", 8, "size of p0's bodies in MiB")
 	settle := flag.Duration("settle", 2*time.Second, "how long p0's load runs before p1..p3 start")
+	phases := flag.String("phases", "body,work,sleep,flood", "p0's loads, in order: body (large bodies), work (1 MB reads), sleep (`sleep 2` commands), flood (requests without a valid token)")
 	flag.Parse()
 	if *token == "" {
 		*token = os.Getenv("FAIRBENCH_TOKEN")
@@ -58,10 +59,10 @@ func main() {
 	var err error
 	switch *role {
 	case "":
-		err = run(*winx, *n, *workers, *bodyMiB<<20, *settle, flag.Args())
+		err = run(*winx, *n, *workers, *bodyMiB<<20, *settle, strings.Split(*phases, ","), flag.Args())
 	case "light":
 		err = light(*base, *token, *ws, *n)
-	case "body", "work":
+	case "body", "work", "sleep", "flood":
 		err = heavy(*role, *base, *token, *ws, *workers, *bodyMiB<<20)
 	default:
 		err = fmt.Errorf("unknown -role %q", *role)
@@ -206,37 +207,67 @@ func light(base, token, ws string, n int) error {
 }
 
 // heavy runs p0's load until SIGTERM, then prints its counts: answers by
-// status, and the body bytes the server answered 200 to.
+// status, and the useful work the server did for it (bodies answered 200,
+// reads of the 1 MB file answered and their bytes, commands that ran to completion).
 func heavy(role, base, token, ws string, workers, size int) error {
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM)
 	defer stop()
 	c := newClient(base, token, workers)
-	if err := c.initialize(ws); err != nil {
+	if role == "flood" {
+		// Without a valid token: the server must refuse before reading.
+		c.token = "not-a-token-" + strings.Repeat("x", 40)
+	} else if err := c.initialize(ws); err != nil {
 		return err
 	}
+	tool := "ReadFiles"
 	var args []byte
 	switch role {
 	case "body":
 		args = []byte(`{"junk":"` + strings.Repeat("x", size-300) + `"}`)
 	case "work":
 		args = c.bound(fmt.Sprintf(`"file_paths":[%q]`, filepath.Join(ws, "big.txt")))
+	case "sleep":
+		tool = "BashCommand"
+	case "flood":
+		args = []byte(`{"junk":"` + strings.Repeat("x", 64<<10) + `"}`)
 	}
 	var mu sync.Mutex
 	codes := map[int]int{}
-	var okBytes atomic.Int64
+	var useful, units atomic.Int64
 	var wg sync.WaitGroup
 	start := time.Now()
-	for range workers {
+	for w := range workers {
 		wg.Go(func() {
+			args := args
+			if role == "sleep" {
+				// A session per worker where the server grants one (its
+				// guardian share allows a few); the others share the first,
+				// where a second command is refused while one runs.
+				own := newClient(base, token, 1)
+				own.http = c.http
+				if w == 0 || own.initialize(ws) != nil {
+					own = c
+				}
+				args = own.bound(`"action_json":{"type":"command","command":"sleep 2"},"wait_for_seconds":5`)
+			}
 			for ctx.Err() == nil {
-				code, _, err := c.call("ReadFiles", args)
+				code, out, err := c.call(tool, args)
 				if err != nil {
 					code = -1
 				}
-				if code == http.StatusOK {
-					okBytes.Add(int64(len(args)))
-				} else if code == http.StatusTooManyRequests || code == http.StatusServiceUnavailable {
-					time.Sleep(50 * time.Millisecond) // a client that honours refusals a little
+				switch {
+				case code != http.StatusOK:
+					if code == http.StatusTooManyRequests || code == http.StatusServiceUnavailable {
+						time.Sleep(50 * time.Millisecond) // a client that honours refusals a little
+					}
+				case role == "body":
+					useful.Add(int64(len(args)))
+					units.Add(1)
+				case role == "work" && !bytes.Contains(out, []byte(`"isError":true`)):
+					useful.Add(int64(len(out)))
+					units.Add(1)
+				case role == "sleep" && bytes.Contains(out, []byte(`exit`)) && !bytes.Contains(out, []byte(`"isError":true`)):
+					units.Add(1)
 				}
 				mu.Lock()
 				codes[code]++
@@ -250,8 +281,17 @@ func heavy(role, base, token, ws string, workers, size int) error {
 	// those finished by now.
 	mu.Lock()
 	defer mu.Unlock()
-	fmt.Printf("p0 %s: %.1f s, answers %v, %.1f MiB/s of bodies answered 200\n", role, elapsed.Seconds(), codes,
-		float64(okBytes.Load())/elapsed.Seconds()/(1<<20))
+	rate := float64(useful.Load()) / elapsed.Seconds() / (1 << 20)
+	switch role {
+	case "body":
+		fmt.Printf("p0 body: %.1f s, answers %v, %d bodies (%.1f MiB/s) answered 200\n", elapsed.Seconds(), codes, units.Load(), rate)
+	case "work":
+		fmt.Printf("p0 work: %.1f s, answers %v, %d reads of the 1 MB file answered (%.1f MiB/s of answers)\n", elapsed.Seconds(), codes, units.Load(), rate)
+	case "sleep":
+		fmt.Printf("p0 sleep: %.1f s, answers %v, %d commands ran to their end\n", elapsed.Seconds(), codes, units.Load())
+	case "flood":
+		fmt.Printf("p0 flood: %.1f s, answers %v\n", elapsed.Seconds(), codes)
+	}
 	return nil
 }
 
@@ -268,7 +308,7 @@ func percentiles(us []int) stats {
 	return stats{at(0.50), at(0.99)}
 }
 
-func run(winx string, n, workers, size int, settle time.Duration, serveArgs []string) error {
+func run(winx string, n, workers, size int, settle time.Duration, phases, serveArgs []string) error {
 	winx, err := filepath.Abs(winx)
 	if err != nil {
 		return err
@@ -387,7 +427,17 @@ func run(winx string, n, workers, size int, settle time.Duration, serveArgs []st
 		}
 	}
 	report("idle", idle, idleErrs, "")
-	for _, role := range []string{"body", "work"} {
+	names := map[string]string{
+		"body":  fmt.Sprintf("p0 sends %d MiB bodies", size>>20),
+		"work":  "p0 reads 1 MB files",
+		"sleep": "p0 runs `sleep 2`",
+		"flood": "p0 floods without a token",
+	}
+	for _, role := range phases {
+		name, ok := names[role]
+		if !ok {
+			return fmt.Errorf("unknown phase %q", role)
+		}
 		p0 := exec.Command(self, "-role", role, "-base", base, "-ws", ws, "-workers", strconv.Itoa(workers), "-body-mib", strconv.Itoa(size>>20))
 		p0.Env = append(os.Environ(), "FAIRBENCH_TOKEN="+tokens[0])
 		p0.Stderr = os.Stderr
@@ -402,10 +452,6 @@ func run(winx string, n, workers, size int, settle time.Duration, serveArgs []st
 		p0.Wait()
 		if err != nil {
 			return err
-		}
-		name := fmt.Sprintf("p0 sends %d MiB bodies", size>>20)
-		if role == "work" {
-			name = "p0 reads 1 MB files"
 		}
 		report(name, st, failed, out.String())
 	}
