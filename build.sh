@@ -19,10 +19,16 @@
 #                       build into PREFIX/lib/winx/<build id>/ (never changed afterwards),
 #                       smoke-test it there, then switch PREFIX/lib/winx/current to it with
 #                       one rename; PREFIX/bin/{winx,winxd,winx-guardian} point through it;
-#                       the docs and the systemd unit go in PREFIX/share/doc/winx. With
-#                       $DESTDIR set, everything goes under $DESTDIR/PREFIX (for packagers)
+#                       the docs and the systemd unit go in PREFIX/share/doc/winx, the man
+#                       page in PREFIX/share/man/man1, bash, zsh and fish completions in
+#                       PREFIX/share/{bash-completion/completions,zsh/site-functions,
+#                       fish/vendor_completions.d}. With $DESTDIR set, everything goes
+#                       under $DESTDIR/PREFIX (for packagers)
 #   ./build.sh dist OUT reproducible release: OUT/winx-<rev>-<os>-<arch>.tar.gz for
-#                       linux/amd64 and darwin/arm64, an SPDX SBOM for each, SHA256SUMS
+#                       linux/amd64 and darwin/arm64 ($WINX_DIST_PLATFORMS), an SPDX
+#                       (.spdx.json) and a CycloneDX (.cdx.json) SBOM of each, a .sha256
+#                       beside every one of them and SHA256SUMS of all; times come from
+#                       $SOURCE_DATE_EPOCH, else the commit
 set -euo pipefail
 
 cd "$(dirname "$0")"
@@ -224,10 +230,16 @@ install_prefix() {
 			swap_link "../lib/winx/current/$name" "$prefix/bin/$name"
 		fi
 	done
-	# The docs the unit's Documentation= and the README point at.
+	# The docs the unit's Documentation= and the README point at, the man
+	# page, and the completions where each shell looks for them under a
+	# prefix.
 	install -m 0644 README.md SECURITY.md docs/deployment.md docs/clients.md docs/winx.service "$prefix/share/doc/winx/"
+	install -D -m 0644 docs/winx.1 "$prefix/share/man/man1/winx.1"
+	install -D -m 0644 completions/winx.bash "$prefix/share/bash-completion/completions/winx"
+	install -D -m 0644 completions/_winx "$prefix/share/zsh/site-functions/_winx"
+	install -D -m 0644 completions/winx.fish "$prefix/share/fish/vendor_completions.d/winx.fish"
 	echo "install: $prefix/bin/{${binaries[*]}} -> lib/winx/$id ($(cat "$dest/VERSION"))"
-	echo "install: docs in $prefix/share/doc/winx"
+	echo "install: docs in $prefix/share/doc/winx, man page winx(1), bash, zsh and fish completions in $prefix/share"
 	echo "install: earlier builds stay in $lib for a rollback: ./build.sh install or ln -sfn <id> $lib/current"
 }
 
@@ -257,7 +269,9 @@ dist() {
 	out=$(cd "$out" && pwd -P)
 	rev=$(git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)
 	git diff --quiet HEAD 2>/dev/null || rev+=-dirty
-	epoch=$(git log -1 --format=%ct 2>/dev/null || echo 0)
+	# The one time stamp of the archives and the SBOMs: the reproducible
+	# builds convention's variable, else the commit's time.
+	epoch=${SOURCE_DATE_EPOCH:-$(git log -1 --format=%ct 2>/dev/null || echo 0)}
 	tmp=$(mktemp -d "${TMPDIR:-/tmp}/winx-dist-XXXXXX")
 	tmpdirs+=("$tmp")
 	go build -o "$tmp/sbom" ./cmd/internal/sbom
@@ -266,18 +280,30 @@ dist() {
 		base=winx-$rev-$os-$arch
 		mkdir -p "$tmp/$base/docs"
 		dist_platform "$os" "$arch" "$tmp/$base"
+		mkdir -p "$tmp/$base/completions"
 		cp README.md SECURITY.md "$tmp/$base/"
 		cp docs/* "$tmp/$base/docs/"
-		chmod 0755 "$tmp/$base" "$tmp/$base/docs" "${binaries[@]/#/$tmp/$base/}"
-		chmod 0644 "$tmp/$base"/*.md "$tmp/$base"/docs/*
+		cp completions/* "$tmp/$base/completions/"
+		chmod 0755 "$tmp/$base" "$tmp/$base/docs" "$tmp/$base/completions" "${binaries[@]/#/$tmp/$base/}"
+		chmod 0644 "$tmp/$base"/*.md "$tmp/$base"/docs/* "$tmp/$base"/completions/*
 		# Fixed order, times, owners and modes, and gzip without a name or a
 		# time stamp: the same tree gives the same archive bytes.
 		tar --sort=name --mtime="@$epoch" --owner=0 --group=0 --numeric-owner --format=gnu \
 			-C "$tmp" -cf - "$base" | gzip -n -9 >"$out/$base.tar.gz"
-		"$tmp/sbom" -name "$base" -created "$epoch" -o "$out/$base.spdx.json" "${binaries[@]/#/$tmp/$base/}"
+		"$tmp/sbom" -name "$base" -created "$epoch" -spdx "$out/$base.spdx.json" -cyclonedx "$out/$base.cdx.json" \
+			"${binaries[@]/#/$tmp/$base/}"
 		echo "dist: $out/$base.tar.gz"
 	done
-	(cd "$out" && sha256sum -- winx-"$rev"-*.tar.gz winx-"$rev"-*.spdx.json >SHA256SUMS)
+	# Each artifact's own checksum file, as `sha256sum -c FILE.sha256`
+	# checks it, and one file of them all.
+	local f
+	(
+		cd "$out"
+		for f in winx-"$rev"-*.tar.gz winx-"$rev"-*.spdx.json winx-"$rev"-*.cdx.json; do
+			sha256sum -- "$f" >"$f.sha256"
+		done
+		sha256sum -- winx-"$rev"-*.tar.gz winx-"$rev"-*.spdx.json winx-"$rev"-*.cdx.json >SHA256SUMS
+	)
 	cat "$out/SHA256SUMS"
 }
 

@@ -32,6 +32,8 @@ func TestCLIHabits(t *testing.T) {
 		{"jobs of no session", []string{"jobs", "nope"}, nil, 1, "", "winx: no session matches \"nope\"", 1},
 		{"unknown shell", nil, []string{"WINX_SHELL=fish"}, 2, "", "winx: WINX_SHELL=\"fish\": not bash, zsh", 1},
 		{"relative socket", nil, []string{"WINX_SOCKET=rel"}, 2, "", "winx: WINX_SOCKET=\"rel\": not an absolute path", 1},
+		// The flag and the path once, then why: a configuration error.
+		{"missing token file", []string{"serve", "--http", "--token-file", "/nonexistent"}, nil, 2, "", "winx: --token-file /nonexistent: no such file or directory\n", 1},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

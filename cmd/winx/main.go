@@ -22,6 +22,7 @@ import (
 	"winx/guardian/daemon/operator"
 	"winx/guardian/wire"
 	"winx/mcp"
+	"winx/mcp/httpserve"
 	"winx/mcp/tools"
 	"winx/pty/sandbox"
 )
@@ -74,10 +75,11 @@ func main() {
 		stop()
 	}
 	// One rule for every failure: `winx: <what>: <why>` on stderr, exit 2
-	// for usage and configuration (a variable outside its range), 1 for
-	// runtime failures.
+	// for usage and configuration (a variable outside its range, a flag's
+	// file that cannot be used), 1 for runtime failures.
 	var bad *config.VarError
-	if err != nil && !errors.Is(err, errUsage) && errors.As(err, &bad) {
+	var badFile *httpserve.FileFlagError
+	if err != nil && !errors.Is(err, errUsage) && (errors.As(err, &bad) || errors.As(err, &badFile)) {
 		fmt.Fprintln(os.Stderr, "winx:", strings.TrimPrefix(err.Error(), "winx: "))
 		err = errUsage
 	}

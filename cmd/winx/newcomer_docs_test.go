@@ -43,7 +43,7 @@ func TestNewcomerDocsAgree(t *testing.T) {
 	if err != nil {
 		t.Fatalf("build.sh --help: %v", err)
 	}
-	for _, cmd := range []string{"./build.sh test", "./build.sh repro", "./build.sh bench", "./build.sh install PREFIX", "$DESTDIR", "./build.sh dist OUT", "SHA256SUMS"} {
+	for _, cmd := range []string{"./build.sh test", "./build.sh repro", "./build.sh bench", "./build.sh install PREFIX", "$DESTDIR", "./build.sh dist OUT", "SHA256SUMS", ".sha256", "CycloneDX", "completions", "share/man/man1"} {
 		if !strings.Contains(string(out), cmd) {
 			t.Errorf("build.sh --help leaves out %s:\n%s", cmd, out)
 		}

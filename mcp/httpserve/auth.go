@@ -3,6 +3,7 @@ package httpserve
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"net/http"
 	"time"
 
@@ -17,6 +18,32 @@ const BadAuthDelay = 100 * time.Millisecond
 // ErrCredentialSources is returned by NewAuthenticator when Credentials name
 // no credential source or more than one.
 var ErrCredentialSources = errors.New("httpserve: exactly one credential source is needed")
+
+// FileFlagError is a file named by a command-line flag (--token-file) that
+// cannot be used: a configuration error. It reads `<flag> <path>: <why>`,
+// naming the path once, as the command line spelled it.
+type FileFlagError struct {
+	Flag string // "--token-file"
+	Path string
+	Err  error // an *auth.TokenFileError
+}
+
+func (e *FileFlagError) Error() string {
+	// The path is said here: take the cause without the path that an
+	// *auth.TokenFileError and an *fs.PathError would each add again.
+	why := e.Err
+	var tfe *auth.TokenFileError
+	if errors.As(why, &tfe) {
+		why = tfe.Err
+	}
+	var pe *fs.PathError
+	if errors.As(why, &pe) {
+		why = pe.Err
+	}
+	return e.Flag + " " + e.Path + ": " + why.Error()
+}
+
+func (e *FileFlagError) Unwrap() error { return e.Err }
 
 // Credentials are the caller credentials of an HTTP server: exactly one of
 // TokenFile, Token, EnvToken (WINX_HTTP_TOKEN) or PrincipalConfig.
@@ -103,7 +130,7 @@ func NewAuthenticator(c Credentials, o AuthOptions) (*Authenticator, error) {
 		token = []byte(c.EnvToken)
 	}
 	if err != nil {
-		return nil, err
+		return nil, &FileFlagError{Flag: "--token-file", Path: c.TokenFile, Err: err}
 	}
 	newBearer := auth.NewBearer
 	if c.AllowWeakToken {

@@ -1,25 +1,24 @@
-// Command sbom writes the SPDX 2.3 JSON software bill of materials of a
-// release: the binaries given as arguments, the Go toolchain that built
-// them and every module they link, read from the build information the go
-// command stamps into each binary (what `go version -m` prints). It owns
-// that translation only; ./build.sh dist decides what is released.
+// Command sbom writes the software bills of materials of a release, in
+// SPDX 2.3 JSON and in CycloneDX 1.5 JSON: the binaries given as arguments,
+// the Go toolchain that built them and, for each binary, exactly the
+// modules linked into it, read from the build information the go command
+// stamps into each binary (what `go version -m` prints). It owns that
+// translation only; ./build.sh dist decides what is released.
 //
 // The output depends on its inputs alone: the creation time is given
-// (-created, the commit time), the namespace is derived from the binaries'
-// digests, and every list is sorted, so two runs over the same binaries
-// write the same bytes.
+// (-created, the commit time), the SPDX namespace and the CycloneDX serial
+// number are derived from the binaries' digests, and every list is sorted,
+// so two runs over the same binaries write the same bytes.
 package main
 
 import (
 	"crypto/sha256"
 	"debug/buildinfo"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
-	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -28,176 +27,144 @@ import (
 )
 
 func main() {
-	if err := run(os.Args[1:], os.Stdout, os.Stderr); err != nil {
+	if err := run(os.Args[1:], os.Stderr); err != nil {
 		fmt.Fprintln(os.Stderr, "sbom:", err)
 		os.Exit(1)
 	}
 }
 
 // errUsage is a rejected command line, explained on stderr.
-var errUsage = errors.New("usage: sbom -name NAME -created UNIX_SECONDS [-o FILE] BINARY...")
+var errUsage = errors.New("usage: sbom -name NAME -created UNIX_SECONDS [-spdx FILE] [-cyclonedx FILE] BINARY...")
 
-func run(args []string, stdout, stderr io.Writer) error {
+func run(args []string, stderr io.Writer) error {
 	fs := flag.NewFlagSet("sbom", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	name := fs.String("name", "", "document name, e.g. winx-<rev>-linux-amd64")
 	created := fs.Int64("created", -1, "creation time in Unix seconds (the commit time, for reproducible output)")
-	out := fs.String("o", "", "output file (default stdout)")
+	spdxOut := fs.String("spdx", "", "write the SPDX 2.3 JSON document to FILE")
+	cdxOut := fs.String("cyclonedx", "", "write the CycloneDX 1.5 JSON document to FILE")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	if *name == "" || *created < 0 || fs.NArg() == 0 {
+	if *name == "" || *created < 0 || fs.NArg() == 0 || *spdxOut == "" && *cdxOut == "" {
 		return errUsage
 	}
-	doc, err := build(*name, time.Unix(*created, 0).UTC(), fs.Args())
+	bins, err := readBinaries(fs.Args())
 	if err != nil {
 		return err
 	}
-	b, err := json.MarshalIndent(doc, "", "  ")
-	if err != nil {
-		return err
-	}
-	b = append(b, '\n')
-	if *out == "" {
-		_, err = stdout.Write(b)
-		return err
-	}
-	return os.WriteFile(*out, b, 0o644)
-}
-
-// The SPDX 2.3 JSON structure, as far as this document uses it
-// (https://spdx.github.io/spdx-spec/v2.3/).
-type document struct {
-	SPDXVersion       string         `json:"spdxVersion"`
-	DataLicense       string         `json:"dataLicense"`
-	SPDXID            string         `json:"SPDXID"`
-	Name              string         `json:"name"`
-	DocumentNamespace string         `json:"documentNamespace"`
-	CreationInfo      creationInfo   `json:"creationInfo"`
-	Packages          []pkg          `json:"packages"`
-	Relationships     []relationship `json:"relationships"`
-}
-
-type creationInfo struct {
-	Created  string   `json:"created"`
-	Creators []string `json:"creators"`
-}
-
-type pkg struct {
-	Name             string        `json:"name"`
-	SPDXID           string        `json:"SPDXID"`
-	VersionInfo      string        `json:"versionInfo,omitempty"`
-	DownloadLocation string        `json:"downloadLocation"`
-	FilesAnalyzed    bool          `json:"filesAnalyzed"`
-	Checksums        []checksum    `json:"checksums,omitempty"`
-	PrimaryPurpose   string        `json:"primaryPackagePurpose,omitempty"`
-	ExternalRefs     []externalRef `json:"externalRefs,omitempty"`
-	Comment          string        `json:"comment,omitempty"`
-}
-
-type checksum struct {
-	Algorithm string `json:"algorithm"`
-	Value     string `json:"checksumValue"`
-}
-
-type externalRef struct {
-	Category string `json:"referenceCategory"`
-	Type     string `json:"referenceType"`
-	Locator  string `json:"referenceLocator"`
-}
-
-type relationship struct {
-	Element string `json:"spdxElementId"`
-	Type    string `json:"relationshipType"`
-	Related string `json:"relatedSpdxElement"`
-}
-
-// spdxID makes an SPDX identifier (letters, digits, '.' and '-') of s.
-func spdxID(prefix, s string) string {
-	var b strings.Builder
-	b.WriteString(prefix)
-	for _, r := range s {
-		if r < 0x80 && (r == '.' || r == '-' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z') {
-			b.WriteRune(r)
-		} else {
-			b.WriteByte('-')
+	when := time.Unix(*created, 0).UTC()
+	if *spdxOut != "" {
+		if err := writeJSON(*spdxOut, spdxDocument(*name, when, bins)); err != nil {
+			return err
 		}
 	}
-	return b.String()
+	if *cdxOut != "" {
+		if err := writeJSON(*cdxOut, cycloneDXDocument(*name, when, bins)); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
-func build(name string, created time.Time, binaries []string) (*document, error) {
-	doc := &document{
-		SPDXVersion: "SPDX-2.3", DataLicense: "CC0-1.0", SPDXID: "SPDXRef-DOCUMENT", Name: name,
-		CreationInfo: creationInfo{Created: created.Format(time.RFC3339), Creators: []string{"Tool: winx-sbom"}},
+func writeJSON(path string, v any) error {
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return err
 	}
-	ns := sha256.New()
-	deps := map[string]pkg{}
-	toolchains := map[string]bool{}
-	var bins []pkg
-	for _, path := range binaries {
+	return os.WriteFile(path, append(b, '\n'), 0o644)
+}
+
+// binary is one released executable as its build information describes it.
+type binary struct {
+	name      string   // base name: winx, winxd, winx-guardian
+	sha256    string   // hex digest of the file
+	main      string   // main module path
+	version   string   // main module version ("(devel)" without VCS stamps)
+	goVersion string   // toolchain, e.g. go1.26.8
+	modules   []module // exactly the modules linked in, sorted by path
+}
+
+// module is one linked module version, after any replace directive (the
+// code that was compiled is the replacement's).
+type module struct {
+	Path, Version, Sum string
+}
+
+// key identifies a module version across binaries.
+func (m module) key() string { return m.Path + "@" + m.Version }
+
+// purl is the module's package URL (https://github.com/package-url/purl-spec,
+// type golang).
+func (m module) purl() string { return "pkg:golang/" + m.Path + "@" + m.Version }
+
+// stdlibPURL is the package URL of the standard library of a toolchain.
+func stdlibPURL(goVersion string) string { return "pkg:golang/stdlib@" + goVersion }
+
+func readBinaries(paths []string) ([]binary, error) {
+	var bins []binary
+	for _, path := range paths {
 		data, err := os.ReadFile(path)
 		if err != nil {
 			return nil, err
 		}
-		sum := sha256.Sum256(data)
-		fmt.Fprintf(ns, "%x %s\n", sum, filepath.Base(path))
 		info, err := buildinfo.ReadFile(path)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", path, err)
 		}
-		toolchains[info.GoVersion] = true
-		base := filepath.Base(path)
-		bins = append(bins, pkg{
-			Name: base, SPDXID: spdxID("SPDXRef-Binary-", base), VersionInfo: info.Main.Version,
-			DownloadLocation: "NOASSERTION", PrimaryPurpose: "APPLICATION",
-			Checksums: []checksum{{Algorithm: "SHA256", Value: hex.EncodeToString(sum[:])}},
-			Comment:   "main module " + info.Main.Path + ", built by " + info.GoVersion,
-		})
+		b := binary{
+			name: filepath.Base(path), sha256: fmt.Sprintf("%x", sha256.Sum256(data)),
+			main: info.Main.Path, version: info.Main.Version, goVersion: info.GoVersion,
+		}
 		for _, d := range info.Deps {
-			m := d
 			if d.Replace != nil {
-				m = d.Replace
+				d = d.Replace
 			}
-			key := m.Path + "@" + m.Version
-			deps[key] = pkg{
-				Name: m.Path, SPDXID: spdxID("SPDXRef-Module-", key), VersionInfo: m.Version,
-				DownloadLocation: "https://proxy.golang.org/" + m.Path + "/@v/" + m.Version + ".zip",
-				PrimaryPurpose:   "LIBRARY",
-				ExternalRefs:     []externalRef{{Category: "PACKAGE-MANAGER", Type: "purl", Locator: "pkg:golang/" + m.Path + "@" + m.Version}},
-			}
-			if m.Sum != "" {
-				deps[key] = withComment(deps[key], "go.sum "+m.Sum)
-			}
+			b.modules = append(b.modules, module{Path: d.Path, Version: d.Version, Sum: d.Sum})
 		}
+		slices.SortFunc(b.modules, func(x, y module) int { return strings.Compare(x.key(), y.key()) })
+		bins = append(bins, b)
 	}
-	doc.DocumentNamespace = fmt.Sprintf("https://spdx.invalid/winx/%s-%x", name, ns.Sum(nil)[:16])
-	slices.SortFunc(bins, func(a, b pkg) int { return strings.Compare(a.Name, b.Name) })
-	for _, b := range bins {
-		doc.Packages = append(doc.Packages, b)
-		doc.Relationships = append(doc.Relationships, relationship{"SPDXRef-DOCUMENT", "DESCRIBES", b.SPDXID})
-	}
-	for _, v := range slices.Sorted(maps.Keys(toolchains)) {
-		id := spdxID("SPDXRef-Toolchain-", v)
-		doc.Packages = append(doc.Packages, pkg{
-			Name: "go", SPDXID: id, VersionInfo: strings.TrimPrefix(v, "go"), DownloadLocation: "https://go.dev/dl/",
-			PrimaryPurpose: "OTHER", ExternalRefs: []externalRef{{Category: "PACKAGE-MANAGER", Type: "purl", Locator: "pkg:golang/stdlib@" + v}},
-		})
-		for _, b := range bins {
-			doc.Relationships = append(doc.Relationships, relationship{id, "BUILD_TOOL_OF", b.SPDXID})
-		}
-	}
-	for _, k := range slices.Sorted(maps.Keys(deps)) {
-		d := deps[k]
-		doc.Packages = append(doc.Packages, d)
-		for _, b := range bins {
-			doc.Relationships = append(doc.Relationships, relationship{b.SPDXID, "CONTAINS", d.SPDXID})
-		}
-	}
-	return doc, nil
+	slices.SortFunc(bins, func(x, y binary) int { return strings.Compare(x.name, y.name) })
+	return bins, nil
 }
 
-func withComment(p pkg, c string) pkg {
-	p.Comment = c
-	return p
+// allModules is every module of bins once, sorted.
+func allModules(bins []binary) []module {
+	seen := map[string]bool{}
+	var all []module
+	for _, b := range bins {
+		for _, m := range b.modules {
+			if !seen[m.key()] {
+				seen[m.key()] = true
+				all = append(all, m)
+			}
+		}
+	}
+	slices.SortFunc(all, func(x, y module) int { return strings.Compare(x.key(), y.key()) })
+	return all
+}
+
+// toolchains is every toolchain of bins once, sorted.
+func toolchains(bins []binary) []string {
+	var v []string
+	for _, b := range bins {
+		if !slices.Contains(v, b.goVersion) {
+			v = append(v, b.goVersion)
+		}
+	}
+	slices.Sort(v)
+	return v
+}
+
+// digest names the set of binaries: the SPDX namespace and the CycloneDX
+// serial number derive from it, so the same binaries give the same
+// identifiers and different ones never share them.
+func digest(name string, bins []binary) []byte {
+	h := sha256.New()
+	fmt.Fprintf(h, "%s\n", name)
+	for _, b := range bins {
+		fmt.Fprintf(h, "%s %s\n", b.sha256, b.name)
+	}
+	return h.Sum(nil)
 }
