@@ -235,9 +235,9 @@ install_prefix() {
 	# prefix.
 	install -m 0644 README.md SECURITY.md docs/deployment.md docs/clients.md docs/winx.service "$prefix/share/doc/winx/"
 	install -D -m 0644 docs/winx.1 "$prefix/share/man/man1/winx.1"
-	install -D -m 0644 completions/winx.bash "$prefix/share/bash-completion/completions/winx"
-	install -D -m 0644 completions/_winx "$prefix/share/zsh/site-functions/_winx"
-	install -D -m 0644 completions/winx.fish "$prefix/share/fish/vendor_completions.d/winx.fish"
+	install -D -m 0644 docs/completions/winx.bash "$prefix/share/bash-completion/completions/winx"
+	install -D -m 0644 docs/completions/_winx "$prefix/share/zsh/site-functions/_winx"
+	install -D -m 0644 docs/completions/winx.fish "$prefix/share/fish/vendor_completions.d/winx.fish"
 	echo "install: $prefix/bin/{${binaries[*]}} -> lib/winx/$id ($(cat "$dest/VERSION"))"
 	echo "install: docs in $prefix/share/doc/winx, man page winx(1), bash, zsh and fish completions in $prefix/share"
 	echo "install: earlier builds stay in $lib for a rollback: ./build.sh install or ln -sfn <id> $lib/current"
@@ -282,8 +282,8 @@ dist() {
 		dist_platform "$os" "$arch" "$tmp/$base"
 		mkdir -p "$tmp/$base/completions"
 		cp README.md SECURITY.md "$tmp/$base/"
-		cp docs/* "$tmp/$base/docs/"
-		cp completions/* "$tmp/$base/completions/"
+		find docs -maxdepth 1 -type f -exec cp {} "$tmp/$base/docs/" \;
+		cp docs/completions/* "$tmp/$base/completions/"
 		chmod 0755 "$tmp/$base" "$tmp/$base/docs" "$tmp/$base/completions" "${binaries[@]/#/$tmp/$base/}"
 		chmod 0644 "$tmp/$base"/*.md "$tmp/$base"/docs/* "$tmp/$base"/completions/*
 		# Fixed order, times, owners and modes, and gzip without a name or a
