@@ -14,7 +14,9 @@
 #   ./build.sh bench go the Go benchmarks of every package
 #   ./build.sh bench fair [SERVE FLAGS]
 #                       the fairness benchmark: p1..p3's latency, idle and while p0 sends
-#                       8 MiB bodies or does real work, each principal its own process
+#                       8 MiB bodies, reads 1 MB files, runs `sleep 2` or floods without a
+#                       token, each principal its own process ($WINX_BENCH_FAIR_FLAGS: its
+#                       own flags, e.g. "-rest 50s" with the default rate limit)
 #   ./build.sh install PREFIX
 #                       build into PREFIX/lib/winx/<build id>/ (never changed afterwards),
 #                       smoke-test it there, then switch PREFIX/lib/winx/current to it with
@@ -139,7 +141,7 @@ bench() {
 		dir=$(mktemp -d "${TMPDIR:-/tmp}/winx-fairbench-XXXXXX")
 		tmpdirs+=("$dir")
 		build_into "$dir/bin"
-		go run ./cmd/internal/fairbench -winx "$dir/bin/winx" -n "${WINX_BENCH_N:-200}" -- "${@:2}"
+		go run ./cmd/internal/fairbench -winx "$dir/bin/winx" -n "${WINX_BENCH_N:-200}" ${WINX_BENCH_FAIR_FLAGS:-} -- "${@:2}"
 		return
 	fi
 	if [[ ${1:-} == go ]]; then

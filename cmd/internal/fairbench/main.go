@@ -2,14 +2,16 @@
 // latency on a real `winx serve --http` with four principals: p1..p3 each
 // run in their own OS process and make n calls (ReadFiles of a 4 KB file and
 // BashCommand `echo hi`, alternately), first with the server idle, then
-// while p0, in its own process too, sends large valid bodies (tools/call
-// with junk arguments) from many workers, then while p0 does real work
-// (ReadFiles of 1 MB). It prints each phase's p50 and p99 of p1..p3, their
-// ratio to idle, and what p0 got done.
+// during each of p0's loads (-phases), p0 in its own process too: large
+// valid bodies (tools/call with junk arguments) from many workers; real
+// work (ReadFiles of a 1 MB file from many workers; `sleep 2` in as many
+// sessions as it is granted, up to 8); requests without a valid token. It
+// prints each phase's p50 and p99 of p1..p3, their ratio to idle, and what
+// p0 got done.
 //
 // It measures only: it never fails on time.
 //
-//	go run ./cmd/internal/fairbench -winx bin/winx [-n 200] [-workers 64] [-- serve flags...]
+//	go run ./cmd/internal/fairbench -winx bin/winx [-n 200] [-workers 64] [-phases body,work,sleep,flood] [-rest 0s] [-- serve flags...]
 //
 // The server runs with a throwaway HOME, XDG directories and WINX_SOCKET,
 // so the user's state and daemon are never touched.
@@ -51,6 +53,7 @@ func main() {
 	workers := flag.Int("workers", 64, "p0's concurrent workers")
 	bodyMiB := flag.Int("body-mib", 8, "size of p0's bodies in MiB")
 	settle := flag.Duration("settle", 2*time.Second, "how long p0's load runs before p1..p3 start")
+	rest := flag.Duration("rest", 0, "pause before each phase (with the default rate limit, long enough for p1..p3's request allowance to refill)")
 	phases := flag.String("phases", "body,work,sleep,flood", "p0's loads, in order: body (large bodies), work (1 MB reads), sleep (`sleep 2` commands), flood (requests without a valid token)")
 	flag.Parse()
 	if *token == "" {
@@ -59,7 +62,7 @@ func main() {
 	var err error
 	switch *role {
 	case "":
-		err = run(*winx, *n, *workers, *bodyMiB<<20, *settle, strings.Split(*phases, ","), flag.Args())
+		err = run(*winx, *n, *workers, *bodyMiB<<20, *settle, *rest, strings.Split(*phases, ","), flag.Args())
 	case "light":
 		err = light(*base, *token, *ws, *n)
 	case "body", "work", "sleep", "flood":
@@ -216,8 +219,16 @@ func heavy(role, base, token, ws string, workers, size int) error {
 	if role == "flood" {
 		// Without a valid token: the server must refuse before reading.
 		c.token = "not-a-token-" + strings.Repeat("x", 40)
-	} else if err := c.initialize(ws); err != nil {
-		return err
+	} else {
+		// After an earlier phase p0 may still owe answer bytes: its
+		// session is retried (untimed) as the light clients' are.
+		deadline := time.Now().Add(time.Minute)
+		for err := c.initialize(ws); err != nil; err = c.initialize(ws) {
+			if time.Now().After(deadline) {
+				return err
+			}
+			time.Sleep(200 * time.Millisecond)
+		}
 	}
 	tool := "ReadFiles"
 	var args []byte
@@ -231,24 +242,40 @@ func heavy(role, base, token, ws string, workers, size int) error {
 	case "flood":
 		args = []byte(`{"junk":"` + strings.Repeat("x", 64<<10) + `"}`)
 	}
+	// `sleep 2` is real work only in a session of its own (a second
+	// command in a busy session is refused at once): p0 opens as many
+	// sessions as the server grants it, up to 8, one worker each.
+	var sessions []*client
+	if role == "sleep" {
+		sessions = append(sessions, c)
+		for len(sessions) < min(workers, 8) {
+			own := newClient(base, token, 1)
+			own.http = c.http
+			// A workspace of its own: Initialize reuses a principal's
+			// session in the same workspace.
+			dir := filepath.Join(ws, fmt.Sprintf("p0-session-%d", len(sessions)))
+			if err := os.MkdirAll(dir, 0o700); err != nil {
+				return err
+			}
+			if err := own.initialize(dir); err != nil {
+				fmt.Fprintf(os.Stderr, "fairbench: p0 has %d sessions: %v\n", len(sessions), err)
+				break
+			}
+			sessions = append(sessions, own)
+		}
+		workers = len(sessions)
+	}
 	var mu sync.Mutex
 	codes := map[int]int{}
 	var useful, units atomic.Int64
 	var wg sync.WaitGroup
 	start := time.Now()
+	fmt.Println("ready")
 	for w := range workers {
 		wg.Go(func() {
 			args := args
 			if role == "sleep" {
-				// A session per worker where the server grants one (its
-				// guardian share allows a few); the others share the first,
-				// where a second command is refused while one runs.
-				own := newClient(base, token, 1)
-				own.http = c.http
-				if w == 0 || own.initialize(ws) != nil {
-					own = c
-				}
-				args = own.bound(`"action_json":{"type":"command","command":"sleep 2"},"wait_for_seconds":5`)
+				args = sessions[w].bound(`"action_json":{"type":"command","command":"sleep 2"},"wait_for_seconds":5`)
 			}
 			for ctx.Err() == nil {
 				code, out, err := c.call(tool, args)
@@ -308,7 +335,7 @@ func percentiles(us []int) stats {
 	return stats{at(0.50), at(0.99)}
 }
 
-func run(winx string, n, workers, size int, settle time.Duration, phases, serveArgs []string) error {
+func run(winx string, n, workers, size int, settle, rest time.Duration, phases, serveArgs []string) error {
 	winx, err := filepath.Abs(winx)
 	if err != nil {
 		return err
@@ -438,22 +465,33 @@ func run(winx string, n, workers, size int, settle time.Duration, phases, serveA
 		if !ok {
 			return fmt.Errorf("unknown phase %q", role)
 		}
+		time.Sleep(rest)
 		p0 := exec.Command(self, "-role", role, "-base", base, "-ws", ws, "-workers", strconv.Itoa(workers), "-body-mib", strconv.Itoa(size>>20))
 		p0.Env = append(os.Environ(), "FAIRBENCH_TOKEN="+tokens[0])
 		p0.Stderr = os.Stderr
-		var out bytes.Buffer
-		p0.Stdout = &out
+		stdout, err := p0.StdoutPipe()
+		if err != nil {
+			return err
+		}
 		if err := p0.Start(); err != nil {
 			return err
+		}
+		// p0 says "ready" once its sessions are open and its load runs.
+		lines := bufio.NewReader(stdout)
+		if line, err := lines.ReadString('\n'); line != "ready\n" {
+			p0.Process.Kill()
+			p0.Wait()
+			return fmt.Errorf("p0 %s did not start its load: %q %v", role, line, err)
 		}
 		time.Sleep(settle)
 		st, failed, err := lightPhase()
 		p0.Process.Signal(syscall.SIGTERM)
+		out, _ := io.ReadAll(lines)
 		p0.Wait()
 		if err != nil {
 			return err
 		}
-		report(name, st, failed, out.String())
+		report(name, st, failed, string(out))
 	}
 	return nil
 }
