@@ -20,24 +20,11 @@ import (
 	"winx/cmd/internal/entry"
 	"winx/guardian/remote"
 	"winx/pty"
-	"winx/pty/sandbox"
 )
 
 func main() {
-	if len(os.Args) > 1 && os.Args[1] == sandbox.LauncherArg {
-		// The Landlock launcher of a -sandbox guardian: it confines its own
-		// thread and becomes the shell, so it runs before anything else.
-		err := sandbox.RunLauncher(os.Args[2:])
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(126)
-	}
-	// First of all: session shells run as this same user and must not
-	// read this process's environment or memory (WINX_HTTP_TOKEN, tokens
-	// loaded from files, the daemon's state).
-	if err := entry.Harden(); err != nil {
-		fmt.Fprintln(os.Stderr, "cannot make the process undumpable:", err)
-		os.Exit(1)
-	}
+	// First of all: the sandbox launcher, or an undumpable process.
+	entry.Begin("winx-guardian", true)
 	limitProcs()
 	// An adapter or terminal that vanished must not take the session with
 	// it: hang-ups and broken pipes are ignored (writes then fail instead).

@@ -24,7 +24,6 @@ import (
 	"winx/mcp"
 	"winx/mcp/httpserve"
 	"winx/mcp/tools"
-	"winx/pty/sandbox"
 )
 
 // errUsage marks a command line or environment that was rejected and
@@ -32,20 +31,8 @@ import (
 var errUsage = config.ErrUsage
 
 func main() {
-	if len(os.Args) > 1 && os.Args[1] == sandbox.LauncherArg {
-		// The shell launcher of WINX_SANDBOX=1: it confines its own thread
-		// and becomes the shell, so it runs before anything else starts.
-		err := sandbox.RunLauncher(os.Args[2:])
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(126)
-	}
-	// First of all: session shells run as this same user and must not
-	// read this process's environment or memory (WINX_HTTP_TOKEN, tokens
-	// loaded from files, the daemon's state).
-	if err := entry.Harden(); err != nil {
-		fmt.Fprintln(os.Stderr, "cannot make the process undumpable:", err)
-		os.Exit(1)
-	}
+	// First of all: the sandbox launcher, or an undumpable process.
+	entry.Begin("winx", true)
 	// Then: a re-executed serve reads its credentials, and a first one
 	// that holds any in its environment re-executes itself without them
 	// (handoff.go). Nothing else has started yet.

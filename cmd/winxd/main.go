@@ -29,13 +29,8 @@ import (
 )
 
 func main() {
-	// First of all: session shells run as this same user and must not
-	// read this process's environment or memory (WINX_HTTP_TOKEN, tokens
-	// loaded from files, the daemon's state).
-	if err := entry.Harden(); err != nil {
-		fmt.Fprintln(os.Stderr, "cannot make the process undumpable:", err)
-		os.Exit(1)
-	}
+	// First of all: an undumpable process.
+	entry.Begin("winxd", false)
 	// The adapter that started winxd may vanish: hang-ups and broken pipes
 	// must not end the control plane.
 	signal.Ignore(syscall.SIGHUP, syscall.SIGPIPE)

@@ -1,6 +1,7 @@
 // Package entry holds what the mains of winx, winxd and winx-guardian share:
-// how a run's error becomes an exit status, where a sibling binary is found
-// and how the build identity goes on the wire.
+// the first step of a main (Begin), how a run's error becomes an exit
+// status, where a sibling binary is found and how the build identity goes
+// on the wire.
 package entry
 
 import (
