@@ -574,6 +574,24 @@ func (r *RemoteShell) SendTextBackground(ctx context.Context, id, text string, s
 	})
 }
 
+// History returns the session's last foreground commands, the most recent
+// first, as the guardian remembers them (whoever ran them). A guardian
+// that predates the method answers an error wrapping ErrUnsupported.
+func (r *RemoteShell) History(ctx context.Context) ([]guardian.CommandRun, error) {
+	if !r.Peer().Has(MethodHistory) {
+		return nil, errors.Join(ErrUnsupported, errors.New("remote: "+MethodHistory))
+	}
+	var res HistoryResult
+	if err := r.call(ctx, MethodHistory, &reqBase{}, &res); err != nil {
+		return nil, lost(err)
+	}
+	if len(res.Commands) > guardian.MaxHistory {
+		// A guardian sends no more; a longer answer is cut, not trusted.
+		res.Commands = res.Commands[:guardian.MaxHistory]
+	}
+	return res.Commands, nil
+}
+
 // Jobs lists the session's background commands with their state.
 func (r *RemoteShell) Jobs(ctx context.Context) ([]guardian.Job, error) {
 	var res JobsResult
