@@ -37,6 +37,15 @@ type CommandRun struct {
 	Finished time.Time `json:"finished,omitzero"`
 }
 
+// Historian is a terminal that remembers its foreground commands for
+// every adapter of its session: the embedded Session, and a guardian's
+// client when the guardian serves the method.
+type Historian interface {
+	History(ctx context.Context) ([]CommandRun, error)
+}
+
+var _ Historian = (*Session)(nil)
+
 // history is the session's ring of its last commands, oldest first.
 // Guarded by the owning Session's mu.
 type history struct {

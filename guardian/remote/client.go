@@ -103,7 +103,10 @@ type sharedConn struct {
 	dropped bool // no new call may use c
 }
 
-var _ guardian.Terminal = (*RemoteShell)(nil)
+var (
+	_ guardian.Terminal  = (*RemoteShell)(nil)
+	_ guardian.Historian = (*RemoteShell)(nil)
+)
 
 // Attach connects to the guardian on socket and returns a client holding
 // the session's authoritative snapshot (Snapshot): cwd, the running command

@@ -125,6 +125,8 @@ type historyRecord struct {
 	Generation uint64    `json:"generation"`
 	Command    string    `json:"command"`
 	Running    bool      `json:"running"`
+	ExitCode   int       `json:"exit_code,omitempty"` // valid when !Running
+	Cwd        string    `json:"cwd,omitempty"`
 	At         time.Time `json:"at"`
 }
 
@@ -170,12 +172,13 @@ func (s *Session) saveHistory(r CommandRecord) {
 	st := &s.historyFile
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	rec := historyRecord{Generation: r.Generation, Command: r.Command, Running: r.Running, At: r.At}
+	rec := historyRecord{Generation: r.Generation, Command: r.Command, Running: r.Running, ExitCode: r.ExitCode, Cwd: r.Cwd, At: r.At}
 	if st.path == "" {
 		st.saved = rec
 		return
 	}
-	if st.saved.Generation == rec.Generation && st.saved.Command == rec.Command && st.saved.Running == rec.Running {
+	if old := st.saved; old.Generation == rec.Generation && old.Command == rec.Command && old.Running == rec.Running &&
+		old.ExitCode == rec.ExitCode && old.Cwd == rec.Cwd {
 		return
 	}
 	b, err := json.Marshal(rec)
@@ -194,7 +197,7 @@ func (s *Session) saveHistory(r CommandRecord) {
 func (s *Session) lastCommand() (historyRecord, bool) {
 	if h := s.CommandHistory(); len(h) > 0 {
 		r := h[0]
-		return historyRecord{Generation: r.Generation, Command: r.Command, Running: r.Running, At: r.At}, true
+		return historyRecord{Generation: r.Generation, Command: r.Command, Running: r.Running, ExitCode: r.ExitCode, Cwd: r.Cwd, At: r.At}, true
 	}
 	st := &s.historyFile
 	st.mu.Lock()
@@ -218,7 +221,7 @@ func (s *Session) forgetRunning() {
 	saved := st.saved
 	st.mu.Unlock()
 	if last.Command == "" && saved.Command != "" {
-		last = CommandRecord{Generation: saved.Generation, Command: saved.Command, At: saved.At}
+		last = CommandRecord{Generation: saved.Generation, Command: saved.Command, ExitCode: saved.ExitCode, Cwd: saved.Cwd, At: saved.At}
 	}
 	if last.Command != "" {
 		last.Running = false
