@@ -3,8 +3,10 @@ package session
 import (
 	"cmp"
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"sync"
 	"time"
 
@@ -71,6 +73,10 @@ type workStore struct {
 	set   bool   // UseWorkDir ran
 	path  string // "" when persistence is off
 	dirty bool   // files changed since the last save
+	// written identifies the file this process wrote last (inode, size,
+	// modification time): while the file on disk is still that one, no
+	// other adapter wrote since, and a save need not read it back.
+	written os.FileInfo
 }
 
 // UseWorkDir keeps the session's work record in dir (a principal's state
@@ -120,13 +126,19 @@ func (s *Session) noteWork(path string, change func(*FileWork)) {
 		f = w.files[i]
 		w.files = slices.Delete(w.files, i, i+1)
 	}
+	before := f
+	before.Read, before.Wrote = slices.Clone(f.Read), slices.Clone(f.Wrote)
 	change(&f)
 	f.At = time.Now()
 	w.files = slices.Insert(w.files, 0, f)
 	if len(w.files) > MaxWorkFiles {
 		w.files = w.files[:MaxWorkFiles]
 	}
-	w.dirty = true
+	// The same lines of the file read again, while it is the most recent
+	// one already, change nothing worth a write (its time moves only in
+	// memory).
+	same := i == 0 && f.Edited == before.Edited && slices.Equal(f.Read, before.Read) && slices.Equal(f.Wrote, before.Wrote)
+	w.dirty = w.dirty || !same
 }
 
 // SaveWork writes the session's work record where UseWorkDir set: what is
@@ -141,14 +153,23 @@ func (s *Session) SaveWork() {
 	if w.path == "" || !w.dirty {
 		return
 	}
-	w.files = mergeWork(w.files, loadWork(w.path))
+	if fi, err := os.Lstat(w.path); err == nil && !sameFile(fi, w.written) {
+		w.files = mergeWork(w.files, loadWork(w.path))
+	}
 	b := encodeWork(w.files)
 	if atomicfile.MkdirPrivate(filepath.Dir(w.path)) != nil {
 		return
 	}
 	if atomicfile.WriteFile(w.path, b, 0o600, atomicfile.Durability{}) == nil {
 		w.dirty = false
+		w.written, _ = os.Lstat(w.path)
 	}
+}
+
+// sameFile reports whether fi is the file described by was: the same
+// inode, size and modification time.
+func sameFile(fi, was os.FileInfo) bool {
+	return was != nil && os.SameFile(fi, was) && fi.Size() == was.Size() && fi.ModTime().Equal(was.ModTime())
 }
 
 // Work returns the files the session read or edited, the most recently
@@ -239,16 +260,22 @@ func mergeWork(a, b []FileWork) []FileWork {
 	return out
 }
 
-// encodeWork encodes files, dropping the least recently touched until the
-// encoding fits MaxWorkFileBytes.
+// encodeWork encodes files, leaving out the least recently touched that
+// do not fit MaxWorkFileBytes. Each entry is encoded once: the record is
+// the envelope around the entries that fit.
 func encodeWork(files []FileWork) []byte {
-	for n := len(files); n >= 0; n-- {
-		b, err := json.Marshal(workFile{Version: workVersion, Files: files[:n]})
-		if err == nil && len(b) <= MaxWorkFileBytes {
-			return b
+	b := []byte(`{"version":` + strconv.Itoa(workVersion) + `,"files":[`)
+	for i, f := range files {
+		e, err := json.Marshal(f)
+		if err != nil || len(b)+len(e)+len(",]}") > MaxWorkFileBytes {
+			break
 		}
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, e...)
 	}
-	panic("session: an empty work record does not fit MaxWorkFileBytes")
+	return append(b, "]}"...)
 }
 
 // addWorkRange adds r to the sorted, disjoint ranges rs, merging overlapping

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -109,5 +110,40 @@ func TestWorkRecordOnDisk(t *testing.T) {
 	s2.work.path = path
 	if w := s2.Work(); len(w) != len(f.Files) || w[0].Path != f.Files[0].Path || !slices.Equal(w[0].Read, [][2]int{{1, 2}}) {
 		t.Errorf("Work from a new process = %d files, first %+v", len(w), w[0])
+	}
+}
+
+// Reading the same lines of the most recent file again writes nothing; a
+// record another adapter wrote meanwhile is merged, not overwritten.
+func TestSaveWorkSkipsUnchangedMergesOthers(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "work", "s.json")
+	a, b := &Session{}, &Session{}
+	a.work.path, b.work.path = path, path
+	inode := func() uint64 {
+		t.Helper()
+		fi, err := os.Stat(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return fi.Sys().(*syscall.Stat_t).Ino
+	}
+	a.NoteRead("/w/a", evidence.Range{Start: 1, End: 4})
+	a.SaveWork()
+	first := inode()
+	a.NoteRead("/w/a", evidence.Range{Start: 2, End: 3})
+	a.SaveWork()
+	if got := inode(); got != first {
+		t.Errorf("a read of lines already recorded rewrote the record (inode %d, then %d)", first, got)
+	}
+	b.NoteEdit("/w/b", []evidence.Range{{Start: 7, End: 7}})
+	b.SaveWork()
+	a.NoteRead("/w/c", evidence.Range{Start: 1, End: 1})
+	a.SaveWork()
+	var paths []string
+	for _, f := range loadWork(path) {
+		paths = append(paths, f.Path)
+	}
+	if !slices.Equal(paths, []string{"/w/c", "/w/b", "/w/a"}) {
+		t.Errorf("record after two adapters saved: %v, want /w/c /w/b /w/a", paths)
 	}
 }
