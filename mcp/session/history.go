@@ -82,8 +82,8 @@ func (s *Session) CommandHistory() []CommandRecord {
 // first (guardian.Historian): it holds every command of the session, those
 // an earlier adapter ran included, and how each ended even when the
 // adapter that ran it was gone by then. A shell that keeps no record (a
-// guardian older than the method) or does not answer leaves this adapter's
-// record, else the last command an earlier adapter saved (UseHistoryDir).
+// guardian older than the method) or does not answer leaves the commands
+// the session's adapters saved (UseHistoryDir), else this adapter's record.
 func (s *Session) Commands(ctx context.Context) []CommandRecord {
 	if h, ok := s.Shell().(guardian.Historian); ok {
 		if runs, err := h.History(ctx); err == nil {
@@ -99,13 +99,12 @@ func (s *Session) Commands(ctx context.Context) []CommandRecord {
 			return out
 		}
 	}
-	if h := s.CommandHistory(); len(h) > 0 {
+	// The commands saved on disk include this adapter's (every record is
+	// saved as it is noted) and an earlier adapter's.
+	if h := s.savedCommands(); len(h) > 0 {
 		return h
 	}
-	if r, ok := s.lastCommand(); ok {
-		return []CommandRecord{{Generation: r.Generation, Command: r.Command, Running: r.Running, ExitCode: r.ExitCode, Cwd: r.Cwd, At: r.At}}
-	}
-	return nil
+	return s.CommandHistory()
 }
 
 // Budget of CodeMap calls on a session's own temporary files (helper

@@ -147,3 +147,39 @@ func TestSaveWorkSkipsUnchangedMergesOthers(t *testing.T) {
 		t.Errorf("record after two adapters saved: %v, want /w/c /w/b /w/a", paths)
 	}
 }
+
+// The commands a session's adapters noted are kept on disk, at most
+// MaxCommandHistory of them, newest kept; a new process of the session
+// reports them when the shell keeps no record of its own, and a file an
+// older adapter wrote (the last command alone) still loads.
+func TestCommandsSavedForTheNextAdapter(t *testing.T) {
+	dir := t.TempDir()
+	key := Key{Principal: "p", Root: "/w"}
+	a := &Session{Key: key}
+	a.UseHistoryDir(dir)
+	for i := range MaxCommandHistory + 5 {
+		a.NoteCommand(CommandRecord{Generation: uint64(i + 1), Command: fmt.Sprintf("echo %d", i), Running: true, Cwd: "/w"})
+		a.NoteCommand(CommandRecord{Generation: uint64(i + 1), ExitCode: i % 3, Cwd: "/w/sub"})
+	}
+	b := &Session{Key: key}
+	b.UseHistoryDir(dir)
+	got := b.Commands(t.Context())
+	if len(got) != MaxCommandHistory {
+		t.Fatalf("a new process reports %d commands, want %d", len(got), MaxCommandHistory)
+	}
+	newest := MaxCommandHistory + 4
+	if got[0].Command != fmt.Sprintf("echo %d", newest) || got[0].Running || got[0].ExitCode != newest%3 || got[0].Cwd != "/w/sub" ||
+		got[len(got)-1].Command != "echo 5" {
+		t.Errorf("reported %+v ... %+v, want echo %d (ended, exit %d, cwd /w/sub) down to echo 5", got[0], got[len(got)-1], newest, newest%3)
+	}
+
+	old := `{"generation":3,"command":"make test","running":true,"at":"2026-01-01T00:00:00Z"}`
+	if err := os.WriteFile(a.historyFile.path, []byte(old), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	c := &Session{Key: key}
+	c.UseHistoryDir(dir)
+	if got := c.Commands(t.Context()); len(got) != 1 || got[0].Command != "make test" || !got[0].Running {
+		t.Errorf("from an older adapter's file: %+v, want the running make test", got)
+	}
+}
