@@ -190,6 +190,9 @@ func savedSection(t *testing.T, saved, title string) string {
 	return rest
 }
 
+// historySecret looks like a GitHub token to the redactor.
+var historySecret = "ghp_" + strings.Repeat("Q", 36)
+
 // TestHistorySurvivesAdapterKill: a session reads and edits two files and
 // runs several commands through adapter A, which is then killed; adapter B
 // reattaches by thread id and its ContextSave names both files with the
@@ -216,6 +219,7 @@ func TestHistorySurvivesAdapterKill(t *testing.T) {
 		h.bashStep("(exit 3)"),
 		h.bashStep("cd sub"),
 		h.bashStep("false"),
+		h.bashStep("true " + historySecret),
 		h.bashStep("echo done-here"),
 	})
 
@@ -242,6 +246,18 @@ func TestHistorySurvivesAdapterKill(t *testing.T) {
 	}
 	if i, j := strings.Index(term, `"echo done-here"`), strings.Index(term, `"echo first"`); i < 0 || j < i {
 		t.Errorf("commands not most recent first:\n%s", term)
+	}
+	// A secret typed in a command is redacted in the saved context and
+	// kept in no state file of the session.
+	if strings.Contains(saved, historySecret) || !strings.Contains(term, `"true [REDACTED:`) {
+		t.Errorf("the command with a secret is not redacted in the saved context:\n%s", term)
+	}
+	for _, kind := range []string{"commands", "work", "ledgers"} {
+		for _, p := range h.stateFiles(kind) {
+			if b, _ := os.ReadFile(p); strings.Contains(string(b), historySecret) {
+				t.Errorf("state file %s holds the secret typed in a command", p)
+			}
+		}
 	}
 
 	// Resuming the task (a third adapter) shows the same session facts.
