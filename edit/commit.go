@@ -54,6 +54,10 @@ type FileResult struct {
 	Removed     bool              `json:"removed,omitempty"`
 	Replayed    bool              `json:"replayed,omitempty"` // from a receipt: nothing was written
 	Tolerances  []string          `json:"tolerances,omitempty"`
+	// Wrote are the lines of the new revision the edit changed (a
+	// deletion marks none), for the session's record of its work; the
+	// answer shows the diff instead.
+	Wrote []evidence.Range `json:"-"`
 }
 
 // PathLocks serializes commits per canonical path within one process. The
@@ -386,6 +390,11 @@ func (e *Engine) finish(pf *PlannedFile, undoID string) FileResult {
 	a, b := evidence.IndexLines(pf.old), evidence.IndexLines(pf.new)
 	hs := lineHunks(a, b)
 	fr.Diff = e.diffText(pf, a, b, hs)
+	for _, h := range hs {
+		if h.newCount > 0 {
+			fr.Wrote = append(fr.Wrote, evidence.Range{Start: h.newStart, End: h.newStart + h.newCount - 1})
+		}
+	}
 
 	e.remember(pf, a.Count(), hs)
 

@@ -155,6 +155,9 @@ type Session struct {
 	// meta is the adapter's record kept with the session (Terminal.Meta);
 	// in-process it lives as long as the session.
 	meta json.RawMessage
+	// history is the ring of the last commands (History), for every
+	// adapter of the session.
+	history history
 	// journals are the commands with a journal file in own.Dir, oldest first.
 	journals []*command
 	// persist flushes printed output to disk soon after it arrives.
@@ -278,7 +281,7 @@ func (s *Session) readLoop(sp *shellProc) {
 	sp.dead = true
 	if s.shell == sp && s.cmd != nil && !s.cmd.done {
 		// The shell itself ended (exit, set -e): that ends the command.
-		s.cmd.finishLocked(shellCode(status), true)
+		s.endLocked(s.cmd, shellCode(status), true)
 	}
 	s.broadcastLocked()
 	s.mu.Unlock()
@@ -323,7 +326,7 @@ func (s *Session) markerLocked(sp *shellProc, m marker) {
 	}
 	s.cwd = m.cwd
 	if s.cmd != nil && !s.cmd.done {
-		s.cmd.finishLocked(m.exitCode, false)
+		s.endLocked(s.cmd, m.exitCode, false)
 	}
 }
 
@@ -471,6 +474,7 @@ func (s *Session) launch(line string) (*command, error) {
 	c := newCommand(s.gen, line, cfg)
 	s.journals = append(s.journals, c)
 	s.cmd = c
+	s.noteLaunchLocked(c)
 	sp := s.shell
 	s.mu.Unlock()
 	// The journal's file is created, and old ones deleted, once the line
@@ -508,7 +512,7 @@ func (s *Session) isDone(c *command) bool {
 // abandon marks a command that never reached the shell as finished.
 func (s *Session) abandon(c *command) {
 	s.mu.Lock()
-	c.finishLocked(-1, false)
+	s.endLocked(c, -1, false)
 	s.broadcastLocked()
 	s.mu.Unlock()
 }
@@ -836,7 +840,7 @@ func (s *Session) abortByReset(ctx context.Context, c *command) (*Outcome, error
 		return nil, err
 	}
 	s.mu.Lock()
-	c.finishLocked(130, false)
+	s.endLocked(c, 130, false)
 	s.mu.Unlock()
 	o := s.outcome(c)
 	o.ShellReset = true
@@ -945,7 +949,7 @@ func (s *Session) Reset(ctx context.Context) error {
 	s.mu.Lock()
 	c := s.cmd
 	if c != nil && !c.done {
-		c.finishLocked(130, false)
+		s.endLocked(c, 130, false)
 	}
 	s.mu.Unlock()
 	return s.replaceShell(ctx)

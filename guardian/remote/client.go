@@ -103,7 +103,10 @@ type sharedConn struct {
 	dropped bool // no new call may use c
 }
 
-var _ guardian.Terminal = (*RemoteShell)(nil)
+var (
+	_ guardian.Terminal  = (*RemoteShell)(nil)
+	_ guardian.Historian = (*RemoteShell)(nil)
+)
 
 // Attach connects to the guardian on socket and returns a client holding
 // the session's authoritative snapshot (Snapshot): cwd, the running command
@@ -572,6 +575,24 @@ func (r *RemoteShell) SendTextBackground(ctx context.Context, id, text string, s
 	return act(r, func() (*guardian.Outcome, error) {
 		return r.bgCall(ctx, MethodBgSendText, &bgSendTextParams{ID: id, Text: text, Submit: submit, WaitMS: waitMS(wait)})
 	})
+}
+
+// History returns the session's last foreground commands, the most recent
+// first, as the guardian remembers them (whoever ran them). A guardian
+// that predates the method answers an error wrapping ErrUnsupported.
+func (r *RemoteShell) History(ctx context.Context) ([]guardian.CommandRun, error) {
+	if !r.Peer().Has(MethodHistory) {
+		return nil, errors.Join(ErrUnsupported, errors.New("remote: "+MethodHistory))
+	}
+	var res HistoryResult
+	if err := r.call(ctx, MethodHistory, &reqBase{}, &res); err != nil {
+		return nil, lost(err)
+	}
+	if len(res.Commands) > guardian.MaxHistory {
+		// A guardian sends no more; a longer answer is cut, not trusted.
+		res.Commands = res.Commands[:guardian.MaxHistory]
+	}
+	return res.Commands, nil
 }
 
 // Jobs lists the session's background commands with their state.

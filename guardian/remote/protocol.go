@@ -28,6 +28,7 @@ const (
 	MethodBgPoll      = "background.poll"       // bgPollParams → Outcome
 	MethodBgSendText  = "background.send_text"  // bgSendTextParams → Outcome
 	MethodJobs        = "background.jobs"       // reqBase → JobsResult
+	MethodHistory     = "session.history"       // reqBase → HistoryResult
 	// MethodAck is a notification: the client received the delivery
 	// numbered Seq (see "Output delivery" in the package doc).
 	MethodAck = "session.ack"
@@ -46,6 +47,7 @@ func Capabilities() []string {
 		MethodAttach, MethodStatus, MethodRun, MethodPoll, MethodSendText, MethodSendKeys,
 		MethodSendBytes, MethodCancel, MethodScreen, MethodWaitForTurn, MethodReset, MethodClose,
 		MethodBgStart, MethodBgPoll, MethodBgSendText, MethodJobs, MethodRespawn, MethodAck, CapDeliveryAck, CapLaunchID, CapReplaceMeta,
+		MethodHistory,
 	}
 }
 
@@ -156,6 +158,12 @@ type bgSendTextParams struct {
 // JobsResult answers MethodJobs: the session's jobs (guardian.Session.Jobs).
 type JobsResult struct {
 	Jobs []guardian.Job `json:"jobs"`
+}
+
+// HistoryResult answers MethodHistory: the session's last foreground
+// commands, the most recent first (guardian.Session.History).
+type HistoryResult struct {
+	Commands []guardian.CommandRun `json:"commands"`
 }
 
 // respawnParams asks for a fresh shell with Profile at the same cwd.

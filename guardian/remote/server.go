@@ -174,6 +174,8 @@ func (s *Server) methods() map[string]method {
 		// Listing jobs is a look, like status: `winx jobs` must not keep
 		// a session alive.
 		MethodJobs: {fn: handler(s, s.jobs), passive: true},
+		// So is reading the history (a ContextSave, a look by winx).
+		MethodHistory: {fn: handler(s, s.history), passive: true},
 	}
 }
 
@@ -277,6 +279,14 @@ func (s *Server) jobs(ctx context.Context, _ *reqBase) (JobsResult, error) {
 		return JobsResult{}, err
 	}
 	return JobsResult{Jobs: jobs}, nil
+}
+
+func (s *Server) history(ctx context.Context, _ *reqBase) (HistoryResult, error) {
+	runs, err := s.sess.History(ctx)
+	if err != nil {
+		return HistoryResult{}, err
+	}
+	return HistoryResult{Commands: runs}, nil
 }
 
 // acker is a params struct; its Ack is applied before the call runs.

@@ -1,9 +1,12 @@
 package session
 
 import (
+	"context"
 	"fmt"
 	"sync"
 	"time"
+
+	"winx/guardian"
 )
 
 // MaxCommandHistory is how many foreground commands a session remembers
@@ -72,6 +75,36 @@ func (s *Session) CommandHistory() []CommandRecord {
 		out[len(h.recs)-1-i] = r
 	}
 	return out
+}
+
+// Commands returns the session's last foreground commands, the most recent
+// first, for what a saved context reports. The shell's own record comes
+// first (guardian.Historian): it holds every command of the session, those
+// an earlier adapter ran included, and how each ended even when the
+// adapter that ran it was gone by then. A shell that keeps no record (a
+// guardian older than the method) or does not answer leaves the commands
+// the session's adapters saved (UseHistoryDir), else this adapter's record.
+func (s *Session) Commands(ctx context.Context) []CommandRecord {
+	if h, ok := s.Shell().(guardian.Historian); ok {
+		if runs, err := h.History(ctx); err == nil {
+			out := make([]CommandRecord, 0, min(len(runs), MaxCommandHistory))
+			for _, r := range runs[:min(len(runs), MaxCommandHistory)] {
+				at := r.Finished
+				if r.Running {
+					at = r.Started
+				}
+				out = append(out, CommandRecord{Generation: r.Generation, Command: r.Command, Running: r.Running,
+					ExitCode: r.ExitCode, Cwd: r.Cwd, At: at})
+			}
+			return out
+		}
+	}
+	// The commands saved on disk include this adapter's (every record is
+	// saved as it is noted) and an earlier adapter's.
+	if h := s.savedCommands(); len(h) > 0 {
+		return h
+	}
+	return s.CommandHistory()
 }
 
 // Budget of CodeMap calls on a session's own temporary files (helper

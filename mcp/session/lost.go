@@ -119,27 +119,50 @@ func (s *Sessions) Revive(ctx context.Context, sess *Session) (bool, error) {
 	return true, nil
 }
 
-// historyRecord is the last foreground command as kept on disk, so that
-// an adapter that did not run it can name it when its session is lost.
+// historyRecord is a foreground command as kept on disk, so that an
+// adapter that did not run it can name it when its session is lost, and
+// report it when the shell keeps no record of its own (a guardian older
+// than guardian.Historian).
 type historyRecord struct {
 	Generation uint64    `json:"generation"`
 	Command    string    `json:"command"`
 	Running    bool      `json:"running"`
+	ExitCode   int       `json:"exit_code,omitempty"` // valid when !Running
+	Cwd        string    `json:"cwd,omitempty"`
 	At         time.Time `json:"at"`
 }
 
-// maxHistoryFile bounds a history record read back.
-const maxHistoryFile = 4 << 10
-
-// historyStore is where a session keeps its last command on disk.
-type historyStore struct {
-	mu    sync.Mutex // guards the fields below and serializes writes
-	set   bool
-	path  string
-	saved historyRecord // what was last written or read
+// historyFile is the file: the last commands, oldest first, and the last
+// one again as the top-level fields, which is all an adapter that predates
+// the list reads (and all it wrote).
+type historyFile struct {
+	Commands []historyRecord `json:"commands,omitempty"`
+	historyRecord
 }
 
-// UseHistoryDir keeps the session's last foreground command in dir (a
+// maxHistoryFile bounds the history file, written or read back: a writer
+// leaves out the oldest commands that do not fit.
+const maxHistoryFile = 64 << 10
+
+// historyStore is where a session keeps its last commands on disk.
+type historyStore struct {
+	mu   sync.Mutex // guards the fields below and serializes writes
+	set  bool
+	path string
+	// saved is what was last written or read, oldest first: at most
+	// MaxCommandHistory commands.
+	saved []historyRecord
+}
+
+// last is the newest saved command. st.mu is held.
+func (st *historyStore) lastLocked() (historyRecord, bool) {
+	if n := len(st.saved); n > 0 {
+		return st.saved[n-1], true
+	}
+	return historyRecord{}, false
+}
+
+// UseHistoryDir keeps the session's last foreground commands in dir (a
 // principal's state directory): on the first call it loads what a previous
 // adapter process saved for this session, later calls do nothing. An empty
 // dir turns persistence off; a missing or malformed file is ignored.
@@ -159,34 +182,77 @@ func (s *Session) UseHistoryDir(dir string) {
 	if !ok {
 		return
 	}
-	var r historyRecord
-	if json.Unmarshal(b, &r) == nil && r.Command != "" {
-		st.saved = r
+	var f historyFile
+	if json.Unmarshal(b, &f) != nil {
+		return
 	}
+	list := f.Commands
+	if len(list) == 0 && f.Command != "" {
+		list = []historyRecord{f.historyRecord}
+	}
+	if len(list) > MaxCommandHistory || slices.ContainsFunc(list, func(r historyRecord) bool { return r.Command == "" }) {
+		return
+	}
+	st.saved = list
 }
 
-// saveHistory writes r as the session's last command, when it changed.
+// saveHistory writes r as the session's newest command, or as the new
+// state of the newest one when it names its generation, when it changed.
 func (s *Session) saveHistory(r CommandRecord) {
 	st := &s.historyFile
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	rec := historyRecord{Generation: r.Generation, Command: r.Command, Running: r.Running, At: r.At}
+	rec := historyRecord{Generation: r.Generation, Command: r.Command, Running: r.Running, ExitCode: r.ExitCode, Cwd: r.Cwd, At: r.At}
+	list := slices.Clone(st.saved)
+	if old, ok := st.lastLocked(); ok && rec.Generation != 0 && old.Generation == rec.Generation {
+		if old.Command == rec.Command && old.Running == rec.Running && old.ExitCode == rec.ExitCode && old.Cwd == rec.Cwd {
+			return
+		}
+		list[len(list)-1] = rec
+	} else {
+		list = append(list, rec)
+		if len(list) > MaxCommandHistory {
+			list = list[len(list)-MaxCommandHistory:]
+		}
+	}
 	if st.path == "" {
-		st.saved = rec
+		st.saved = list
 		return
 	}
-	if st.saved.Generation == rec.Generation && st.saved.Command == rec.Command && st.saved.Running == rec.Running {
-		return
-	}
-	b, err := json.Marshal(rec)
-	if err != nil || atomicfile.MkdirPrivate(filepath.Dir(st.path)) != nil {
+	b, list := encodeHistory(list)
+	if b == nil || atomicfile.MkdirPrivate(filepath.Dir(st.path)) != nil {
 		return
 	}
 	// Best effort, not durable: the record must outlive a guardian, not
 	// the machine.
 	if atomicfile.WriteFile(st.path, b, 0o600, atomicfile.Durability{}) == nil {
-		st.saved = rec
+		st.saved = list
 	}
+}
+
+// encodeHistory encodes the newest commands of list that fit
+// maxHistoryFile and returns them; nil when not even the newest fits.
+func encodeHistory(list []historyRecord) ([]byte, []historyRecord) {
+	for len(list) > 0 {
+		b, err := json.Marshal(historyFile{Commands: list, historyRecord: list[len(list)-1]})
+		if err == nil && len(b) <= maxHistoryFile {
+			return b, list
+		}
+		list = list[1:]
+	}
+	return nil, nil
+}
+
+// savedCommands returns the commands saved on disk, the most recent first.
+func (s *Session) savedCommands() []CommandRecord {
+	st := &s.historyFile
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	out := make([]CommandRecord, len(st.saved))
+	for i, r := range st.saved {
+		out[len(out)-1-i] = CommandRecord{Generation: r.Generation, Command: r.Command, Running: r.Running, ExitCode: r.ExitCode, Cwd: r.Cwd, At: r.At}
+	}
+	return out
 }
 
 // lastCommand is the session's last foreground command: this adapter's
@@ -194,12 +260,12 @@ func (s *Session) saveHistory(r CommandRecord) {
 func (s *Session) lastCommand() (historyRecord, bool) {
 	if h := s.CommandHistory(); len(h) > 0 {
 		r := h[0]
-		return historyRecord{Generation: r.Generation, Command: r.Command, Running: r.Running, At: r.At}, true
+		return historyRecord{Generation: r.Generation, Command: r.Command, Running: r.Running, ExitCode: r.ExitCode, Cwd: r.Cwd, At: r.At}, true
 	}
 	st := &s.historyFile
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	return st.saved, st.saved.Command != ""
+	return st.lastLocked()
 }
 
 // forgetRunning marks the last command as no longer running once its loss
@@ -215,10 +281,10 @@ func (s *Session) forgetRunning() {
 	h.mu.Unlock()
 	st := &s.historyFile
 	st.mu.Lock()
-	saved := st.saved
+	saved, _ := st.lastLocked()
 	st.mu.Unlock()
 	if last.Command == "" && saved.Command != "" {
-		last = CommandRecord{Generation: saved.Generation, Command: saved.Command, At: saved.At}
+		last = CommandRecord{Generation: saved.Generation, Command: saved.Command, ExitCode: saved.ExitCode, Cwd: saved.Cwd, At: saved.At}
 	}
 	if last.Command != "" {
 		last.Running = false

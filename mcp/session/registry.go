@@ -58,6 +58,9 @@ type Session struct {
 	// a lost shell (lost.go).
 	historyFile historyStore
 	lost        lostState
+	// work is the files the session read and edited, kept on disk
+	// (work.go).
+	work workStore
 
 	// ready is closed when the first shell start ended; err, written once
 	// before that, is its failure. A failed session is never handed out.

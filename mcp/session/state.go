@@ -410,13 +410,22 @@ func (s *Session) stateFile(dir, kind string) string {
 
 // readStateFile reads a session state file of at most limit bytes; ok is
 // false for a missing, oversized or unreadable file, and for anything but
-// a regular file (opened without following a link and without blocking,
-// so a FIFO under the name costs nothing).
+// a regular file. Neither the file nor its directory (the kind's, which
+// MkdirPrivate made) is reached through a symbolic link: the directory is
+// opened with O_NOFOLLOW and the file relative to it, also without
+// following a link and without blocking, so a FIFO under the name costs
+// nothing.
 func readStateFile(path string, limit int64) (b []byte, ok bool) {
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK|syscall.O_CLOEXEC, 0)
+	dir, err := syscall.Open(filepath.Dir(path), syscall.O_RDONLY|syscall.O_DIRECTORY|syscall.O_NOFOLLOW|syscall.O_CLOEXEC, 0)
 	if err != nil {
 		return nil, false
 	}
+	fd, err := syscall.Openat(dir, filepath.Base(path), syscall.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK|syscall.O_CLOEXEC, 0)
+	syscall.Close(dir)
+	if err != nil {
+		return nil, false
+	}
+	f := os.NewFile(uintptr(fd), path)
 	defer f.Close()
 	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() || fi.Size() > limit {
 		return nil, false

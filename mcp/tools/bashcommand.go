@@ -214,7 +214,7 @@ func (t *bashTool) handle(ctx context.Context, req *mcp.ToolRequest) (*mcp.CallT
 		req: req, policy: in.WaitPolicy, memo: t.memo.of(term), recognizer: t.recognizer,
 		compact: req.ClientCapabilities().HasExtension(CompactBashOutputExtension),
 		lost:    func() *mcp.CallToolResult { return t.lostAnswer(ctx, sess, in.ThreadID) }}
-	return t.artifacts.annotate(r.do(ctx), t.sessions, act, sess), nil
+	return t.artifacts.annotate(r.do(ctx), t.sessions, act, sess, t.redactor), nil
 }
 
 // action decodes action_json in any accepted shape.

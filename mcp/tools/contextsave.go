@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"winx/auth"
+	"winx/evidence"
 	"winx/evidence/redact"
 	"winx/mcp"
 	"winx/mcp/session"
@@ -167,8 +168,13 @@ func (t *contextSaver) save(ctx context.Context, caller mcp.Caller, in *contextS
 	// nor overwrite another's context under the same id.
 	saver := *t.saver
 	saver.StateDir = wspace.PrincipalStateDir(saver.StateDir, principal)
+	// What the session did is read from where it outlives this adapter:
+	// its work record in the state directory, and its shell's own record
+	// of the commands.
+	sess.UseWorkDir(saver.StateDir)
+	sess.UseHistoryDir(saver.StateDir)
 	data, err := saver.Save(ctx, wspace.Task{ID: in.ID, Root: root, Description: in.Description,
-		Globs: in.RelevantFileGlobs, Policy: policy, ActiveFiles: sess.Ledger.Recent(sess.Ledger.Len()),
+		Globs: in.RelevantFileGlobs, Policy: policy, ActiveFiles: activeFiles(sess),
 		Terminal: terminalState(ctx, sess)})
 	if err != nil {
 		return contextFailure(err)
@@ -182,16 +188,34 @@ func (t *contextSaver) save(ctx context.Context, caller mcp.Caller, in *contextS
 	return t.answer(data)
 }
 
+// activeFiles are the files the session read or edited for a saved
+// context (session.Work), the most recently touched first.
+func activeFiles(sess *session.Session) []wspace.ActiveFile {
+	ranges := func(rs [][2]int) []evidence.Range {
+		out := make([]evidence.Range, len(rs))
+		for i, r := range rs {
+			out[i] = evidence.Range{Start: r[0], End: r[1]}
+		}
+		return out
+	}
+	var out []wspace.ActiveFile
+	for _, f := range sess.Work() {
+		out = append(out, wspace.ActiveFile{Path: f.Path, Read: ranges(f.Read), Edited: f.Edited, Wrote: ranges(f.Wrote)})
+	}
+	return out
+}
+
 // terminalState is the session's shell for a saved context: its cwd now
-// and the commands BashCommand reported (session.CommandHistory); nil when
-// the session has no shell.
+// and its last commands (session.Commands: the shell's own record, so
+// commands an earlier adapter ran count); nil when the session has no
+// shell.
 func terminalState(ctx context.Context, sess *session.Session) *wspace.TerminalState {
 	sh := sess.Shell()
 	if sh == nil {
 		return nil
 	}
 	st := &wspace.TerminalState{Cwd: sh.Cwd(ctx)}
-	for i, r := range sess.CommandHistory() {
+	for i, r := range sess.Commands(ctx) {
 		if i == 0 && r.Running {
 			st.Running = r.Command
 		}

@@ -64,9 +64,10 @@ func TestContextSaveListsActiveFilesAndTerminal(t *testing.T) {
 		return rest
 	}
 	active := section("Active files")
-	ia, ib := strings.Index(active, "\n- a.txt\n"), strings.Index(active, "\n- b.txt\n")
+	// Each with the lines the model read and the lines its edit wrote.
+	ia, ib := strings.Index(active, "\n- a.txt (read 1-2; edited 1)\n"), strings.Index(active, "\n- b.txt (read 1-2)\n")
 	if ia < 0 || ib < 0 || ia > ib || strings.Contains(active, "c.txt") {
-		t.Errorf("active files, want a.txt then b.txt and no c.txt:\n%s", active)
+		t.Errorf("active files, want a.txt (read and edited) then b.txt (read) and no c.txt:\n%s", active)
 	}
 	term := section("Terminal")
 	sub := filepath.Join(e.root, "sub")

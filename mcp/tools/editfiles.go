@@ -198,10 +198,26 @@ func (t *editTool) apply(ctx context.Context, caller mcp.Caller, in *editInput) 
 	syntax := syntaxBaseline(plan) // before Commit: which targets parse cleanly now
 	res, err := eng.Commit(ctx, plan)
 	sess.SaveLedger() // a commit moves the ledger, even one that stopped part-way
+	noteEdits(sess, res)
 	if err != nil {
 		return t.failure(in, err)
 	}
 	return syntax.annotate(t.success(ctx, in, sess, res, wait), res, in)
+}
+
+// noteEdits records the files res wrote in the session's work record, on
+// disk before the answer, so an adapter that serves the session next
+// reports them (ContextSave).
+func noteEdits(sess *session.Session, res *edit.Result) {
+	if res == nil {
+		return
+	}
+	for _, f := range res.Files {
+		if !f.Replayed {
+			sess.NoteEdit(f.Path, f.Wrote)
+		}
+	}
+	sess.SaveWork()
 }
 
 // edits lowers the input into engine edits, checking the shape rules the
@@ -287,6 +303,7 @@ func (d *editors) engine(caller mcp.Caller, sess *session.Session) (*edit.Engine
 		return nil, err
 	}
 	sess.UseLedgerDir(wspace.PrincipalStateDir(d.stateDir, sess.Key.Principal))
+	sess.UseWorkDir(wspace.PrincipalStateDir(d.stateDir, sess.Key.Principal))
 	lockDir := ""
 	if d.stateDir != "" {
 		// Shared by every principal: two principals may edit one file.

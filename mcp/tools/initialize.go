@@ -788,10 +788,13 @@ func (t *initializer) answer(ctx context.Context, in *initializeInput, sess *ses
 	if len(in.InitialFilesToRead) > 0 {
 		sess.UseLedgerDir(wspace.PrincipalStateDir(t.stateDir, sess.Key.Principal))
 		defer sess.SaveLedger()
+		sess.UseWorkDir(wspace.PrincipalStateDir(t.stateDir, sess.Key.Principal))
+		defer sess.SaveWork()
 	}
 	for _, f := range wspace.WriteInitialFiles(&b, sess.Root, in.InitialFilesToRead, t.protected) {
 		if f.Revision != "" { // shown with line numbers: it counts as a read
 			sess.Ledger.Record(f.Canonical, f.Revision, f.Shown)
+			sess.NoteRead(f.Canonical, f.Shown)
 		}
 		note := initialFileNote{Path: f.Path, Status: f.Status, Bytes: f.Bytes, ErrorCode: initialFileCodes[f.Status]}
 		if code == "" {

@@ -143,6 +143,8 @@ func (t *readTool) handle(ctx context.Context, req *mcp.ToolRequest) (*mcp.CallT
 	}
 	sess.UseLedgerDir(wspace.PrincipalStateDir(t.stateDir, sess.Key.Principal))
 	defer sess.SaveLedger()
+	sess.UseWorkDir(wspace.PrincipalStateDir(t.stateDir, sess.Key.Principal))
+	defer sess.SaveWork()
 	files := make([]fileRead, len(in.FilePaths))
 	if len(files) == 1 {
 		// One file is read here: a goroutine would only add a hand-off
@@ -215,6 +217,9 @@ func (t *readTool) readOne(ctx context.Context, caller mcp.Caller, policy *auth.
 	})
 	if !view.Shown.IsZero() || view.TotalLines == 0 {
 		ledger.Record(snap.Path, snap.Revision, view.Shown)
+		if journal == "" {
+			sess.NoteRead(snap.Path, view.Shown)
+		}
 	}
 	// Not redacted here: the whole answer leaves through the catalog's
 	// one redaction step (redactingHandler), which would scan it again.

@@ -11,6 +11,7 @@ import (
 
 	"winx/auth/policy"
 	"winx/auth/policy/shellparse"
+	"winx/evidence/redact"
 	"winx/guardian/artifacts"
 	"winx/mcp"
 	"winx/mcp/session"
@@ -124,7 +125,7 @@ func newTempArtifactData(files int, bytes int64, own, all artifacts.Freed) *temp
 // its own stale helpers), puts the usage into the answer's data and, for
 // commands, adds a warning when a budget is at artifacts.WarnLevel or more:
 // the agent hears of the limit before commands are refused.
-func (g *tempArtifacts) annotate(res *mcp.CallToolResult, reg *session.Sessions, act *action, sess *session.Session) *mcp.CallToolResult {
+func (g *tempArtifacts) annotate(res *mcp.CallToolResult, reg *session.Sessions, act *action, sess *session.Session, red *redact.Redactor) *mcp.CallToolResult {
 	id, ok := artifacts.SessionID(filepath.Base(sess.TempDir))
 	if !ok {
 		return res
@@ -143,7 +144,7 @@ func (g *tempArtifacts) annotate(res *mcp.CallToolResult, reg *session.Sessions,
 	if !ok {
 		return res
 	}
-	noteCommand(sess, act, env.Status, data)
+	noteCommand(sess, act, env.Status, data, red)
 	if s, found := g.monitor.Session(sess.Root, id); found && auditErr == nil {
 		own, all := g.monitor.Freed(sess.Root, id)
 		data.TempArtifacts = newTempArtifactData(s.Files, s.Bytes, own, all)
@@ -169,14 +170,17 @@ func (g *tempArtifacts) annotate(res *mcp.CallToolResult, reg *session.Sessions,
 
 // noteCommand feeds the session's command history (ContextSave's terminal
 // state) from an answer about a foreground command: a started command
-// brings its text, a later answer about the same generation its end.
-func noteCommand(sess *session.Session, act *action, status mcp.Status, data bashData) {
+// brings its text, a later answer about the same generation its end. The
+// text is redacted with red first, as everything the model sees: the
+// history is kept on disk (session.UseHistoryDir), which must hold no
+// secret the output would not show.
+func noteCommand(sess *session.Session, act *action, status mcp.Status, data bashData, red *redact.Redactor) {
 	if data.BgCommandID != "" || (data.Generation == 0 && data.ExitCode == nil) {
 		return
 	}
 	rec := session.CommandRecord{Generation: data.Generation, Running: status == mcp.StatusRunning, Cwd: data.Cwd, At: time.Now()}
 	if act.Type == "command" && act.Command != nil && !act.IsBackground {
-		rec.Command = *act.Command
+		rec.Command, _ = red.String(*act.Command)
 	}
 	if data.ExitCode != nil {
 		rec.ExitCode = *data.ExitCode

@@ -21,6 +21,7 @@ import (
 	"winx/auth"
 	"winx/auth/policy"
 	"winx/codemap/walk"
+	"winx/evidence"
 	"winx/evidence/redact"
 )
 
@@ -96,10 +97,19 @@ type Task struct {
 	// paths.
 	Policy *auth.PathPolicy
 	// ActiveFiles are the files the session read or edited, the most
-	// recent first (canonical paths); the first MaxContextActiveFiles are
-	// listed. Terminal is the session's shell; nil when it has none.
-	ActiveFiles []string
+	// recent first; the first MaxContextActiveFiles are listed. Terminal
+	// is the session's shell; nil when it has none.
+	ActiveFiles []ActiveFile
 	Terminal    *TerminalState
+}
+
+// ActiveFile is one file a session read or edited, with the lines the
+// model was shown and the lines its edits wrote (End 0: to the end).
+type ActiveFile struct {
+	Path   string // canonical
+	Read   []evidence.Range
+	Edited bool
+	Wrote  []evidence.Range
 }
 
 // MaxContextActiveFiles bounds the active files a saved context lists.
@@ -200,19 +210,20 @@ func (s *Saver) writeHeader(doc *bytes.Buffer, id, root string) {
 // last commands with their exit codes), so a resumed task starts where
 // the work was.
 func (s *Saver) writeSession(doc *bytes.Buffer, task Task) {
-	doc.WriteString("\n## Active files (read or edited in the session, most recent first)\n")
+	doc.WriteString("\n## Active files (read or edited in the session, most recent first; the lines read, and the lines edits wrote)\n")
 	if len(task.ActiveFiles) == 0 {
 		doc.WriteString("(none)\n")
 	}
-	for i, p := range task.ActiveFiles {
+	for i, f := range task.ActiveFiles {
 		if i == MaxContextActiveFiles {
 			fmt.Fprintf(doc, "- and %d more\n", len(task.ActiveFiles)-i)
 			break
 		}
+		p := f.Path
 		if rel, err := filepath.Rel(task.Root, p); err == nil && filepath.IsLocal(rel) {
 			p = rel
 		}
-		fmt.Fprintf(doc, "- %s\n", s.clean(p))
+		fmt.Fprintf(doc, "- %s%s\n", s.clean(p), activity(f))
 	}
 	doc.WriteString("\n## Terminal\n")
 	t := task.Terminal
@@ -237,6 +248,32 @@ func (s *Saver) writeSession(doc *bytes.Buffer, task Task) {
 		}
 		fmt.Fprintf(doc, "- [%s] %s (cwd %s)\n", state, s.clean(strconv.Quote(c.Command)), s.clean(c.Cwd))
 	}
+}
+
+// activity says what the session did with f: " (read 1-40; edited 12-14)"
+// names the lines the model was shown and the lines its edits wrote.
+func activity(f ActiveFile) string {
+	ranges := func(rs []evidence.Range) string {
+		parts := make([]string, len(rs))
+		for i, r := range rs {
+			parts[i] = r.String()
+		}
+		return strings.Join(parts, ", ")
+	}
+	var parts []string
+	if len(f.Read) > 0 {
+		parts = append(parts, "read "+ranges(f.Read))
+	}
+	switch {
+	case len(f.Wrote) > 0:
+		parts = append(parts, "edited "+ranges(f.Wrote))
+	case f.Edited:
+		parts = append(parts, "edited")
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return " (" + strings.Join(parts, "; ") + ")"
 }
 
 // writeWorkspace writes the same workspace context Initialize shows, then
