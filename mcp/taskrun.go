@@ -124,7 +124,7 @@ func (s *Server) maybeStartTask(ctx context.Context, ex *exchange, rt *registere
 	outcome := make(chan toolOutcome, 1)
 	go func() {
 		defer cancel()
-		res, err := rt.handler(hctx, tr)
+		res, err := runTool(hctx, rt, tr)
 		if t := tr.currentTask(); t != nil {
 			s.settleTask(t, tr, res, err)
 			return

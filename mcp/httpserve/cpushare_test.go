@@ -14,14 +14,25 @@ import (
 
 // A tool that waits (on a shell, say) gives its principal's CPU slot back
 // while it waits: the same principal's next call, to a tool that computes,
-// is answered meanwhile instead of queueing behind the wait.
+// is answered meanwhile instead of queueing behind the wait. Both ways a
+// call runs: plainly, and as a call that may become a task (BashCommand's).
 func TestWaitingToolHoldsNoCPUSlot(t *testing.T) {
+	for _, exec := range []*mcp.ToolExecution{nil, {TaskSupport: mcp.TaskOptional}} {
+		name := "plain"
+		if exec != nil {
+			name = "task-capable"
+		}
+		t.Run(name, func(t *testing.T) { testWaitingToolHoldsNoCPUSlot(t, exec) })
+	}
+}
+
+func testWaitingToolHoldsNoCPUSlot(t *testing.T, exec *mcp.ToolExecution) {
 	entered := make(chan struct{})
 	release := make(chan struct{})
 	defer close(release)
 	reg := mcp.NewRegistry()
 	schema := json.RawMessage(`{"type":"object"}`)
-	reg.AddTool(mcp.Tool{Name: "wait", InputSchema: schema, Waits: true},
+	reg.AddTool(mcp.Tool{Name: "wait", InputSchema: schema, Waits: true, Execution: exec},
 		func(ctx context.Context, req *mcp.ToolRequest) (*mcp.CallToolResult, error) {
 			close(entered)
 			select {
@@ -36,10 +47,12 @@ func TestWaitingToolHoldsNoCPUSlot(t *testing.T) {
 		})
 	// Two slots and two principals: alice may compute one request at once.
 	base := startServerWith(t, &Options{Admission: admission.Options{MaxConcurrency: 8, CPUSlots: 2}}, reg)
+	// A client that declared the tasks extension, so that a task-capable
+	// tool runs the way it does for such clients.
 	call := func(tool string) int {
 		body := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"_meta":{` +
 			`"io.modelcontextprotocol/protocolVersion":"2026-07-28",` +
-			`"io.modelcontextprotocol/clientCapabilities":{},` +
+			`"io.modelcontextprotocol/clientCapabilities":{"extensions":{"` + mcp.TasksExtension + `":{}}},` +
 			`"io.modelcontextprotocol/clientInfo":{"name":"cpu-test","version":"1"}},` +
 			`"name":"` + tool + `","arguments":{}}}`
 		req := mcpRequest(t, base, aliceToken, strings.NewReader(body))
