@@ -1,0 +1,105 @@
+package main
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// The tests here take a setup written for the Rust Winx (its README's
+// variables, its client contract) to the built winx unchanged.
+
+// muxSession starts a session on ws over c and returns the thread_id and
+// workspace_root Initialize answered with.
+func muxSession(t *testing.T, c *muxClient, ws string) (thread, root string) {
+	t.Helper()
+	a := c.call("Initialize", map[string]any{"type": "first_call", "any_workspace_path": ws})
+	thread, root = a.str("thread_id"), a.str("workspace_root")
+	if thread == "" || root == "" {
+		t.Fatalf("Initialize %s: %s %s %s\n%s", ws, a.Status, a.ErrorCode, a.Message, a.raw)
+	}
+	return thread, root
+}
+
+// TestInitializeWorkspaceRootCopiedBack: an agent that copies thread_id and
+// workspace_root into every later stateful call, Initialize's reset_shell
+// and mode changes included, is served; a workspace_root that is not the
+// thread's is the typed mismatch every other tool answers.
+func TestInitializeWorkspaceRootCopiedBack(t *testing.T) {
+	c := startMux(t)
+	ws, other := canonDir(t, t.TempDir()), canonDir(t, t.TempDir())
+	thread, root := muxSession(t, c, ws)
+	for _, args := range []map[string]any{
+		{"type": "first_call", "any_workspace_path": ws},
+		{"type": "reset_shell"},
+		{"type": "user_asked_mode_change", "mode_name": "architect"},
+		{"type": "user_asked_mode_change", "mode_name": "wcgw"},
+	} {
+		args["thread_id"], args["workspace_root"] = thread, root
+		if a := c.call("Initialize", args); a.ErrorCode != "" || a.str("workspace_root") != root {
+			t.Errorf("Initialize %v: status %s errorCode %s: %s", args, a.Status, a.ErrorCode, a.Message)
+		}
+	}
+	for _, args := range []map[string]any{
+		{"type": "reset_shell", "workspace_root": other},
+		{"type": "user_asked_mode_change", "mode_name": "architect", "workspace_root": other},
+		{"type": "first_call", "any_workspace_path": ws, "workspace_root": other},
+	} {
+		args["thread_id"] = thread
+		a := c.call("Initialize", args)
+		if a.ErrorCode != "workspace_thread_mismatch" || a.Status != "conflict" {
+			t.Errorf("Initialize %v: status %s errorCode %s (%s); want conflict workspace_thread_mismatch", args, a.Status, a.ErrorCode, a.Message)
+		}
+	}
+	// The other tools answer the same code for the same mismatch.
+	a := c.call("BashCommand", map[string]any{"action_json": map[string]any{"command": "true"}, "thread_id": thread, "workspace_root": other})
+	if a.ErrorCode != "workspace_thread_mismatch" {
+		t.Errorf("BashCommand with another workspace_root: errorCode %q, want workspace_thread_mismatch", a.ErrorCode)
+	}
+}
+
+// TestShellArgsFromWinxReadme: the WINX_SHELL_ARGS values of the Winx
+// README start a working session (a login session reads the login
+// start-up files), and a value that cannot work stops start-up naming the
+// variable.
+func TestShellArgsFromWinxReadme(t *testing.T) {
+	for _, v := range []string{"-i --login", "--login", "-l", "-il"} {
+		t.Run(v, func(t *testing.T) {
+			home := t.TempDir()
+			if err := os.WriteFile(filepath.Join(home, ".bash_profile"), []byte("export WINX_TEST_LOGIN=profile-read\n"), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			c := startMux(t, "WINX_SHELL_ARGS="+v, "HOME="+home)
+			ws := canonDir(t, t.TempDir())
+			thread, root := muxSession(t, c, ws)
+			a := c.call("BashCommand", map[string]any{"action_json": map[string]any{"command": "echo login=$WINX_TEST_LOGIN"}, "thread_id": thread, "workspace_root": root})
+			if !strings.Contains(a.Output, "login=profile-read") {
+				t.Errorf("WINX_SHELL_ARGS=%q: command output %q (%s %s), want the login profile's variable", v, a.Output, a.Status, a.Message)
+			}
+		})
+	}
+	t.Run("zsh --login", func(t *testing.T) {
+		zsh, err := exec.LookPath("zsh")
+		if err != nil {
+			t.Skip("no zsh")
+		}
+		home := t.TempDir()
+		if err := os.WriteFile(filepath.Join(home, ".zprofile"), []byte("export WINX_TEST_LOGIN=zprofile-read\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		c := startMux(t, "WINX_SHELL="+zsh, "WINX_SHELL_ARGS=-i --login", "HOME="+home)
+		thread, root := muxSession(t, c, canonDir(t, t.TempDir()))
+		a := c.call("BashCommand", map[string]any{"action_json": map[string]any{"command": "echo login=$WINX_TEST_LOGIN"}, "thread_id": thread, "workspace_root": root})
+		if !strings.Contains(a.Output, "login=zprofile-read") {
+			t.Errorf("zsh --login: command output %q (%s %s), want the login profile's variable", a.Output, a.Status, a.Message)
+		}
+	})
+	for _, v := range []string{"--norc", "--posix", "-c", "-e", "script.sh", "-o posix"} {
+		_, stderr, code := runBuilt(t, []string{"WINX_SHELL_ARGS=" + v}, "")
+		if code != 2 || !strings.HasPrefix(stderr, "winx: WINX_SHELL_ARGS=") {
+			t.Errorf("WINX_SHELL_ARGS=%q: exit %d, stderr %q; want exit 2 naming the variable", v, code, stderr)
+		}
+	}
+}
