@@ -103,3 +103,37 @@ func TestShellArgsFromWinxReadme(t *testing.T) {
 		}
 	}
 }
+
+// TestRustLogSetsLevel: with WINX_LOG unset, RUST_LOG (set by every client
+// recipe of the Winx README) decides the level of the operational log: a
+// bare level, else a winx target's, else the most verbose given; WINX_LOG
+// wins over it, and a directive with an unknown level stops start-up
+// naming RUST_LOG.
+func TestRustLogSetsLevel(t *testing.T) {
+	ws := canonDir(t, t.TempDir())
+	call := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{` + modernMeta + `,"name":"Initialize","arguments":{"any_workspace_path":"` + ws + `"}}}` + "\n"
+	for _, tc := range []struct {
+		env    []string
+		logged bool // the info-level tool_call line is written
+	}{
+		{[]string{"RUST_LOG=info"}, true},
+		{[]string{"RUST_LOG=warn"}, false},
+		{[]string{"RUST_LOG=error"}, false},
+		{[]string{"RUST_LOG=debug"}, true},
+		{[]string{"RUST_LOG=trace"}, true},
+		{[]string{"RUST_LOG=winx=debug"}, true},
+		{[]string{"RUST_LOG=winx_code_agent=warn,tower=debug"}, false},
+		{[]string{"RUST_LOG=hyper=debug,tokio=error"}, true},
+		{[]string{"RUST_LOG=warn,winx=debug"}, false},
+		{[]string{"RUST_LOG=warn", "WINX_LOG=info"}, true},
+	} {
+		_, stderr, code := runBuilt(t, tc.env, call)
+		if got := strings.Contains(stderr, "msg=tool_call"); code != 0 || got != tc.logged {
+			t.Errorf("%v: exit %d, tool_call logged %v, want %v; stderr:\n%s", tc.env, code, got, tc.logged, stderr)
+		}
+	}
+	_, stderr, code := runBuilt(t, []string{"RUST_LOG=winx=loud"}, "")
+	if code != 2 || !strings.HasPrefix(stderr, "winx: RUST_LOG=") {
+		t.Errorf("RUST_LOG=winx=loud: exit %d, stderr %q; want exit 2 naming RUST_LOG", code, stderr)
+	}
+}
