@@ -137,3 +137,31 @@ func TestRustLogSetsLevel(t *testing.T) {
 		t.Errorf("RUST_LOG=winx=loud: exit %d, stderr %q; want exit 2 naming RUST_LOG", code, stderr)
 	}
 }
+
+// TestTurnRecognizerWinxConfig: a Winx WINX_TURN_RECOGNIZER_CONFIG, whose
+// markers are regular expressions without a prefix, works unchanged: the
+// escaped question mark matches the program's prompt. A marker that is
+// not a regular expression stops start-up naming the variable and the
+// marker.
+func TestTurnRecognizerWinxConfig(t *testing.T) {
+	c := startMux(t, `WINX_TURN_RECOGNIZER_CONFIG={"busy":["^WORK(ING)?\\.\\.\\."],"awaiting_approval":["APPROVE\\?\\s*$"]}`)
+	thread, root := muxSession(t, c, canonDir(t, t.TempDir()))
+	script := filepath.Join(t.TempDir(), "tui.sh")
+	if err := os.WriteFile(script, []byte("#!/bin/bash\nprintf 'APPROVE? '; read a; echo \"approved $a\"\n"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	bash := func(action map[string]any, wait float64) *toolAnswer {
+		return c.call("BashCommand", map[string]any{"action_json": action, "wait_for_seconds": wait, "thread_id": thread, "workspace_root": root})
+	}
+	bash(map[string]any{"type": "command", "command": script}, 0)
+	a := bash(map[string]any{"type": "wait_for_turn", "recognizer": "configurable", "quiet_ms": 300, "timeout_seconds": 5}, 10)
+	if a.Status != "awaiting_approval" {
+		t.Errorf("wait_for_turn on %q: %s %s %q, want awaiting_approval", "APPROVE? ", a.Status, a.ErrorCode, a.Output)
+	}
+	bash(map[string]any{"type": "send_text", "send_text": "y", "submit": true}, 10)
+
+	_, stderr, code := runBuilt(t, []string{`WINX_TURN_RECOGNIZER_CONFIG={"awaiting_approval":["APPROVE("]}`}, "")
+	if code != 2 || !strings.HasPrefix(stderr, "winx: WINX_TURN_RECOGNIZER_CONFIG=") || !strings.Contains(stderr, `"APPROVE("`) {
+		t.Errorf("a marker that is no regular expression: exit %d, stderr %q; want exit 2 naming the variable and the marker", code, stderr)
+	}
+}
