@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bytes"
+	"encoding/base64"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -163,5 +165,48 @@ func TestTurnRecognizerWinxConfig(t *testing.T) {
 	_, stderr, code := runBuilt(t, []string{`WINX_TURN_RECOGNIZER_CONFIG={"awaiting_approval":["APPROVE("]}`}, "")
 	if code != 2 || !strings.HasPrefix(stderr, "winx: WINX_TURN_RECOGNIZER_CONFIG=") || !strings.Contains(stderr, `"APPROVE("`) {
 		t.Errorf("a marker that is no regular expression: exit %d, stderr %q; want exit 2 naming the variable and the marker", code, stderr)
+	}
+}
+
+// TestServerInfoIcons: the handshake names an embedded icon (a data: URI
+// with its MIME type and sizes, the MCP Icon) in both eras, as Winx
+// advertises one; a revision older than the icons' (2025-11-25) gets none.
+func TestServerInfoIcons(t *testing.T) {
+	check := func(what string, info map[string]any) {
+		t.Helper()
+		icons, _ := info["icons"].([]any)
+		if len(icons) == 0 {
+			t.Errorf("%s: serverInfo %v has no icons", what, info)
+			return
+		}
+		icon, _ := icons[0].(map[string]any)
+		src, _ := icon["src"].(string)
+		b64, ok := strings.CutPrefix(src, "data:image/svg+xml;base64,")
+		svg, err := base64.StdEncoding.DecodeString(b64)
+		if !ok || err != nil || !bytes.HasPrefix(svg, []byte("<svg")) || icon["mimeType"] != "image/svg+xml" {
+			t.Errorf("%s: icon %.120v, want an embedded SVG data: URI with its mimeType", what, icon)
+		}
+		if sizes, _ := icon["sizes"].([]any); len(sizes) == 0 {
+			t.Errorf("%s: icon without sizes", what)
+		}
+	}
+	c := startStdio(t)
+	c.send(`{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{` + modernMeta + `}}`)
+	res, _ := c.recv()["result"].(map[string]any)
+	meta, _ := res["_meta"].(map[string]any)
+	info, _ := meta["io.modelcontextprotocol/serverInfo"].(map[string]any)
+	check("server/discover", info)
+
+	c = startStdio(t)
+	c.send(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
+	res, _ = c.recv()["result"].(map[string]any)
+	info, _ = res["serverInfo"].(map[string]any)
+	check("initialize 2025-11-25", info)
+
+	c = startStdio(t)
+	c.send(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
+	res, _ = c.recv()["result"].(map[string]any)
+	if info, _ = res["serverInfo"].(map[string]any); info["icons"] != nil || info["name"] != "winx" {
+		t.Errorf("initialize 2025-06-18: serverInfo %v, want winx without icons", info)
 	}
 }
