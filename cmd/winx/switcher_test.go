@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/base64"
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -208,5 +209,91 @@ func TestServerInfoIcons(t *testing.T) {
 	res, _ = c.recv()["result"].(map[string]any)
 	if info, _ = res["serverInfo"].(map[string]any); info["icons"] != nil || info["name"] != "winx" {
 		t.Errorf("initialize 2025-06-18: serverInfo %v, want winx without icons", info)
+	}
+}
+
+// TestUsageLogWinxJQRecipe: the usage log the built winx writes has the
+// Rust Winx's shape, so its guide's jq latency recipe prints a row per
+// tool call, with the fields Winx writes (client, protocol, batch and
+// worker limit, Initialize's transition and context size); the log's
+// missing directories are made 0700; no command text or file contents
+// reach it; winx report reads it.
+func TestUsageLogWinxJQRecipe(t *testing.T) {
+	jq, err := exec.LookPath("jq")
+	if err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("jq is missing (.ci/run installs it)")
+		}
+		t.Skip("no jq")
+	}
+	base := t.TempDir()
+	path := filepath.Join(base, "fresh", "state", "usage.jsonl")
+	c := startMux(t, "WINX_USAGE_LOG="+path)
+	ws := canonDir(t, t.TempDir())
+	for _, f := range []string{"a.txt", "b.txt"} {
+		if err := os.WriteFile(filepath.Join(ws, f), []byte("contents-not-for-the-log\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	thread, root := muxSession(t, c, ws)
+	if a := c.call("BashCommand", map[string]any{"action_json": map[string]any{"command": "echo command-not-for-the-log"}, "thread_id": thread, "workspace_root": root}); a.Status != "completed" {
+		t.Fatalf("BashCommand: %s %s", a.Status, a.Message)
+	}
+	if a := c.call("ReadFiles", map[string]any{"file_paths": []string{filepath.Join(ws, "a.txt"), filepath.Join(ws, "b.txt")}, "thread_id": thread, "workspace_root": root}); a.Status != "completed" {
+		t.Fatalf("ReadFiles: %s %s", a.Status, a.Message)
+	}
+	c.stop()
+
+	for _, d := range []string{filepath.Dir(path), filepath.Dir(filepath.Dir(path))} {
+		if fi, err := os.Stat(d); err != nil || fi.Mode().Perm() != 0o700 {
+			t.Errorf("usage log directory %s: %v, %v; want made 0700", d, fi.Mode(), err)
+		}
+	}
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, secret := range []string{"command-not-for-the-log", "contents-not-for-the-log", ws} {
+		if bytes.Contains(raw, []byte(secret)) {
+			t.Errorf("the usage log holds %q:\n%s", secret, raw)
+		}
+	}
+
+	out, err := exec.Command(jq, "-c", `select(.fields.event == "tool_call") | .fields | {tool, duration_ms}`, path).Output()
+	if err != nil {
+		t.Fatalf("jq: %v\n%s", err, raw)
+	}
+	var tools []string
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		var row struct {
+			Tool       string   `json:"tool"`
+			DurationMs *float64 `json:"duration_ms"`
+		}
+		if err := json.Unmarshal([]byte(line), &row); err != nil || row.DurationMs == nil {
+			t.Errorf("jq row %q: %v, want a tool and its duration_ms", line, err)
+		}
+		tools = append(tools, row.Tool)
+	}
+	if got := strings.Join(tools, ","); got != "Initialize,BashCommand,ReadFiles" {
+		t.Errorf("jq recipe tools = %s, want a row per call: Initialize,BashCommand,ReadFiles\n%s", got, raw)
+	}
+
+	// The other fields a Winx recipe reads, by tool.
+	out, err = exec.Command(jq, "-c", `select(.fields.event == "tool_call") | [.level, .target, .fields.tool, .fields.client_name, .fields.protocol, .fields.batch_items, (.fields.worker_limit > 0), .fields.initialize_transition, .fields.initialize_reused, (.fields.context_bytes > 0), (.fields.response_bytes > 0), .fields.outcome]`, path).Output()
+	if err != nil {
+		t.Fatalf("jq: %v", err)
+	}
+	want := `["INFO","winx::usage","Initialize","test","2026-07-28",0,false,"created",false,true,true,"ok"]
+["INFO","winx::usage","BashCommand","test","2026-07-28",0,false,null,null,false,true,"ok"]
+["INFO","winx::usage","ReadFiles","test","2026-07-28",2,true,null,null,false,true,"ok"]`
+	if got := strings.TrimSpace(string(out)); got != want {
+		t.Errorf("usage fields:\n%s\nwant\n%s", got, want)
+	}
+
+	stdout, stderr, code := runBuilt(t, nil, "", "report", "--log", path)
+	for _, tool := range []string{"Initialize", "BashCommand", "ReadFiles"} {
+		if code != 0 || !strings.Contains(stdout, "\n"+tool+" ") {
+			t.Errorf("winx report: exit %d, %s%s; want a row for %s", code, stdout, stderr, tool)
+		}
 	}
 }

@@ -751,11 +751,13 @@ func (t *initializer) answer(ctx context.Context, in *initializeInput, sess *ses
 			o.recovered = recoveredNone
 		}
 	}
+	// facts are the usage log's: how the session was found and how much
+	// context the answer carried (sizes only, never the text).
+	facts := mcp.CallFacts{Session: mcp.SessionCreated, InitialFiles: len(in.InitialFilesToRead)}
 	if o.reattached {
-		mcp.NoteCall(ctx, mcp.CallFacts{Session: mcp.SessionReused})
-	} else {
-		mcp.NoteCall(ctx, mcp.CallFacts{Session: mcp.SessionCreated})
+		facts.Session = mcp.SessionReused
 	}
+	defer func() { mcp.NoteCall(ctx, facts) }()
 	sh := sess.Shell()
 	mode := sess.Mode()
 	data := initializeData{
@@ -799,7 +801,12 @@ func (t *initializer) answer(ctx context.Context, in *initializeInput, sess *ses
 		if err != nil {
 			fmt.Fprintf(&b, "\nWorkspace context is unavailable: %v\n", err)
 		} else {
-			b.WriteString("\n" + ov.Text())
+			text := ov.Text()
+			facts.ContextBytes += len(text)
+			for _, g := range ov.Guidelines {
+				facts.GuidelinesBytes += len(g.Content)
+			}
+			b.WriteString("\n" + text)
 		}
 		t.writeOperatorInstructions(&b)
 	case o.reattached:
@@ -833,7 +840,9 @@ func (t *initializer) answer(ctx context.Context, in *initializeInput, sess *ses
 		if sess.MarkResumeShown(in.resumed.ID) {
 			fmt.Fprintf(&b, "Resumed task %s: its saved context was shown to this session before and is not repeated.\n", in.resumed.ID)
 		} else {
-			b.WriteString(in.resumed.Excerpt(wspace.PrincipalStateDir(t.stateDir, sess.Key.Principal), DefaultResumeTokens))
+			excerpt := in.resumed.Excerpt(wspace.PrincipalStateDir(t.stateDir, sess.Key.Principal), DefaultResumeTokens)
+			facts.ContextBytes += len(excerpt)
+			b.WriteString(excerpt)
 		}
 	}
 	code := ""
