@@ -64,7 +64,7 @@ func CheckVariables(getenv func(string) string) error {
 func Variables() []Variable {
 	return []Variable{
 		{Name: "WINX_SHELL", Default: "bash", Range: "bash, zsh, or an absolute path to one of them; a missing zsh falls back to bash with a warning"},
-		{Name: "WINX_SHELL_ARGS", Range: fmt.Sprintf("up to %d whitespace-separated shell options, %d bytes each", 32, 256)},
+		{Name: "WINX_SHELL_ARGS", Range: fmt.Sprintf("up to %d whitespace-separated shell options, %d bytes each, that leave a session working (--login and -l included)", 32, 256)},
 		{Name: "WINX_RUNTIME", Default: RuntimeDaemon, Range: RuntimeDaemon + " or " + RuntimeEmbedded},
 		{Name: "WINX_EMBEDDED", Default: "false", Range: "boolean", Check: boolean},
 		{Name: "WINX_NO_REDACT", Default: "false", Range: "boolean", Check: boolean},
