@@ -56,6 +56,22 @@ func TestInitializeWorkspaceRootCopiedBack(t *testing.T) {
 			t.Errorf("Initialize %v: status %s errorCode %s (%s); want conflict workspace_thread_mismatch", args, a.Status, a.ErrorCode, a.Message)
 		}
 	}
+	// Every listed tool that takes a thread_id takes its workspace_root.
+	sc := startStdio(t)
+	sc.send(`{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{` + modernMeta + `}}`)
+	res, _ := sc.recv()["result"].(map[string]any)
+	listed, _ := res["tools"].([]any)
+	for _, tl := range listed {
+		tool, _ := tl.(map[string]any)
+		schema, _ := tool["inputSchema"].(map[string]any)
+		props, _ := schema["properties"].(map[string]any)
+		if _, thread := props["thread_id"]; thread && props["workspace_root"] == nil {
+			t.Errorf("%v takes thread_id but not workspace_root", tool["name"])
+		}
+	}
+	if len(listed) == 0 {
+		t.Errorf("tools/list = %v", res)
+	}
 	// The other tools answer the same code for the same mismatch.
 	a := c.call("BashCommand", map[string]any{"action_json": map[string]any{"command": "true"}, "thread_id": thread, "workspace_root": other})
 	if a.ErrorCode != "workspace_thread_mismatch" {
