@@ -99,6 +99,19 @@ func TestShellArgsFromWinxReadme(t *testing.T) {
 			}
 		})
 	}
+	t.Run("daemon -i --login", func(t *testing.T) {
+		// The guardian process builds the shell's command line the same way.
+		home := t.TempDir()
+		if err := os.WriteFile(filepath.Join(home, ".profile"), []byte("export WINX_TEST_LOGIN=profile-read\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		d := newDaemonEnv(t, "WINX_SHELL_ARGS=-i --login", "HOME="+home)
+		a := d.adapter()
+		s := a.mustInit(t.TempDir())
+		if r := a.bash(s, command("echo login=$WINX_TEST_LOGIN"), 15); !strings.Contains(r.Output, "login=profile-read") {
+			t.Errorf("daemon runtime, WINX_SHELL_ARGS=-i --login: %q %q, want the login profile's variable", r.Status, r.Output)
+		}
+	})
 	t.Run("zsh --login", func(t *testing.T) {
 		zsh, err := exec.LookPath("zsh")
 		if err != nil {
