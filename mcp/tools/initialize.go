@@ -69,7 +69,7 @@ var initializeSchema = json.RawMessage(`{
     },
     "workspace_root": {
       "type": "string",
-      "description": "The workspace_root an earlier Initialize returned, passed back unchanged; checked against the thread's session"
+      "description": "An earlier workspace_root"
     },
     "code_writer_config": {
       "type": "object",
