@@ -274,18 +274,25 @@ func (t *initializer) checkBinding(principal string, in *initializeInput) error 
 	if in.WorkspaceRoot == "" {
 		return nil
 	}
+	bound := false
 	if in.ThreadID != "" {
 		if _, err := t.sessions.ByThread(principal, in.ThreadID); err == nil {
 			if _, err := t.sessions.Lookup(principal, in.ThreadID, in.WorkspaceRoot); err != nil {
 				return err
 			}
+			bound = true
 		}
 	}
 	if in.Type == initChangeWorkspace {
 		return nil
 	}
 	if in.AnyWorkspacePath == "" {
-		in.AnyWorkspacePath = in.WorkspaceRoot
+		// A thread bound here is found by its id, as without the root; one
+		// this adapter does not know (it restarted) is looked for in the
+		// workspace the agent names.
+		if !bound {
+			in.AnyWorkspacePath = in.WorkspaceRoot
+		}
 		return nil
 	}
 	given, _, err := session.ResolveWorkspace(in.WorkspaceRoot, "")
