@@ -26,9 +26,15 @@ const (
 	TurnAwaitingApproval TurnState = "awaiting_approval"
 )
 
-// RegexPrefix marks a recognizer marker as a regular expression (RE2
-// syntax, package regexp); any other marker is a literal substring.
-const RegexPrefix = "re:"
+// Recognizer markers are regular expressions (RE2 syntax, package regexp:
+// matching takes time linear in the screen, whatever the expression), as
+// in the Rust Winx's WINX_TURN_RECOGNIZER_CONFIG, so its configurations
+// work unchanged. RegexPrefix, the explicit form of earlier releases,
+// still marks one; LiteralPrefix marks a literal substring.
+const (
+	RegexPrefix   = "re:"
+	LiteralPrefix = "lit:"
+)
 
 // MaxRecognizerMarkers bounds the markers of one configuration.
 const MaxRecognizerMarkers = 256
@@ -68,8 +74,9 @@ type recognizerConfig struct {
 
 // ParseTurnRecognizer reads a configuration
 // `{"busy": [...], "awaiting_input": [...], "awaiting_approval": [...]}`
-// of markers (literal substrings, or regular expressions prefixed with
-// RegexPrefix). Unknown keys, bad expressions, empty markers and a
+// of markers (regular expressions, also with RegexPrefix; literal
+// substrings with LiteralPrefix). Unknown keys, bad expressions (named with
+// the marker), empty markers and a
 // configuration with no marker at all are errors wrapping
 // ErrRecognizerConfig. The markers are matched against the whole screen.
 func ParseTurnRecognizer(raw string) (*TurnRecognizer, error) {
@@ -106,18 +113,19 @@ func ParseTurnRecognizer(raw string) (*TurnRecognizer, error) {
 func compileMarkers(key string, list []string) ([]marker1, error) {
 	out := make([]marker1, 0, len(list))
 	for i, m := range list {
-		if m == "" || m == RegexPrefix {
+		if m == "" || m == RegexPrefix || m == LiteralPrefix {
 			return nil, fmt.Errorf("%w: %s[%d] is empty", ErrRecognizerConfig, key, i)
 		}
-		if expr, ok := strings.CutPrefix(m, RegexPrefix); ok {
-			re, err := regexp.Compile(expr)
-			if err != nil {
-				return nil, fmt.Errorf("%w: %s[%d]: %v", ErrRecognizerConfig, key, i, err)
-			}
-			out = append(out, marker1{re: re})
+		if lit, ok := strings.CutPrefix(m, LiteralPrefix); ok {
+			out = append(out, marker1{lit: lit})
 			continue
 		}
-		out = append(out, marker1{lit: m})
+		expr, _ := strings.CutPrefix(m, RegexPrefix)
+		re, err := regexp.Compile(expr)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %s[%d] %q is not a regular expression (prefix it with %q for a literal): %v", ErrRecognizerConfig, key, i, m, LiteralPrefix, err)
+		}
+		out = append(out, marker1{re: re})
 	}
 	return out, nil
 }

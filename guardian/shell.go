@@ -1,6 +1,7 @@
 package guardian
 
 import (
+	"errors"
 	"fmt"
 	"os/exec"
 	"path/filepath"
@@ -39,7 +40,7 @@ const (
 // land in the user's ~/.bash_history.
 const rcBash = `# winx session rc (generated; the user's own files are not modified)
 unset HISTFILE; readonly HISTFILE
-if [ -f "$HOME/.bashrc" ]; then . "$HOME/.bashrc"; fi
+@STARTUP@
 set +o history
 stty -echo 2>/dev/null
 PS1=''; PS2=''; PS3=''
@@ -50,6 +51,31 @@ __winx_s() { __winx_n=$1; builtin export -n __winx_n; builtin printf '\033]6973;
 PROMPT_COMMAND='__winx_hook $?'
 readonly -f __winx_hook __winx_s
 readonly PROMPT_COMMAND
+`
+
+// The start-up files rcBash sources where it says @STARTUP@: the user's
+// ~/.bashrc, or for a login session (WINX_SHELL_ARGS --login or -l) what
+// bash reads as a login shell: /etc/profile, then the first of
+// ~/.bash_profile, ~/.bash_login and ~/.profile (which usually source
+// ~/.bashrc themselves). bash itself cannot be started as a login shell:
+// a login shell ignores --rcfile, so the marker would never be installed.
+// The session's `shopt login_shell` therefore says off.
+const (
+	bashStartupRC    = `if [ -f "$HOME/.bashrc" ]; then . "$HOME/.bashrc"; fi`
+	bashStartupLogin = `if [ -f /etc/profile ]; then . /etc/profile; fi
+for __winx_f in "$HOME/.bash_profile" "$HOME/.bash_login" "$HOME/.profile"; do
+  if [ -f "$__winx_f" ]; then . "$__winx_f"; break; fi
+done; unset __winx_f`
+	// bashStartupNone: --login with --noprofile reads no start-up file,
+	// as bash does.
+	bashStartupNone = `:`
+)
+
+// zprofile is the ZDOTDIR/.zprofile of a login zsh session: zsh reads
+// $ZDOTDIR/.zprofile only as a login shell, and ZDOTDIR is the session's
+// private rc directory, so the user's own ~/.zprofile is sourced from it.
+const zprofile = `# winx session zprofile (generated; the user's own files are not modified)
+if [ -f "$HOME/.zprofile" ]; then . "$HOME/.zprofile"; fi
 `
 
 // rcZsh does the same for zsh with a precmd hook. PROMPT_SP and PROMPT_CR
@@ -135,6 +161,154 @@ func ParseShellArgs(v string) ([]string, error) {
 	return args, nil
 }
 
+// ErrShellArgUnusable is the cause of a WINX_SHELL_ARGS argument that
+// cannot work in a winx session (*ShellArgError names it).
+var ErrShellArgUnusable = errors.New("guardian: shell argument cannot work in a session")
+
+// ShellArgError names a WINX_SHELL_ARGS argument that cannot work and why.
+type ShellArgError struct {
+	Arg    string
+	Reason string
+}
+
+func (e *ShellArgError) Error() string {
+	return fmt.Sprintf("%q cannot work in a winx session: %s", e.Arg, e.Reason)
+}
+
+func (e *ShellArgError) Unwrap() error { return ErrShellArgUnusable }
+
+// shellInvocation is WINX_SHELL_ARGS sorted for one shell's command line.
+type shellInvocation struct {
+	// long are bash's long options: bash takes them only before its
+	// single-letter options, so they go with winx's own --rcfile.
+	long []string
+	// short are the other arguments, after winx's own options, in order.
+	short []string
+	// login: --login or -l asked for a login shell's start-up files.
+	login bool
+	// noProfile: --noprofile, which a login shell honours too.
+	noProfile bool
+}
+
+// Bash arguments WINX_SHELL_ARGS may carry. What is not listed here
+// cannot work: it replaces or disables winx's rc file (--norc, --rcfile,
+// --init-file, --posix, whose interactive shell reads $ENV instead), makes
+// the shell run something else than the session's terminal (-c, -s, a
+// script operand, -D, --help, --version, --dump-strings), stops it running
+// commands (-n, -t) or running winx's long-command files (-r, --restricted:
+// "." of a path with a slash is refused), or ends the session on the first
+// failing command (-e, -o errexit).
+var (
+	bashLong = map[string]bool{"--login": true, "--noprofile": true, "--noediting": true, "--verbose": true, "--debugger": true}
+	// bashLetters are the set options bash takes on its command line
+	// that leave a session working, plus i (winx passes -i anyway) and l.
+	bashLetters = "abfhkmpuvxBCEHPTil"
+	// bashBadSetO are the -o names that cannot work, as above.
+	bashBadSetO = map[string]string{
+		"posix":   "an interactive POSIX-mode bash reads $ENV instead of winx's rc file",
+		"errexit": "the session's shell would exit on the first failing command",
+		"onecmd":  "the session's shell would exit after one command",
+		"noexec":  "the session's shell would run no command",
+	}
+	// zshBad are zsh arguments that cannot work, for the same reasons.
+	zshBad = map[string]string{
+		"--no-rcs": "it skips winx's rc file", "--norcs": "it skips winx's rc file",
+		"-f": "it skips winx's rc file", "--no-exec": "the session's shell would run no command",
+		"-n": "the session's shell would run no command", "-c": "the shell would run its argument instead of the session's terminal",
+		"-s": "the shell would read commands from standard input", "--errexit": "the session's shell would exit on the first failing command",
+		"-e": "the session's shell would exit on the first failing command",
+	}
+)
+
+// CheckShellArgs checks a WINX_SHELL_ARGS value for shell (WINX_SHELL: a
+// name or an absolute path): within its bounds (ErrShellArgs) and usable
+// by the shell's session (*ShellArgError). The adapter calls it at
+// start-up, so a value that cannot work stops winx naming the variable
+// rather than failing every Initialize.
+func CheckShellArgs(shell, v string) error {
+	args, err := ParseShellArgs(v)
+	if err != nil {
+		return err
+	}
+	kind, ok := ShellKind(shell)
+	if !ok {
+		return nil // WINX_SHELL's own check names the shell
+	}
+	_, err = splitShellArgs(kind, args)
+	return err
+}
+
+// splitShellArgs sorts args for kind's command line.
+func splitShellArgs(kind string, args []string) (shellInvocation, error) {
+	var inv shellInvocation
+	if kind == ShellZsh {
+		for _, a := range args {
+			if why, bad := zshBad[a]; bad {
+				return inv, &ShellArgError{Arg: a, Reason: why}
+			}
+			if !strings.HasPrefix(a, "-") && !strings.HasPrefix(a, "+") {
+				return inv, &ShellArgError{Arg: a, Reason: "the shell would run it as a script instead of the session's terminal"}
+			}
+			if len(a) > 1 && a[1] != '-' && strings.ContainsAny(a[1:], "cfsn") {
+				return inv, &ShellArgError{Arg: a, Reason: "-c, -s, -f and -n cannot work in a session"}
+			}
+			if a == "--login" || (len(a) > 1 && a[0] == '-' && a[1] != '-' && strings.Contains(a, "l")) {
+				inv.login = true
+			}
+			inv.short = append(inv.short, a)
+		}
+		return inv, nil
+	}
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case strings.HasPrefix(a, "--"):
+			if !bashLong[a] {
+				return inv, &ShellArgError{Arg: a, Reason: "bash takes only --login, --noprofile, --noediting, --verbose and --debugger here (an unknown or start-up replacing option)"}
+			}
+			switch a {
+			case "--login":
+				inv.login = true
+			case "--noprofile":
+				inv.noProfile = true // winx passes --noprofile already
+			default:
+				inv.long = append(inv.long, a)
+			}
+		case a == "-o" || a == "+o" || a == "-O" || a == "+O":
+			if i+1 >= len(args) {
+				return inv, &ShellArgError{Arg: a, Reason: "it needs an option name after it"}
+			}
+			name := args[i+1]
+			if why, bad := bashBadSetO[name]; bad && a == "-o" {
+				return inv, &ShellArgError{Arg: a + " " + name, Reason: why}
+			}
+			inv.short = append(inv.short, a, name)
+			i++
+		case len(a) > 1 && (a[0] == '-' || a[0] == '+'):
+			kept := []byte{a[0]}
+			for j := 1; j < len(a); j++ {
+				c := a[j]
+				if !strings.ContainsRune(bashLetters, rune(c)) || (a[0] == '+' && (c == 'i' || c == 'l')) {
+					return inv, &ShellArgError{Arg: a, Reason: fmt.Sprintf("bash's -%c cannot work in a session (it replaces the terminal, stops commands or ends the shell)", c)}
+				}
+				switch c {
+				case 'l':
+					inv.login = true
+				case 'i': // winx passes -i itself
+				default:
+					kept = append(kept, c)
+				}
+			}
+			if len(kept) > 1 {
+				inv.short = append(inv.short, string(kept))
+			}
+		default:
+			return inv, &ShellArgError{Arg: a, Reason: "bash would run it as a script instead of the session's terminal"}
+		}
+	}
+	return inv, nil
+}
+
 // shellArgs are the extra arguments env carries (the last
 // WINX_SHELL_ARGS entry wins, as in exec.Cmd); a value out of bounds
 // fails the start.
@@ -164,17 +338,33 @@ func shellCommand(shell, nonce, rcDir, dir string, env []string) (*exec.Cmd, err
 	if err != nil {
 		return nil, err
 	}
+	inv, err := splitShellArgs(kind, extra)
+	if err != nil {
+		return nil, fmt.Errorf("guardian: %s: %w", ShellArgsVar, err)
+	}
 	switch kind {
 	case ShellBash:
+		startup := bashStartupRC
+		switch {
+		case inv.login && inv.noProfile:
+			startup = bashStartupNone
+		case inv.login:
+			startup = bashStartupLogin
+		}
 		rc := filepath.Join(rcDir, "bashrc")
-		if err := writePrivateFile(rc, []byte(strings.ReplaceAll(rcBash, "@NONCE@", nonce))); err != nil {
+		text := strings.ReplaceAll(strings.Replace(rcBash, "@STARTUP@", startup, 1), "@NONCE@", nonce)
+		if err := writePrivateFile(rc, []byte(text)); err != nil {
 			return nil, fmt.Errorf("guardian: write rc file: %w", err)
 		}
 		path, err := shellPath(shell, kind)
 		if err != nil {
 			return nil, fmt.Errorf("guardian: %w", err)
 		}
-		argv := append(append([]string{"--noprofile", "--rcfile", rc}, extra...), "-i")
+		// bash takes long options only before single-letter ones, and a
+		// login shell would skip --rcfile: --login is the rc file's
+		// choice of start-up files instead (see bashStartupLogin).
+		argv := append(append(append([]string{"--noprofile"}, inv.long...), "--rcfile", rc), inv.short...)
+		argv = append(argv, "-i")
 		cmd := exec.Command(path, argv...)
 		cmd.Dir = dir
 		cmd.Env = env
@@ -184,11 +374,16 @@ func shellCommand(shell, nonce, rcDir, dir string, env []string) (*exec.Cmd, err
 		if err := writePrivateFile(rc, []byte(strings.ReplaceAll(rcZsh, "@NONCE@", nonce))); err != nil {
 			return nil, fmt.Errorf("guardian: write rc file: %w", err)
 		}
+		if inv.login {
+			if err := writePrivateFile(filepath.Join(rcDir, ".zprofile"), []byte(zprofile)); err != nil {
+				return nil, fmt.Errorf("guardian: write rc file: %w", err)
+			}
+		}
 		path, err := shellPath(shell, kind)
 		if err != nil {
 			return nil, fmt.Errorf("guardian: %w", err)
 		}
-		cmd := exec.Command(path, append(extra, "-i")...)
+		cmd := exec.Command(path, append(inv.short, "-i")...)
 		cmd.Dir = dir
 		cmd.Env = append(env, "ZDOTDIR="+rcDir)
 		return cmd, nil

@@ -39,6 +39,10 @@ type ToolCallRecord struct {
 	// Facts are what the tool noted of the call (NoteCall); zero when it
 	// noted nothing or ran it as a task after answering.
 	Facts CallFacts
+	// ClientName, ClientVersion and Protocol are what the client declared:
+	// its clientInfo and the protocol revision of the exchange.
+	ClientName, ClientVersion string
+	Protocol                  string
 }
 
 // CallFacts are what a tool tells telemetry about one call beyond how it
@@ -57,6 +61,16 @@ type CallFacts struct {
 	// Batch is how many items the call carried (files of ReadFiles or
 	// EditFiles); 0 when the tool has no batch.
 	Batch int
+	// WorkerLimit is how many items the call may work on at once
+	// (ReadFiles: WINX_READ_PARALLELISM); 0 when the tool has no pool.
+	WorkerLimit int
+	// ContextBytes and InitialFiles are Initialize's: the bytes of
+	// workspace context the answer showed (overview, guideline files,
+	// resumed task) and how many initial files it was asked to show.
+	// GuidelinesBytes is the part of ContextBytes that guideline files took.
+	ContextBytes    int
+	GuidelinesBytes int
+	InitialFiles    int
 }
 
 // Session values of CallFacts.
@@ -151,6 +165,18 @@ func NoteCall(ctx context.Context, f CallFacts) {
 	if f.Batch != 0 {
 		box.facts.Batch = f.Batch
 	}
+	if f.WorkerLimit != 0 {
+		box.facts.WorkerLimit = f.WorkerLimit
+	}
+	if f.ContextBytes != 0 {
+		box.facts.ContextBytes = f.ContextBytes
+	}
+	if f.GuidelinesBytes != 0 {
+		box.facts.GuidelinesBytes = f.GuidelinesBytes
+	}
+	if f.InitialFiles != 0 {
+		box.facts.InitialFiles = f.InitialFiles
+	}
 }
 
 func (b *factsBox) get() CallFacts {
@@ -201,6 +227,10 @@ func (s *Server) observeToolCall(ctx context.Context, ex *exchange, req *jsonrpc
 	rec := ToolCallRecord{Tool: p.Name, Principal: ex.caller.Principal, Duration: time.Since(start), ResponseBytes: len(b), RequestID: RequestID(ctx)}
 	if rec.RequestID == "" {
 		rec.RequestID = NewRequestID()
+	}
+	rec.Protocol = ex.version
+	if ex.clientInfo != nil {
+		rec.ClientName, rec.ClientVersion = ex.clientInfo.Name, ex.clientInfo.Version
 	}
 	if len(s.opts.ArgsKey) > 0 {
 		mac := hmac.New(sha256.New, s.opts.ArgsKey)

@@ -427,10 +427,16 @@ func (s *Server) initialize(params json.RawMessage) (*InitializeResult, *session
 		version = LatestLegacyVersion
 	}
 	sess := newSession(version, p.Capabilities, p.ClientInfo)
+	info := s.info
+	if version < Version20251125 { // ISO dates order as strings
+		// Icons came with 2025-11-25; an older revision's Implementation
+		// has no such field for a strict client to accept.
+		info.Icons = nil
+	}
 	return &InitializeResult{
 		ProtocolVersion: version,
 		Capabilities:    s.capabilities(false, version),
-		ServerInfo:      s.info,
+		ServerInfo:      info,
 		Instructions:    s.opts.Instructions,
 	}, sess, nil
 }

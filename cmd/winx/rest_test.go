@@ -20,6 +20,7 @@ import (
 
 	"winx/mcp"
 	"winx/mcp/mcptest"
+	"winx/mcp/usage"
 )
 
 // restDo sends one request to s; hdr may set Host. It returns the status,
@@ -257,7 +258,7 @@ func TestRESTServe(t *testing.T) {
 		sc := bufio.NewScanner(f)
 		sc.Buffer(make([]byte, 1<<20), 1<<20)
 		for sc.Scan() {
-			var e struct{ Type, RequestID, Tool, Path string }
+			var e usage.Record // any schema the log is written in
 			if json.Unmarshal(sc.Bytes(), &e) != nil {
 				continue
 			}

@@ -38,7 +38,7 @@ func serve(ctx context.Context, c *config.Serve, id buildid.Identity, stdin io.R
 		logger.Warn("shell fallback", "asked", c.Shell, "using", shell.Name)
 		warnings = append(warnings, shell.Warning)
 	}
-	info := mcp.Implementation{Name: "winx", Title: "Winx for Go", Version: id.Version}
+	info := mcp.Implementation{Name: "winx", Title: "Winx for Go", Version: id.Version, Icons: serverIcons()}
 	confine, err := sandboxArgv(c.Sandbox, c.Getenv, sandbox.Probe, os.Executable, logger)
 	if err != nil {
 		return err

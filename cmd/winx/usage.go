@@ -62,6 +62,8 @@ func usageObserver(l *usage.Log, logger *slog.Logger) func(mcp.ToolCallRecord) {
 			Principal: r.Principal, Correlation: r.Correlation, ArgsDigest: r.ArgsDigest,
 			Type: usage.EventToolCall, RequestID: r.RequestID,
 			Action: r.Facts.Action, Category: r.Facts.Category, Session: r.Facts.Session, Batch: r.Facts.Batch,
+			WorkerLimit: r.Facts.WorkerLimit, ContextBytes: r.Facts.ContextBytes, GuidelinesBytes: r.Facts.GuidelinesBytes,
+			InitialFiles: r.Facts.InitialFiles, ClientName: r.ClientName, ClientVersion: r.ClientVersion, Protocol: r.Protocol,
 		})
 		if err != nil {
 			logger.Warn("usage log write failed", "err", err)

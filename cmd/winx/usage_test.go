@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"winx/mcp/usage"
 )
 
 // TestUsageLogHoldsNoSecrets drives the built binary over stdio with a
@@ -90,7 +92,7 @@ func TestUsageArgsDigestKeyed(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var rec struct{ ArgsDigest string }
+		var rec usage.Record
 		if err := json.Unmarshal(raw, &rec); err != nil || len(rec.ArgsDigest) != 16 {
 			t.Fatalf("usage log %q: argsDigest %q (%v), want 16 hex digits", raw, rec.ArgsDigest, err)
 		}

@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"winx/mcp/usage"
 )
 
 // TestUsageLogCallFacts drives the built binary over stdio and checks that
@@ -77,11 +79,11 @@ func TestUsageLogCallFacts(t *testing.T) {
 	var got []rec
 	sc := bufio.NewScanner(bytes.NewReader(raw))
 	for sc.Scan() {
-		var r rec
+		var r usage.Record // reads the Winx shape the log is written in
 		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
 			t.Fatalf("usage line %q: %v", sc.Text(), err)
 		}
-		got = append(got, r)
+		got = append(got, rec{Tool: r.Tool, Action: r.Action, Category: r.Category, Session: r.Session, Batch: r.Batch})
 	}
 	want := []rec{
 		{Tool: "Initialize", Session: "created"},

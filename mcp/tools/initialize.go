@@ -67,6 +67,10 @@ var initializeSchema = json.RawMessage(`{
       "type": "string",
       "description": "An earlier thread_id"
     },
+    "workspace_root": {
+      "type": "string",
+      "description": "An earlier workspace_root"
+    },
     "code_writer_config": {
       "type": "object",
       "description": "For code_writer",
@@ -107,13 +111,16 @@ type initializeInput struct {
 	// for the call's thread (not client input).
 	recalledScratch string
 
-	Type               string            `json:"type"`
-	AnyWorkspacePath   string            `json:"any_workspace_path"`
-	InitialFilesToRead []string          `json:"initial_files_to_read"`
-	TaskIDToResume     string            `json:"task_id_to_resume"`
-	ModeName           string            `json:"mode_name"`
-	ThreadID           string            `json:"thread_id"`
-	CodeWriterConfig   *codeWriterConfig `json:"code_writer_config"`
+	Type               string   `json:"type"`
+	AnyWorkspacePath   string   `json:"any_workspace_path"`
+	InitialFilesToRead []string `json:"initial_files_to_read"`
+	TaskIDToResume     string   `json:"task_id_to_resume"`
+	ModeName           string   `json:"mode_name"`
+	ThreadID           string   `json:"thread_id"`
+	// WorkspaceRoot is the binding an agent copies into every stateful
+	// call, Initialize included (the Winx contract); see checkBinding.
+	WorkspaceRoot    string            `json:"workspace_root"`
+	CodeWriterConfig *codeWriterConfig `json:"code_writer_config"`
 	worktreeInput
 }
 
@@ -237,6 +244,9 @@ func (t *initializer) handle(ctx context.Context, req *mcp.ToolRequest) (*mcp.Ca
 			return failure(err), nil
 		}
 	}
+	if err := t.checkBinding(req.Caller().Principal, &in); err != nil {
+		return failure(err), nil
+	}
 	in.scope = session.Scope(t.affinity, req.Caller().Conversation, in.ThreadID)
 	if err := t.bootstrapFromRoots(ctx, req, &in); err != nil {
 		if mcp.IsInputRequired(err) {
@@ -248,6 +258,56 @@ func (t *initializer) handle(ctx context.Context, req *mcp.ToolRequest) (*mcp.Ca
 		return r, nil
 	}
 	return call(ctx, req.Caller().Principal, &in), nil
+}
+
+// checkBinding checks the workspace_root a call passes back. Agents
+// following the Winx contract copy thread_id and workspace_root unchanged
+// into every later stateful call, reset_shell and mode changes included,
+// so Initialize accepts the pair, but never lets it disagree with the
+// session: a thread bound here to another workspace is the typed mismatch
+// every other tool answers (*session.ThreadBindingError wrapping
+// ErrWorkspaceThreadMismatch), and so is a workspace_root that names
+// another workspace than any_workspace_path (except for
+// user_asked_change_workspace, whose workspace_root is the one the thread
+// leaves). A call that names no workspace works in workspace_root, so a
+// reset after an adapter restart finds the session.
+func (t *initializer) checkBinding(principal string, in *initializeInput) error {
+	if in.WorkspaceRoot == "" {
+		return nil
+	}
+	bound := false
+	if in.ThreadID != "" {
+		if _, err := t.sessions.ByThread(principal, in.ThreadID); err == nil {
+			if _, err := t.sessions.Lookup(principal, in.ThreadID, in.WorkspaceRoot); err != nil {
+				return err
+			}
+			bound = true
+		}
+	}
+	if in.Type == initChangeWorkspace {
+		return nil
+	}
+	if in.AnyWorkspacePath == "" {
+		// A thread bound here is found by its id, as without the root; one
+		// this adapter does not know (it restarted) is looked for in the
+		// workspace the agent names.
+		if !bound {
+			in.AnyWorkspacePath = in.WorkspaceRoot
+		}
+		return nil
+	}
+	given, _, err := session.ResolveWorkspace(in.WorkspaceRoot, "")
+	if err != nil {
+		return err
+	}
+	asked, _, err := session.ResolveWorkspace(in.AnyWorkspacePath, "")
+	if err != nil {
+		return err
+	}
+	if given != asked {
+		return &session.ThreadBindingError{ThreadID: session.NormalizeThreadID(in.ThreadID), Bound: given, Given: asked, Err: session.ErrWorkspaceThreadMismatch}
+	}
+	return nil
 }
 
 // failure is the result of a call that did nothing.
@@ -699,11 +759,13 @@ func (t *initializer) answer(ctx context.Context, in *initializeInput, sess *ses
 			o.recovered = recoveredNone
 		}
 	}
+	// facts are the usage log's: how the session was found and how much
+	// context the answer carried (sizes only, never the text).
+	facts := mcp.CallFacts{Session: mcp.SessionCreated, InitialFiles: len(in.InitialFilesToRead)}
 	if o.reattached {
-		mcp.NoteCall(ctx, mcp.CallFacts{Session: mcp.SessionReused})
-	} else {
-		mcp.NoteCall(ctx, mcp.CallFacts{Session: mcp.SessionCreated})
+		facts.Session = mcp.SessionReused
 	}
+	defer func() { mcp.NoteCall(ctx, facts) }()
 	sh := sess.Shell()
 	mode := sess.Mode()
 	data := initializeData{
@@ -747,7 +809,12 @@ func (t *initializer) answer(ctx context.Context, in *initializeInput, sess *ses
 		if err != nil {
 			fmt.Fprintf(&b, "\nWorkspace context is unavailable: %v\n", err)
 		} else {
-			b.WriteString("\n" + ov.Text())
+			text := ov.Text()
+			facts.ContextBytes += len(text)
+			for _, g := range ov.Guidelines {
+				facts.GuidelinesBytes += len(g.Content)
+			}
+			b.WriteString("\n" + text)
 		}
 		t.writeOperatorInstructions(&b)
 	case o.reattached:
@@ -781,7 +848,9 @@ func (t *initializer) answer(ctx context.Context, in *initializeInput, sess *ses
 		if sess.MarkResumeShown(in.resumed.ID) {
 			fmt.Fprintf(&b, "Resumed task %s: its saved context was shown to this session before and is not repeated.\n", in.resumed.ID)
 		} else {
-			b.WriteString(in.resumed.Excerpt(wspace.PrincipalStateDir(t.stateDir, sess.Key.Principal), DefaultResumeTokens))
+			excerpt := in.resumed.Excerpt(wspace.PrincipalStateDir(t.stateDir, sess.Key.Principal), DefaultResumeTokens)
+			facts.ContextBytes += len(excerpt)
+			b.WriteString(excerpt)
 		}
 	}
 	code := ""

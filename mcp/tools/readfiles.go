@@ -129,7 +129,7 @@ func (t *readTool) handle(ctx context.Context, req *mcp.ToolRequest) (*mcp.CallT
 	if len(in.FilePaths) == 0 || len(in.FilePaths) > maxReadFiles {
 		return toolFailure(ReadFilesTool, &InputError{Msg: fmt.Sprintf("file_paths needs 1 to %d entries", maxReadFiles)}), nil
 	}
-	mcp.NoteCall(ctx, mcp.CallFacts{Batch: len(in.FilePaths)})
+	mcp.NoteCall(ctx, mcp.CallFacts{Batch: len(in.FilePaths), WorkerLimit: t.opts.Parallelism})
 	if in.WorkspaceRoot == "" {
 		return toolFailure(ReadFilesTool, session.ErrWorkspaceBindingRequired), nil
 	}

@@ -1,10 +1,10 @@
 package usage
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"sync"
 	"syscall"
 	"time"
@@ -26,6 +26,9 @@ const KeepForever = -1
 // fileMode is the mode a new log is created with; an existing log must have
 // no bits outside it for group or other.
 const fileMode = 0o600
+
+// dirMode is the mode of the directories Open makes for the log.
+const dirMode = 0o700
 
 // openFlags: append-only, never through a symlink (ELOOP), never inherited by
 // children, and O_NONBLOCK so a FIFO planted at the path cannot block Open
@@ -60,7 +63,8 @@ type Log struct {
 	period time.Time
 }
 
-// Open opens or creates the log at path with mode 0600. It refuses a symbolic
+// Open opens or creates the log at path with mode 0600, making its missing
+// directories with mode 0700. It refuses a symbolic
 // link, a file that is not regular, and a file with group or other
 // permission bits (*FileError wrapping ErrInsecureFile). Rotated files older
 // than the retention are deleted.
@@ -81,6 +85,12 @@ func Open(path string, opts Options) (*Log, error) {
 	}
 	if l.now == nil {
 		l.now = time.Now
+	}
+	// A directory that does not exist yet is made private (0700), as Winx
+	// does: a log path in a fresh state directory is the common case.
+	// Directories that exist are left as they are.
+	if err := os.MkdirAll(filepath.Dir(path), dirMode); err != nil {
+		return nil, fmt.Errorf("usage: %w", err)
 	}
 	f, fi, err := openPrivate(path)
 	if err != nil {
@@ -158,7 +168,7 @@ func (l *Log) Record(e Entry) error {
 	if t.IsZero() {
 		t = now
 	}
-	line, err := json.Marshal(Record{
+	line, err := marshalLine(&Record{
 		Time:          t.UTC(),
 		Type:          e.Type,
 		Schema:        SchemaVersion,
@@ -180,6 +190,14 @@ func (l *Log) Record(e Entry) error {
 		Category:      label(e.Category),
 		Session:       label(e.Session),
 		Batch:         max(e.Batch, 0),
+		WorkerLimit:   max(e.WorkerLimit, 0),
+		ContextBytes:  max(e.ContextBytes, 0),
+		// GuidelinesBytes is part of ContextBytes.
+		GuidelinesBytes: max(e.GuidelinesBytes, 0),
+		InitialFiles:    max(e.InitialFiles, 0),
+		ClientName:      clientLabel(e.ClientName),
+		ClientVersion:   clientLabel(e.ClientVersion),
+		Protocol:        label(e.Protocol),
 	})
 	if err != nil {
 		panic("usage: Record does not marshal: " + err.Error()) // only strings, numbers and a time

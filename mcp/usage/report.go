@@ -161,7 +161,7 @@ type Summary struct {
 	// digest are never counted.
 	RetriedUnchanged int
 	// Unverifiable counts tool calls of an older schema (Record.Version
-	// below SchemaVersion): the retry check skips them rather than judge
+	// below retryCheckSince): the retry check skips them rather than judge
 	// them by rules they were not written for.
 	Unverifiable int
 	// HTTPRequests counts the http_request records; they are not calls.
@@ -175,7 +175,7 @@ func Summarize(es Entries) Summary {
 		r := &es.Records[i]
 		if r.Type == EventHTTPRequest {
 			s.HTTPRequests++
-		} else if r.Version() < SchemaVersion {
+		} else if r.Version() < retryCheckSince {
 			s.Unverifiable++
 		}
 	}
@@ -217,7 +217,7 @@ func Summarize(es Entries) Summary {
 		sizes[r.Tool] = append(sizes[r.Tool], r.ResponseBytes)
 
 		k := stream{r.Principal, r.Correlation}
-		if r.Version() < SchemaVersion {
+		if r.Version() < retryCheckSince {
 			// An older record's digest and statuses may not mean what this
 			// check assumes: it can be neither a retry nor the call one
 			// repeats. It is counted as unverifiable, never as a violation.
@@ -273,7 +273,7 @@ func (s Summary) Text() string {
 		tw.Flush()
 	}
 	if s.Unverifiable > 0 {
-		fmt.Fprintf(&b, "retry check: %d calls of an older log schema (before %d) are unverifiable and not checked\n", s.Unverifiable, SchemaVersion)
+		fmt.Fprintf(&b, "retry check: %d calls of an older log schema (before %d) are unverifiable and not checked\n", s.Unverifiable, retryCheckSince)
 	}
 	if s.RetriedUnchanged == 0 {
 		b.WriteString("retry check: no rejected call was retried unchanged\n")

@@ -171,6 +171,8 @@ func FuzzParseLine(f *testing.F) {
 	f.Add([]byte(`{"time":"2026-03-01T00:00:00Z","tool":"a","outcome":"ok","durationMs":1.5}`))
 	f.Add([]byte(`{"time":"","tool":"a","outcome":"ok"}`))
 	f.Add([]byte(`{"tool":1}`))
+	f.Add([]byte(`{"timestamp":"2026-03-01T00:00:00Z","level":"INFO","fields":{"event":"tool_call","tool":"a","outcome":"ok","duration_ms":1.5},"target":"winx::usage"}`))
+	f.Add([]byte(`{"timestamp":"x","fields":{"initialize_transition":1}}`))
 	f.Add([]byte("\x00\xff{"))
 	f.Fuzz(func(t *testing.T, line []byte) {
 		r, ok := parseLine(line)
@@ -226,5 +228,47 @@ func TestSchemaVersions(t *testing.T) {
 	}
 	if !strings.Contains(s.Text(), "unverifiable") {
 		t.Errorf("report text does not mention the unverifiable calls:\n%s", s.Text())
+	}
+}
+
+// TestReadsEverySchema: one log holding flat schema 2 lines (an earlier
+// release's) and the Winx-shaped lines Record writes now reads as one: the
+// schema 2 retry is still found, the new lines keep every value, and a
+// retry across the two schemas (same digest) counts too.
+func TestReadsEverySchema(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "usage.jsonl")
+	old := `{"time":"2026-03-01T10:00:00Z","type":"tool_call","schema":2,"tool":"ReadFiles","outcome":"tool_error","status":"failed","principal":"p","correlation":"c","argsDigest":"0123456789abcdef","durationMs":2,"responseBytes":10}` + "\n" +
+		`{"time":"2026-03-01T10:00:01Z","type":"tool_call","schema":2,"tool":"ReadFiles","outcome":"tool_error","status":"failed","principal":"p","correlation":"c","argsDigest":"0123456789abcdef","durationMs":4,"responseBytes":10}` + "\n"
+	if err := os.WriteFile(path, []byte(old), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	clk := &clock{time.Date(2026, 3, 1, 10, 0, 2, 0, time.UTC)}
+	l := mustOpen(t, path, Options{Now: clk.Now, Build: "b1"})
+	if err := l.Record(Entry{Tool: "Initialize", Outcome: OutcomeOK, Status: "completed", DurationMs: 7.5, ResponseBytes: 99,
+		Session: "created", ContextBytes: 300, GuidelinesBytes: 40, InitialFiles: 2, ClientName: "Claude Code", ClientVersion: "1.2",
+		Protocol: "2025-11-25", Principal: "alice", Correlation: "t1", ArgsDigest: strings.Repeat("ab", 32)}); err != nil {
+		t.Fatal(err)
+	}
+	if err := l.Record(Entry{Tool: "ReadFiles", Outcome: OutcomeOK, Batch: 3, WorkerLimit: 4, ClientName: "a\nb"}); err != nil {
+		t.Fatal(err)
+	}
+	l.Close()
+	es, err := ReadEntries(path, time.Time{}, 0)
+	if err != nil || len(es.Records) != 4 || es.Malformed != 0 {
+		t.Fatalf("ReadEntries = %d records, %d malformed, %v; want 4, 0", len(es.Records), es.Malformed, err)
+	}
+	want := Record{Time: clk.t, Type: EventToolCall, Schema: SchemaVersion, Build: "b1", Tool: "Initialize", Outcome: OutcomeOK,
+		Status: "completed", DurationMs: 7.5, ResponseBytes: 99, Principal: HashID("alice"), Correlation: HashID("t1"),
+		ArgsDigest: strings.Repeat("ab", 8), Session: "created", ContextBytes: 300, GuidelinesBytes: 40, InitialFiles: 2,
+		ClientName: "Claude Code", ClientVersion: "1.2", Protocol: "2025-11-25"}
+	if got := es.Records[2]; got != want {
+		t.Errorf("Initialize read back as\n%+v\nwant\n%+v", got, want)
+	}
+	if got := es.Records[3]; got.Batch != 3 || got.WorkerLimit != 4 || got.ClientName != "#"+HashID("a\nb") {
+		t.Errorf("ReadFiles read back as %+v, want batch 3, worker limit 4, the odd client name hashed", got)
+	}
+	s := Summarize(es)
+	if s.RetriedUnchanged != 1 || s.Unverifiable != 0 || len(s.Tools) != 2 {
+		t.Errorf("Summarize = %+v, want the schema 2 retry, nothing unverifiable, 2 tools", s)
 	}
 }

@@ -29,8 +29,14 @@ const (
 
 // SchemaVersion is the version of the records Record writes. Version 2
 // added the event type, the schema field and the request id; records
-// without a schema field are version 1.
-const SchemaVersion = 2
+// without a schema field are version 1. Version 3 writes the Rust Winx's
+// shape and names (winx.go), with the client, the worker limit and
+// Initialize's context sizes; the values of version 2 keep their meaning.
+const SchemaVersion = 3
+
+// retryCheckSince is the oldest schema whose argument digests and
+// statuses the report's retry check can judge.
+const retryCheckSince = 2
 
 // Event types of a record.
 const (
@@ -115,9 +121,18 @@ type Entry struct {
 	Category string
 	Session  string
 	Batch    int
+	// WorkerLimit, ContextBytes, GuidelinesBytes and InitialFiles are
+	// mcp.CallFacts' counts of the same names.
+	WorkerLimit, ContextBytes, GuidelinesBytes, InitialFiles int
+	// ClientName, ClientVersion and Protocol are what the client declared
+	// (clientInfo, the protocol revision); written as labels
+	// (clientLabel), so free text is hashed.
+	ClientName, ClientVersion, Protocol string
 }
 
-// Record is one line of the log as written and read back. Principal and
+// Record is one line of the log as read back, of any schema (its JSON
+// names are those of schemas 1 and 2; UnmarshalJSON also reads the Winx
+// shape that Log.Record writes since schema 3). Principal and
 // Correlation hold HashID values, ArgsDigest a keyed digest, never the
 // caller's strings; an operator finds a principal's calls by computing
 // HashID of its name.
@@ -147,6 +162,14 @@ type Record struct {
 	Category string `json:"category,omitempty"`
 	Session  string `json:"session,omitempty"`
 	Batch    int    `json:"batch,omitempty"`
+	// Schema 3 on (written in the Winx shape only; see winx.go).
+	WorkerLimit     int    `json:"workerLimit,omitempty"`
+	ContextBytes    int    `json:"contextBytes,omitempty"`
+	GuidelinesBytes int    `json:"guidelinesBytes,omitempty"`
+	InitialFiles    int    `json:"initialFiles,omitempty"`
+	ClientName      string `json:"clientName,omitempty"`
+	ClientVersion   string `json:"clientVersion,omitempty"`
+	Protocol        string `json:"protocol,omitempty"`
 }
 
 // Version is the record's schema version: 1 for records written before
@@ -211,6 +234,25 @@ func label(s string) string {
 		switch {
 		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9':
 		case c == '_', c == '-', c == '.':
+		default:
+			return "#" + HashID(s)
+		}
+	}
+	return s
+}
+
+// clientLabel is label for what a client calls itself: names like
+// "Claude Code" or "cursor-vscode (1.2)" are kept (spaces, parentheses,
+// '@', '+', '/' allowed besides the name characters); anything else, or
+// longer, is hashed.
+func clientLabel(s string) string {
+	if len(s) > MaxLabelLen {
+		return "#" + HashID(s)
+	}
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9':
+		case strings.IndexByte("_-. ()@+/", c) >= 0:
 		default:
 			return "#" + HashID(s)
 		}

@@ -281,7 +281,10 @@ func loadServe(args, environ []string, getenv func(string) string, cat Catalog, 
 	if s.Log, err = LoadLog(getenv); err != nil {
 		e.errs = append(e.errs, err)
 	}
-	if s.ShellArgs, err = guardian.ParseShellArgs(getenv(guardian.ShellArgsVar)); err != nil {
+	if s.ShellArgs, err = guardian.ParseShellArgs(getenv(guardian.ShellArgsVar)); err == nil {
+		err = guardian.CheckShellArgs(s.Shell, getenv(guardian.ShellArgsVar))
+	}
+	if err != nil {
 		e.errs = append(e.errs, &VarError{Name: guardian.ShellArgsVar, Value: getenv(guardian.ShellArgsVar), Err: err})
 	}
 	s.NoRedact = e.bool("WINX_NO_REDACT")

@@ -64,7 +64,7 @@ func CheckVariables(getenv func(string) string) error {
 func Variables() []Variable {
 	return []Variable{
 		{Name: "WINX_SHELL", Default: "bash", Range: "bash, zsh, or an absolute path to one of them; a missing zsh falls back to bash with a warning"},
-		{Name: "WINX_SHELL_ARGS", Range: fmt.Sprintf("up to %d whitespace-separated shell options, %d bytes each", 32, 256)},
+		{Name: "WINX_SHELL_ARGS", Range: fmt.Sprintf("up to %d whitespace-separated shell options, %d bytes each, that leave a session working (--login and -l included)", 32, 256)},
 		{Name: "WINX_RUNTIME", Default: RuntimeDaemon, Range: RuntimeDaemon + " or " + RuntimeEmbedded},
 		{Name: "WINX_EMBEDDED", Default: "false", Range: "boolean", Check: boolean},
 		{Name: "WINX_NO_REDACT", Default: "false", Range: "boolean", Check: boolean},
@@ -89,6 +89,12 @@ func Variables() []Variable {
 		{Name: "WINX_GUARDIAN_SWEEP_INTERVAL_SECS", Default: "60", Range: "0 (no sweep) to 315360000", Check: intRange(0, MaxTTLSecs)},
 		{Name: "WINX_SERVER_INSTRUCTIONS", Range: "text", Opaque: true},
 		{Name: "WINX_LOG", Default: "info", Range: "debug, info, warn, error or off"},
+		{Name: "RUST_LOG", Range: "a level or target=level directives (the Rust Winx's); read only when WINX_LOG is unset", Check: func(name, value string) error {
+			if _, err := RustLogLevel(value); err != nil {
+				return &VarError{Name: name, Value: value, Err: err}
+			}
+			return nil
+		}},
 		{Name: "WINX_LOG_FORMAT", Default: LogFormatText, Range: "text or json"},
 		{Name: "WINX_HTTP_TOKEN", Range: "bearer token, at least 32 bytes", Secret: true},
 		{Name: "WINX_USAGE_LOG", Range: "path of the usage log (JSON lines); unset means none"},

@@ -56,10 +56,18 @@ type Log struct {
 	Format string // WINX_LOG_FORMAT: LogFormatText (default) or LogFormatJSON
 }
 
-// LoadLog reads WINX_LOG and WINX_LOG_FORMAT. An unknown value is a
-// *VarError naming the variable.
+// LoadLog reads WINX_LOG and WINX_LOG_FORMAT; when WINX_LOG is unset, the
+// level comes from RUST_LOG (RustLogLevel), which every client recipe of
+// the Rust Winx sets. An unknown value is a *VarError naming the variable.
 func LoadLog(getenv func(string) string) (Log, error) {
 	l := Log{Level: strings.ToLower(getenv("WINX_LOG")), Format: strings.ToLower(getenv("WINX_LOG_FORMAT"))}
+	if l.Level == "" && strings.TrimSpace(getenv("RUST_LOG")) != "" {
+		level, err := RustLogLevel(getenv("RUST_LOG"))
+		if err != nil {
+			return l, &VarError{Name: "RUST_LOG", Value: getenv("RUST_LOG"), Err: err}
+		}
+		l.Level = level
+	}
 	switch l.Level {
 	case "":
 		l.Level = "info"
@@ -75,6 +83,70 @@ func LoadLog(getenv func(string) string) (Log, error) {
 		return l, &VarError{Name: "WINX_LOG_FORMAT", Value: getenv("WINX_LOG_FORMAT"), Err: errors.New("not json or text")}
 	}
 	return l, nil
+}
+
+// ErrRustLog is the cause of a RUST_LOG directive whose level is not
+// trace, debug, info, warn, error or off.
+var ErrRustLog = errors.New("a directive's level is not trace, debug, info, warn, error or off")
+
+// rustLevels maps the levels of a RUST_LOG directive to WINX_LOG's, by
+// verbosity (trace has no level of its own here: it is debug).
+var rustLevels = map[string]struct {
+	level     string
+	verbosity int
+}{
+	"off": {"off", 0}, "error": {"error", 1}, "warn": {"warn", 2}, "info": {"info", 3},
+	"debug": {"debug", 4}, "trace": {"debug", 5},
+}
+
+// RustLogLevel reduces a RUST_LOG value (comma-separated directives:
+// "level", "target=level" or a bare "target", which means trace for it) to
+// the one level of winx's log: the last bare level if there is one (the
+// default of every target); else the level of a target naming winx (its
+// first path element contains "winx": winx, winx_code_agent, winx::usage);
+// else the most verbose level given. Span filters ("target[span]=level")
+// count by their target. A directive with an unknown level is an error
+// wrapping ErrRustLog.
+func RustLogLevel(v string) (string, error) {
+	var bare, winx, most string
+	mostV := -1
+	for _, d := range strings.Split(v, ",") {
+		d = strings.TrimSpace(d)
+		if d == "" {
+			continue
+		}
+		target, lvl, hasLevel := "", d, false
+		if i := strings.LastIndexByte(d, '='); i >= 0 {
+			target, lvl, hasLevel = d[:i], d[i+1:], true
+		}
+		r, ok := rustLevels[strings.ToLower(strings.TrimSpace(lvl))]
+		switch {
+		case !hasLevel && ok:
+			bare = r.level
+			continue
+		case !hasLevel:
+			target, r = d, rustLevels["trace"] // a bare target enables all of it
+		case !ok:
+			return "", fmt.Errorf("%w: %q", ErrRustLog, d)
+		}
+		if i := strings.IndexByte(target, '['); i >= 0 {
+			target = target[:i]
+		}
+		first, _, _ := strings.Cut(target, "::")
+		if strings.Contains(strings.ToLower(first), "winx") {
+			winx = r.level
+		}
+		if r.verbosity > mostV {
+			most, mostV = r.level, r.verbosity
+		}
+	}
+	switch {
+	case bare != "":
+		return bare, nil
+	case winx != "":
+		return winx, nil
+	}
+	return most, nil
 }
 
 // ParseRange parses the integer variable name within [min, max]; set is

@@ -224,3 +224,28 @@ func TestLoadAdapterTurnRecognizer(t *testing.T) {
 		}
 	}
 }
+
+func TestRustLogLevel(t *testing.T) {
+	for _, tc := range []struct {
+		in, want string
+		bad      bool
+	}{
+		{in: "info", want: "info"},
+		{in: "TRACE", want: "debug"},
+		{in: "off", want: "off"},
+		{in: "winx=warn", want: "warn"},
+		{in: "winx::usage=error,hyper=debug", want: "error"},
+		{in: "tower=debug,winx_code_agent=info", want: "info"},
+		{in: "debug,winx=error", want: "debug"},
+		{in: "hyper=warn,tokio=debug", want: "debug"},
+		{in: "winx", want: "debug"},
+		{in: "winx[span{a=1}]=info", want: "info"},
+		{in: " info , ", want: "info"},
+		{in: "winx=loud", bad: true},
+	} {
+		got, err := RustLogLevel(tc.in)
+		if (err != nil) != tc.bad || got != tc.want {
+			t.Errorf("RustLogLevel(%q) = %q, %v; want %q (error %v)", tc.in, got, err, tc.want, tc.bad)
+		}
+	}
+}
