@@ -4,10 +4,13 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
 	"time"
+
+	"winx/jsonrpc"
 )
 
 // Modern _meta of the requests below, without and with the tasks extension.
@@ -134,7 +137,9 @@ func TestRouteErrors(t *testing.T) {
 	}
 	reg := NewRegistry()
 	reg.AddPrompt(Prompt{Name: "p"}, func(context.Context, *PromptRequest) (*GetPromptResult, error) { return &GetPromptResult{}, nil }, nil)
-	reg.AddResource(Resource{URI: "x:y", Name: "y"}, func(context.Context, *ResourceRequest) (*ReadResourceResult, error) { return &ReadResourceResult{}, nil })
+	reg.AddResource(Resource{URI: "x:y", Name: "y"}, func(context.Context, *ResourceRequest) (*ReadResourceResult, error) {
+		return &ReadResourceResult{}, nil
+	})
 	for _, run := range []struct {
 		reg   *Registry
 		cases []routeCase
@@ -145,5 +150,115 @@ func TestRouteErrors(t *testing.T) {
 				t.Errorf("%s: %s = error %s, want %s", c.name, c.method, got[i], c.wantErr)
 			}
 		}
+	}
+}
+
+// TestRouteTable walks the method table: every method has one row, era
+// flags are consistent, each row is found exactly in its era and under its
+// capability, and anything else gets the unknown-method error dispatch
+// always gave.
+func TestRouteTable(t *testing.T) {
+	full := NewRegistry()
+	full.AddPrompt(Prompt{Name: "p"}, func(context.Context, *PromptRequest) (*GetPromptResult, error) { return &GetPromptResult{}, nil }, nil)
+	full.AddResource(Resource{URI: "x:y", Name: "y"}, func(context.Context, *ResourceRequest) (*ReadResourceResult, error) {
+		return &ReadResourceResult{}, nil
+	})
+	withAll := NewServer(Implementation{Name: "t", Version: "1"}, full, nil)
+	bareSrv := NewServer(Implementation{Name: "t", Version: "1"}, NewRegistry(), nil)
+
+	tasksCaps := ClientCapabilities{"extensions": json.RawMessage(`{"` + TasksExtension + `":{}}`)}
+	legacy := &exchange{era: eraLegacy, session: newSession(LatestLegacyVersion, nil, nil)}
+	modern := &exchange{era: eraModern, caps: tasksCaps}
+	modernNoTasks := &exchange{era: eraModern, caps: ClientCapabilities{}}
+
+	rows := withAll.routes()
+	if len(rows) != len(withAll.table) {
+		t.Errorf("routes() has %d rows, the table %d methods: a method has two rows", len(rows), len(withAll.table))
+	}
+	seen := map[string]bool{}
+	for _, r := range rows {
+		if seen[r.method] {
+			t.Errorf("method %s has two rows", r.method)
+		}
+		seen[r.method] = true
+		if r.flags&modernOnly != 0 && r.flags&legacyOnly != 0 {
+			t.Errorf("%s: both modern only and legacy only", r.method)
+		}
+		if r.flags&needsTasksExtension != 0 && r.flags&legacyOnly != 0 {
+			t.Errorf("%s: legacy only, so the tasks extension it needs is never asked for", r.method)
+		}
+		if r.handle == nil {
+			t.Errorf("%s: no handler", r.method)
+		}
+		for _, c := range []struct {
+			ex   *exchange
+			want bool
+		}{{legacy, r.flags&modernOnly == 0}, {modern, r.flags&legacyOnly == 0}} {
+			got, err := withAll.lookup(c.ex, r.method)
+			if (got != nil) != c.want {
+				t.Errorf("lookup(era %d, %s) = %v, %v; want found %v", c.ex.era, r.method, got, err, c.want)
+			}
+			if !c.want {
+				wantNotFound(t, err, r.method)
+			}
+			got, err = bareSrv.lookup(c.ex, r.method)
+			if gated := r.flags&(needsPrompts|needsResources) != 0; c.want && !gated && got == nil {
+				t.Errorf("without prompts or resources, lookup(era %d, %s) = %v, want found", c.ex.era, r.method, err)
+			} else if gated || !c.want {
+				wantNotFound(t, err, r.method)
+			}
+		}
+		if r.flags&(needsTasksExtension|legacyOnly) == needsTasksExtension {
+			_, err := withAll.lookup(modernNoTasks, r.method)
+			var we *jsonrpc.Error
+			if !errors.As(err, &we) || we.Code != CodeMissingRequiredClientCapability || we.Message != "the tasks extension was not declared" {
+				t.Errorf("lookup(modern without tasks, %s) = %v, want the tasks extension error", r.method, err)
+			}
+		}
+	}
+	// Answered by the transports before dispatch, never by a row.
+	for _, m := range []string{"initialize", "subscriptions/listen", "notifications/initialized", "notifications/cancelled"} {
+		if seen[m] {
+			t.Errorf("%s has a row, but the transports answer it before dispatch", m)
+		}
+	}
+	for _, m := range []string{"", "nope", "tools/nope", "resources/nope", "tasks/nope", "initialize", "subscriptions/listen", "Tools/list"} {
+		for _, ex := range []*exchange{legacy, modern} {
+			_, err := withAll.lookup(ex, m)
+			wantNotFound(t, err, m)
+		}
+	}
+}
+
+// wantNotFound checks err is dispatch's unknown-method error for method.
+func wantNotFound(t *testing.T, err error, method string) {
+	t.Helper()
+	var we *jsonrpc.Error
+	if !errors.As(err, &we) || we.Code != jsonrpc.CodeMethodNotFound || we.Message != "method not found: "+method || we.Data != nil {
+		t.Errorf("lookup(%q) = %v, want -32601 %q", method, err, "method not found: "+method)
+	}
+}
+
+// TestRouteTableRefusesBadRows: the table is built once per server and a
+// bad row is a programming error, found at NewServer.
+func TestRouteTableRefusesBadRows(t *testing.T) {
+	h := func(context.Context, *exchange, *jsonrpc.Request) (result, error) { return &EmptyResult{}, nil }
+	tests := []struct {
+		name string
+		rows []route
+	}{
+		{"duplicate", []route{{method: "a", handle: h}, {method: "a", handle: h}}},
+		{"both eras only", []route{{method: "a", flags: modernOnly | legacyOnly, handle: h}}},
+		{"no handler", []route{{method: "a"}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("routeTable(%s) did not panic", tt.name)
+				}
+			}()
+			routeTable(tt.rows)
+		})
 	}
 }
