@@ -1,9 +1,11 @@
 package daemon
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 
 	"winx/jsonrpc"
@@ -85,5 +87,71 @@ func TestHandleAnswers(t *testing.T) {
 		}
 	default:
 		t.Error("daemon.shutdown asked for no shutdown")
+	}
+}
+
+// TestMethodTable walks winxd's method table: one row per method, each
+// with a call, every one announced in the hello and nothing else, only the
+// ensure keyed; a method without a row gets the unknown-method error
+// winxd always gave.
+func TestMethodTable(t *testing.T) {
+	srv := NewServer(Options{Dir: t.TempDir()})
+	rows := methods()
+	seen := map[string]bool{}
+	for _, m := range rows {
+		if seen[m.name] {
+			t.Errorf("method %s has two rows", m.name)
+		}
+		seen[m.name] = true
+		if m.call == nil {
+			t.Errorf("method %s has no call", m.name)
+		}
+		if m.keyed != (m.name == MethodEnsure) {
+			t.Errorf("method %s keyed = %v: only an ensure names a session key", m.name, m.keyed)
+		}
+		if srv.table[m.name] == nil {
+			t.Errorf("method %s is not in the server's table", m.name)
+		}
+	}
+	if len(srv.table) != len(rows) {
+		t.Errorf("the server's table has %d methods, the rows %d", len(srv.table), len(rows))
+	}
+	if got, want := strings.Join(srv.Hello().Capabilities, ","), strings.Join(methodNames(), ","); got != want {
+		t.Errorf("hello announces %s, want the table's %s", got, want)
+	}
+	for _, name := range []string{MethodEnsure, MethodList, MethodShutdown} {
+		if !seen[name] {
+			t.Errorf("no row for %s", name)
+		}
+	}
+	for _, name := range []string{"", "daemon.", "daemon.nope", "session.run", "DAEMON.ENSURE", MethodEnsure + " "} {
+		_, err := srv.Handle(t.Context(), &jsonrpc.Request{Method: name, ID: jsonrpc.Int64ID(1)})
+		var we *jsonrpc.Error
+		if !errors.As(err, &we) || we.Code != jsonrpc.CodeMethodNotFound || we.Message != "daemon: unknown method "+name || we.Data != nil {
+			t.Errorf("Handle(%q) = %v, want -32601 %q", name, err, "daemon: unknown method "+name)
+		}
+	}
+}
+
+// TestMethodTableRefusesBadRows: a bad row is a programming error, found
+// when the server is made.
+func TestMethodTableRefusesBadRows(t *testing.T) {
+	call := noParams(func(*Server, context.Context) (any, error) { return struct{}{}, nil })
+	tests := []struct {
+		name string
+		rows []method
+	}{
+		{"duplicate", []method{{name: "a", call: call}, {name: "a", call: call}}},
+		{"no call", []method{{name: "a"}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("methodTable(%s) did not panic", tt.name)
+				}
+			}()
+			methodTable(tt.rows)
+		})
 	}
 }
