@@ -47,6 +47,7 @@ type Server struct {
 	state    *stateSealer
 	tasks    *taskStore
 	subs     *subscriptionHub
+	table    map[string]*route // the method table (routes.go); read-only after NewServer
 }
 
 // NewServer returns a server for the registry. The registry must not change
@@ -79,6 +80,7 @@ func NewServer(info Implementation, registry *Registry, opts *ServerOptions) *Se
 	s.state = &stateSealer{key: key, ttl: s.opts.StateTTL, now: s.opts.Now}
 	s.tasks = newTaskStore(s.opts.Now)
 	s.subs = newSubscriptionHub()
+	s.table = routeTable(s.routes())
 	return s
 }
 
@@ -257,7 +259,11 @@ func (s *Server) dispatch(ctx context.Context, ex *exchange, req *jsonrpc.Reques
 // dispatchResult routes a request and marshals its result with the era's
 // fields.
 func (s *Server) dispatchResult(ctx context.Context, ex *exchange, req *jsonrpc.Request) (json.RawMessage, error) {
-	res, err := s.route(ctx, ex, req)
+	r, err := s.lookup(ex, req.Method)
+	if err != nil {
+		return nil, err
+	}
+	res, err := r.handle(ctx, ex, req)
 	if err != nil {
 		return nil, err
 	}
@@ -266,11 +272,7 @@ func (s *Server) dispatchResult(ctx context.Context, ex *exchange, req *jsonrpc.
 		if h.ResultType == "" {
 			h.ResultType = ResultComplete
 		}
-		// serverInfo goes on every result but a tool's: the revision
-		// says a result should carry it, and server/discover, initialize
-		// and the lists do; on tools/call, the answer the model pays for
-		// on every call, it would repeat what the client already knows.
-		if req.Method != "tools/call" {
+		if r.flags&noServerInfo == 0 {
 			if h.Meta == nil {
 				h.Meta = make(map[string]any, 1)
 			}
@@ -315,62 +317,6 @@ func decodeParams(params json.RawMessage, v any) error {
 		return invalidParams("invalid params: %v", err)
 	}
 	return nil
-}
-
-func (s *Server) route(ctx context.Context, ex *exchange, req *jsonrpc.Request) (result, error) {
-	modern := ex.era == eraModern
-	switch req.Method {
-	case "server/discover":
-		if !modern {
-			return nil, methodNotFound(req.Method)
-		}
-		return s.discover(ex), nil
-	case "ping":
-		if modern {
-			return nil, methodNotFound(req.Method)
-		}
-		return &EmptyResult{}, nil
-	case "logging/setLevel":
-		if modern {
-			return nil, methodNotFound(req.Method)
-		}
-		return s.setLevel(ex, req.Params)
-	case "tools/list":
-		return s.listTools(ex, req.Params)
-	case "tools/call":
-		return s.callTool(ctx, ex, req.Params)
-	case "prompts/list", "prompts/get":
-		// Undeclared capabilities answer as unknown methods, so discovery
-		// and dispatch never disagree.
-		if !s.registry.hasPrompts() {
-			return nil, methodNotFound(req.Method)
-		}
-		if req.Method == "prompts/list" {
-			return s.listPrompts(req.Params)
-		}
-		return s.getPrompt(ctx, ex, req.Params)
-	}
-	if strings.HasPrefix(req.Method, "resources/") && !s.registry.hasResources() {
-		return nil, methodNotFound(req.Method)
-	}
-	switch req.Method {
-	case "resources/list":
-		return s.listResources(req.Params)
-	case "resources/templates/list":
-		return s.listResourceTemplates(req.Params)
-	case "resources/read":
-		return s.readResource(ctx, ex, req.Params)
-	case "resources/subscribe", "resources/unsubscribe":
-		if modern {
-			return nil, methodNotFound(req.Method)
-		}
-		return s.legacySubscribe(ex, req.Method == "resources/subscribe", req.Params)
-	case "completion/complete":
-		return s.complete(ctx, ex, req.Params)
-	case "tasks/get", "tasks/update", "tasks/cancel", "tasks/list", "tasks/result":
-		return s.handleTasks(ctx, ex, req)
-	}
-	return nil, methodNotFound(req.Method)
 }
 
 func (s *Server) capabilities(modern bool, version string) ServerCapabilities {
@@ -445,11 +391,7 @@ type setLevelParams struct {
 	Level LoggingLevel `json:"level"`
 }
 
-func (s *Server) setLevel(ex *exchange, params json.RawMessage) (result, error) {
-	var p setLevelParams
-	if err := decodeParams(params, &p); err != nil {
-		return nil, err
-	}
+func (s *Server) setLevel(_ context.Context, ex *exchange, p *setLevelParams) (result, error) {
 	if !p.Level.valid() {
 		return nil, invalidParams("logging/setLevel: unknown level %q", p.Level)
 	}
@@ -461,19 +403,19 @@ type listParams struct {
 	Cursor *string `json:"cursor"`
 }
 
-func checkNoCursor(params json.RawMessage) error {
-	var p listParams
-	if err := decodeParams(params, &p); err != nil {
-		return err
-	}
-	if p.Cursor != nil {
+// checkNoCursor refuses a cursor: every list is answered in one page, so
+// no cursor was ever handed out. A nil p is a list without params.
+func (p *listParams) checkNoCursor() error {
+	if p != nil && p.Cursor != nil {
 		return invalidParams("invalid cursor")
 	}
 	return nil
 }
 
-func (s *Server) listTools(ex *exchange, params json.RawMessage) (result, error) {
-	if err := checkNoCursor(params); err != nil {
+// listTools answers tools/list with the tools ex's caller may call; the
+// REST API's GET /api/tools calls it with p nil.
+func (s *Server) listTools(ex *exchange, p *listParams) (result, error) {
+	if err := p.checkNoCursor(); err != nil {
 		return nil, err
 	}
 	tools := s.registry.listTools(ex.caller.Profile)
@@ -484,8 +426,8 @@ func (s *Server) listTools(ex *exchange, params json.RawMessage) (result, error)
 	return &listToolsWire{ListToolsResult: &ListToolsResult{Tools: tools}, tools: enc}, nil
 }
 
-func (s *Server) listPrompts(params json.RawMessage) (result, error) {
-	if err := checkNoCursor(params); err != nil {
+func (s *Server) listPrompts(_ *exchange, p *listParams) (result, error) {
+	if err := p.checkNoCursor(); err != nil {
 		return nil, err
 	}
 	out := make([]Prompt, 0, len(s.registry.prompts))
@@ -495,8 +437,8 @@ func (s *Server) listPrompts(params json.RawMessage) (result, error) {
 	return &ListPromptsResult{Prompts: out}, nil
 }
 
-func (s *Server) listResources(params json.RawMessage) (result, error) {
-	if err := checkNoCursor(params); err != nil {
+func (s *Server) listResources(_ *exchange, p *listParams) (result, error) {
+	if err := p.checkNoCursor(); err != nil {
 		return nil, err
 	}
 	out := make([]Resource, 0, len(s.registry.resources))
@@ -506,8 +448,8 @@ func (s *Server) listResources(params json.RawMessage) (result, error) {
 	return &ListResourcesResult{Resources: out}, nil
 }
 
-func (s *Server) listResourceTemplates(params json.RawMessage) (result, error) {
-	if err := checkNoCursor(params); err != nil {
+func (s *Server) listResourceTemplates(_ *exchange, p *listParams) (result, error) {
+	if err := p.checkNoCursor(); err != nil {
 		return nil, err
 	}
 	out := make([]ResourceTemplate, 0, len(s.registry.templates))
@@ -532,16 +474,16 @@ type subscribeParams struct {
 	URI string `json:"uri"`
 }
 
-func (s *Server) legacySubscribe(ex *exchange, subscribe bool, params json.RawMessage) (result, error) {
-	var p subscribeParams
-	if err := decodeParams(params, &p); err != nil {
-		return nil, err
+// subscribe answers resources/subscribe (on) or resources/unsubscribe, which
+// only a legacy session has: the stateless era listens instead.
+func (s *Server) subscribe(on bool) func(context.Context, *exchange, *subscribeParams) (result, error) {
+	return func(_ context.Context, ex *exchange, p *subscribeParams) (result, error) {
+		if p.URI == "" {
+			return nil, invalidParams("uri is required")
+		}
+		ex.session.setSubscribed(p.URI, on)
+		return &EmptyResult{}, nil
 	}
-	if p.URI == "" {
-		return nil, invalidParams("uri is required")
-	}
-	ex.session.setSubscribed(p.URI, subscribe)
-	return &EmptyResult{}, nil
 }
 
 type completeParams struct {
@@ -559,11 +501,7 @@ type completeParams struct {
 // maxCompletionValues is the spec's cap on values in one completion answer.
 const maxCompletionValues = 100
 
-func (s *Server) complete(ctx context.Context, ex *exchange, params json.RawMessage) (result, error) {
-	var p completeParams
-	if err := decodeParams(params, &p); err != nil {
-		return nil, err
-	}
+func (s *Server) complete(ctx context.Context, _ *exchange, p *completeParams) (result, error) {
 	var completer Completer
 	switch p.Ref.Type {
 	case "ref/prompt":

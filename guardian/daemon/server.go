@@ -90,11 +90,13 @@ type Server struct {
 	shutdown chan string
 	// guards watches the guardians' processes while Run runs (watch.go).
 	guards *watcher
+	// table is the method table (methods.go); read-only after newServer.
+	table map[string]*method
 }
 
 // NewServer returns winxd for real guardian processes.
 func NewServer(opts Options) *Server {
-	hello := wire.NewHello(wire.RoleDaemon, opts.Build, []string{MethodEnsure, MethodList, MethodShutdown})
+	hello := wire.NewHello(wire.RoleDaemon, opts.Build, methodNames())
 	pf := &processFleet{
 		Fleet:   Fleet{Dir: opts.Dir, Hello: hello.WithSecret(opts.Secret)},
 		bin:     opts.GuardianBin,
@@ -116,7 +118,10 @@ func newServer(opts Options, ops fleetOps, hello wire.Hello) *Server {
 		opts.SweepInterval = DefaultSweepInterval
 	}
 	opts.Policy = opts.Policy.withDefaults()
-	s := &Server{opts: opts, ops: ops, hello: hello, log: opts.Logger, shutdown: make(chan string, 1), spawning: map[string]string{}}
+	s := &Server{
+		opts: opts, ops: ops, hello: hello, log: opts.Logger, shutdown: make(chan string, 1), spawning: map[string]string{},
+		table: methodTable(methods()),
+	}
 	s.guards = newWatcher(opts.Logger)
 	s.guards.exited = s.guardianExited
 	return s
@@ -159,17 +164,18 @@ const (
 // Handle answers one call and reports it to Options.OnRequest; it
 // implements jsonrpc.Handler.
 func (s *Server) Handle(ctx context.Context, req *jsonrpc.Request) (json.RawMessage, error) {
+	m := s.table[req.Method] // nil: an unknown method
 	if s.opts.OnRequest == nil {
-		b, _, err := s.handle(ctx, req)
+		b, _, err := s.handle(ctx, m, req)
 		return b, err
 	}
 	start := time.Now()
-	b, spawned, err := s.handle(ctx, req)
+	b, spawned, err := s.handle(ctx, m, req)
 	r := Request{Method: req.Method, Outcome: OutcomeOK, Duration: time.Since(start), Bytes: len(b)}
 	if peer, ok := wire.PeerFrom(ctx); ok {
 		r.Peer = peer.Hello.Role
 	}
-	if req.Method == MethodEnsure {
+	if m != nil && m.keyed {
 		var p struct {
 			Key string `json:"key"`
 		}
@@ -197,52 +203,18 @@ func (s *Server) Handle(ctx context.Context, req *jsonrpc.Request) (json.RawMess
 	return b, err
 }
 
-// handle answers one call; spawned reports an ensure that started a
-// guardian.
-func (s *Server) handle(ctx context.Context, req *jsonrpc.Request) (_ json.RawMessage, spawned bool, _ error) {
-	var (
-		res any
-		err error
-	)
-	switch req.Method {
-	case MethodEnsure:
-		var p EnsureParams
-		if err := decode(req.Params, &p); err != nil {
-			return nil, false, err
-		}
-		if err := p.validate(); err != nil {
-			return nil, false, jsonrpc.NewError(CodeRequest, err.Error())
-		}
-		var er *EnsureResult
-		er, err = s.Ensure(ctx, &p)
-		spawned = er != nil && er.Spawned
-		res = er
-	case MethodList:
-		var lr ListResult
-		lr.Guardians, lr.Unreachable, err = s.ops.Discover(ctx)
-		res = lr
-	case MethodShutdown:
-		var p ShutdownParams
-		if err := decode(req.Params, &p); err != nil {
-			return nil, false, err
-		}
-		reason := "shutdown requested"
-		if p.Reason != "" {
-			reason += ": " + p.Reason
-		}
-		if peer, ok := wire.PeerFrom(ctx); ok {
-			reason += fmt.Sprintf(" (by %s pid %d)", peer.Hello.Role, peer.Cred.PID)
-		}
-		select {
-		case s.shutdown <- reason:
-		default:
-		}
-		res = struct{}{}
-	default:
-		return nil, false, jsonrpc.NewError(jsonrpc.CodeMethodNotFound, "daemon: unknown method "+req.Method)
+// handle answers one call by its row m (nil for an unknown method);
+// spawned reports an ensure that started a guardian.
+func (s *Server) handle(ctx context.Context, m *method, req *jsonrpc.Request) (_ json.RawMessage, spawned bool, _ error) {
+	if m == nil {
+		return nil, false, unknownMethod(req.Method)
 	}
+	res, err := m.call(s, ctx, req)
 	if err != nil {
 		return nil, false, toWireError(err)
+	}
+	if er, ok := res.(*EnsureResult); ok {
+		spawned = er.Spawned
 	}
 	b, err := json.Marshal(res)
 	return b, spawned, err
