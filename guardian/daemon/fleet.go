@@ -212,8 +212,26 @@ func (f *Fleet) Close(ctx context.Context, g Guardian) error {
 	}
 	var st remote.Status
 	err = c.Call(ctx, remote.MethodClose, struct{}{}, &st)
-	if errors.Is(err, wire.ErrConnectionLost) {
-		return nil // it exited before answering
+	if err != nil && !errors.Is(err, wire.ErrConnectionLost) { // lost: it exited before answering
+		return err
 	}
-	return err
+	return waitExited(ctx, g.PID)
+}
+
+// waitExited waits, within ctx, until the process pid has exited, so that
+// a session reported closed is gone from the next listing too.
+func waitExited(ctx context.Context, pid int) error {
+	if pid <= 0 {
+		return nil
+	}
+	tick := time.NewTicker(10 * time.Millisecond)
+	defer tick.Stop()
+	for !Exited(pid) {
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("guardian pid %d did not exit after closing its session: %w", pid, ctx.Err())
+		case <-tick.C:
+		}
+	}
+	return nil
 }
