@@ -281,14 +281,14 @@ func heavy(role, base, token, ws string, workers, size int) error {
 	var useful, units atomic.Int64
 	var wg sync.WaitGroup
 	start := time.Now()
+	shared := callBody(tool, args) // one copy for all workers
 	fmt.Println("ready")
 	for w := range workers {
 		wg.Go(func() {
-			args := args
+			body := shared
 			if role == "sleep" {
-				args = sessions[w].bound(`"action_json":{"type":"command","command":"sleep 2"},"wait_for_seconds":5`)
+				body = callBody(tool, sessions[w].bound(`"action_json":{"type":"command","command":"sleep 2"},"wait_for_seconds":5`))
 			}
-			body := callBody(tool, args)
 			for ctx.Err() == nil {
 				code, out, err := c.send(tool, body)
 				if err != nil {
