@@ -164,7 +164,7 @@ var bashSchema = json.RawMessage(`{
       ]
     },
     "command": {"type": "string", "description": "shorthand for a command action"},
-    "wait_for_seconds": {"type": "number", "minimum": 0, "maximum": 600, "description": "wait before answering running (default 15)"},
+    "wait_for_seconds": {"type": "number", "minimum": 0, "maximum": 600, "description": "wait before answering running (default 15; a background status_check answers at once unless given)"},
     "wait_policy": {"type": "string", "enum": ["adaptive", "return_early", "until_complete"], "description": "return_early: at most 5 s; until_complete: to the end (not with is_background)"},
     "thread_id": {"type": "string", "minLength": 1},
     "workspace_root": {"type": "string", "minLength": 1}
@@ -190,6 +190,12 @@ func (t *bashTool) handle(ctx context.Context, req *mcp.ToolRequest) (*mcp.CallT
 	wait, err := in.wait()
 	if err != nil {
 		return bashFailure(err), nil
+	}
+	if act.Type == "status_check" && act.BgCommandID != "" && in.WaitForSeconds == nil && in.WaitPolicy == "" {
+		// A look at a background job answers at once: it runs on its own
+		// PTY and the main shell stays free, so the default wait would
+		// only cost the agent 15 s. A wait is given when asked for.
+		wait = 0
 	}
 	if in.WorkspaceRoot == "" {
 		return bashFailure(session.ErrWorkspaceBindingRequired), nil
@@ -340,6 +346,13 @@ type bashRun struct {
 func (r *bashRun) failure(err error) *mcp.CallToolResult {
 	if errors.Is(err, guardian.ErrShellLost) && r.lost != nil {
 		return r.lost()
+	}
+	if errors.Is(err, guardian.ErrUnknownBg) {
+		env := mcp.Envelope{Status: mcp.StatusNotFound, Tool: BashCommandTool, ErrorCode: codeCommandNotRunning, Retryable: true,
+			Message: "There is no background command with that bg_command_id.",
+			NextAction: &mcp.NextAction{Tool: BashCommandTool, Instruction: "List the background commands and their ids.",
+				Arguments: map[string]any{"action_json": map[string]any{"type": "jobs"}, "thread_id": r.threadID, "workspace_root": r.root}}}
+		return env.Result(env.Message)
 	}
 	return bashFailure(err)
 }
