@@ -61,9 +61,9 @@ func bashStep(name string, action map[string]any, wait float64, expect map[strin
 	return map[string]any{"name": name, "tool": "BashCommand", "args": args, "expect": expect}
 }
 
-// TestFullScreenFirstAnswer: `less` answers with the screen it draws and
-// the key that leaves it, not an empty text and an answer prompt; the key
-// then ends it.
+// TestFullScreenFirstAnswer: `less` and `vi` answer with the screen they
+// draw and the keys that leave them, not an empty text and an answer
+// prompt (nor, for vi, after the whole wait); the keys then end them.
 func TestFullScreenFirstAnswer(t *testing.T) {
 	d := newDaemonEnv(t)
 	root := canonDir(t, t.TempDir())
@@ -80,6 +80,18 @@ func TestFullScreenFirstAnswer(t *testing.T) {
 			"status": "awaiting_input", "contains": "first-row\nrow-x-b", "not_contains": "<answer>",
 			"matches": `"alt_screen":true[\s\S]*"send_text":"q"`}),
 		bashStep("q leaves less", map[string]any{"type": "send_text", "send_text": "q"}, 10, map[string]any{"status": "completed"}),
+	)
+	if _, err := exec.LookPath("vi"); err != nil {
+		t.Logf("no vi on PATH (%v): the editor case is not run", err)
+		return
+	}
+	// vi waits for keys in select(2), not read(2): quiet on the
+	// alternate screen is enough, so it answers long before the wait.
+	sdkScript(t, d,
+		initStep(root, nil),
+		bashStep("vi shows its screen", command("vi long.txt"), 60, map[string]any{
+			"status": "awaiting_input", "contains": "first-row\nrow-x-b", "matches": `"send_text":"\\u001b:q!"`}),
+		bashStep(":q! leaves vi", map[string]any{"type": "send_text", "send_text": "\x1b:q!", "submit": true}, 10, map[string]any{"status": "completed"}),
 	)
 }
 

@@ -619,10 +619,9 @@ func (r *bashRun) outcome(ctx context.Context, o *guardian.Outcome, err error) *
 		b.Reset()
 		b.WriteString(strings.Join(rows, "\n"))
 		b.WriteString("\n")
-		env.Status = mcp.StatusRunning
-		if o.AwaitingInput {
-			env.Status, env.ErrorCode = mcp.StatusAwaitingInput, codeInputRequired
-		}
+		// It waits for keys, whether it blocks in read (less) or in
+		// select (vi): nothing happens until someone types.
+		env.Status, env.ErrorCode = mcp.StatusAwaitingInput, codeInputRequired
 		env.Message = "A full-screen program holds the terminal; the text is its screen, and it reads keys."
 		env.NextAction = r.fullScreenNext(o.Command)
 		alt := true

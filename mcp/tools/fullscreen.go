@@ -20,8 +20,14 @@ import (
 // when a program holds it on the alternate screen, with the trailing
 // blank rows left out; ok is false otherwise. Only the shell's own
 // terminal has a screen here: a background command's PTY is not rendered.
+//
+// It looks only when the command reads its terminal or printed nothing
+// new (what a program draws on the alternate screen is no output: less
+// reads, vi waits in select and shows as silent). A screen snapshot is also
+// the base of the next screen diff, which must stay what the model last
+// saw; with no new output the screen has not moved since the last answer.
 func (r *bashRun) fullScreen(ctx context.Context, o *guardian.Outcome) (rows []string, ok bool) {
-	if !o.Running || r.act.BgCommandID != "" {
+	if !o.Running || r.act.BgCommandID != "" || !o.AwaitingInput && strings.TrimSpace(o.Output.Text) != "" {
 		return nil, false
 	}
 	snap := r.term.Screen(ctx, 0, false)
