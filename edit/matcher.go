@@ -130,14 +130,19 @@ type Nearest struct {
 	Text string
 }
 
-func (e *MatchError) Error() string {
-	// The block is named by its place among the edit's blocks: the line
-	// it starts at is a line of the edit content, which read as a line of
-	// the file would send the model to the wrong place.
-	where := fmt.Sprintf("edit: SEARCH block %d", e.Block+1)
+// BlockName names the refused block by its place among the edit's blocks
+// ("SEARCH block 2 of 3"): the line it starts at is a line of the edit
+// content, which read as a line of the file would send the model to the
+// wrong place.
+func (e *MatchError) BlockName() string {
 	if e.Blocks > 1 {
-		where += fmt.Sprintf(" of %d", e.Blocks)
+		return fmt.Sprintf("SEARCH block %d of %d", e.Block+1, e.Blocks)
 	}
+	return fmt.Sprintf("SEARCH block %d", e.Block+1)
+}
+
+func (e *MatchError) Error() string {
+	where := "edit: " + e.BlockName()
 	switch e.Kind {
 	case NotFound:
 		if n := e.Nearest; n != nil {

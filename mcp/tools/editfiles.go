@@ -576,12 +576,12 @@ func (t *editTool) failure(in *editInput, err error) *mcp.CallToolResult {
 		if errors.As(err, &fe) {
 			msg = fe.Path + ": " + strings.TrimPrefix(me.Error(), "edit: ")
 		}
-		if me.Nearest != nil {
+		if me.Nearest != nil && fe != nil {
 			near := me.Nearest.Text
 			if len(near) > maxNearestMessageBytes {
 				near = near[:maxNearestMessageBytes] + "\n..."
 			}
-			msg += fmt.Sprintf("\nNearest candidate, lines %d-%d (~ marks lines that differ from the SEARCH):\n%s", me.Nearest.StartLine, me.Nearest.EndLine, near)
+			msg = fmt.Sprintf("%s: %s was not found in the file. Nearest candidate (~ marks lines that differ from the SEARCH):\n%s", fe.Path, me.BlockName(), near)
 		}
 		env.Message = msg + "\nNothing was written."
 		if me.Kind == edit.NotFound && fe != nil {

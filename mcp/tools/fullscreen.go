@@ -56,10 +56,16 @@ var programKeys = []struct {
 	{[]string{"emacs"}, "\x18\x03", false, "Ctrl-X Ctrl-C leaves %s (it asks before discarding changes)"},
 }
 
-// programName is the program a command line starts: its first word that
-// is not a variable assignment, sudo or env, as a base name.
+// programName is the program a command line leaves in the foreground: in
+// its last pipeline stage or list element (`seq 9 | less`, `cd d && vi
+// f`), the first word that is not a variable assignment, sudo or env, as a
+// base name. It only picks the keys offered; a wrong guess costs a screen.
 func programName(command string) string {
-	for _, w := range strings.Fields(command) {
+	last := command
+	if i := strings.LastIndexAny(command, "|;&\n"); i >= 0 {
+		last = command[i+1:]
+	}
+	for _, w := range strings.Fields(last) {
 		if strings.Contains(w, "=") || w == "sudo" || w == "env" || w == "command" || w == "exec" {
 			continue
 		}
