@@ -185,7 +185,7 @@ func TestTypingAtIdlePrompt(t *testing.T) {
 		bashStep("a writing line is refused", map[string]any{"type": "send_text", "send_text": "touch " + pwned, "submit": true}, 10,
 			map[string]any{"status": "denied"}),
 		bashStep("split: first half", map[string]any{"type": "send_text", "send_text": "tou"}, 10,
-			map[string]any{"status": "denied"}),
+			map[string]any{"status": "denied", "matches": `"send_text":"tou","submit":true`}),
 		bashStep("split: second half", map[string]any{"type": "send_text", "send_text": "ch " + pwned, "submit": true}, 10,
 			map[string]any{"status": "denied"}),
 		bashStep("split by send_ascii: first half", map[string]any{"type": "send_ascii", "send_ascii": []int{'t', 'o', 'u'}}, 10,

@@ -209,7 +209,7 @@ func (t *bashTool) handle(ctx context.Context, req *mcp.ToolRequest) (*mcp.CallT
 	}
 	sess.UseHistoryDir(wspace.PrincipalStateDir(t.stateDir, sess.Principal))
 	term := sess.Shell()
-	if res := bashGate(ctx, sess, term, act); res != nil { // the session mode (modepolicy.go)
+	if res := bashGate(ctx, sess, term, act, in.ThreadID, in.WorkspaceRoot); res != nil { // the session mode (modepolicy.go)
 		return res, nil
 	}
 	if res := t.artifacts.check(ctx, t.sessions, sess, act, in.ThreadID, in.WorkspaceRoot); res != nil {
@@ -225,7 +225,7 @@ func (t *bashTool) handle(ctx context.Context, req *mcp.ToolRequest) (*mcp.CallT
 	// cannot (prompt.go).
 	r.atPrompt = func(ctx context.Context, line string) *mcp.CallToolResult {
 		cmdAct := &action{Type: "command", Command: &line}
-		if res := bashGate(ctx, sess, term, cmdAct); res != nil {
+		if res := bashGate(ctx, sess, term, cmdAct, in.ThreadID, in.WorkspaceRoot); res != nil {
 			return res
 		}
 		if res := t.artifacts.check(ctx, t.sessions, sess, cmdAct, in.ThreadID, in.WorkspaceRoot); res != nil {
