@@ -325,6 +325,13 @@ func (s *Session) markerLocked(sp *shellProc, m marker) {
 	if s.cmd != nil && !s.cmd.done {
 		s.cmd.finishLocked(m.exitCode, false)
 	}
+	if s.screen.AltScreenActive() {
+		// The shell has the terminal back: an alternate screen still on
+		// was left by a program that died without leaving it, and must
+		// not make the next silent command look like a full-screen
+		// program waiting for keys (fullScreenOn).
+		s.screen.Write([]byte("\x1b[?1049l"))
+	}
 }
 
 func (s *Session) broadcastLocked() {
