@@ -499,6 +499,9 @@ func (e *Engine) planFile(path string, ed FileEdit) (pf *PlannedFile, missing []
 		}
 		applied, err := Apply(sv.view, blocks)
 		if err != nil {
+			if me := (*MatchError)(nil); errors.As(err, &me) && me.Nearest != nil {
+				sv.renumber(me.Nearest, lines)
+			}
 			return nil, nil, e.searchConflict(path, err)
 		}
 		for _, m := range applied.Matches {

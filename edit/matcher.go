@@ -27,6 +27,20 @@ const (
 	// nearest-candidate window. It bounds the nearest search at
 	// len(search lines) * nearestMaxOccurrences votes.
 	nearestMaxOccurrences = 64
+	// nearestScanLines bounds the similarity scan that looks for a
+	// candidate when no SEARCH line equals a line of the file: at most
+	// this many lines of the file are compared (the first ones), and
+	// nearestScanSearch SEARCH lines, each cut to nearestScanBytes. A
+	// scan costs at most the product, about 10^8 byte steps in the worst
+	// case and far less for lines of code.
+	nearestScanLines  = 20000
+	nearestScanSearch = 8
+	nearestScanBytes  = 256
+	// nearestMinSimilar is the least similarity (Dice coefficient of the
+	// lines' character bigrams, 0..1) a line needs to be offered as a
+	// candidate: below it the line has little in common with the SEARCH,
+	// and showing it would mislead more than help.
+	nearestMinSimilar = 0.5
 	// MaxCandidates bounds MatchError.Candidates; a snippet found in more
 	// places lists the first MaxCandidates.
 	MaxCandidates = 32
@@ -97,7 +111,8 @@ func (k MatchKind) String() string {
 // fails; it never returns a partial result.
 type MatchError struct {
 	Block      int // index into the blocks slice
-	Line       int // the block's Line, for messages
+	Blocks     int // how many blocks the edit has, for messages
+	Line       int // the block's Line in the edit content
 	Kind       MatchKind
 	Candidates []int    // Ambiguous, TooFuzzy, Overlap: 1-based start lines of the matches
 	Tolerances []string // TooFuzzy: what the cheapest match would have needed
@@ -108,29 +123,39 @@ type MatchError struct {
 type Nearest struct {
 	StartLine, EndLine int // 1-based inclusive
 	Equal              int // window lines equal to their SEARCH line after normalization
-	// Text is the window, one original line per line, each prefixed with
-	// "~ " if it differs from the SEARCH line at the same position (after
-	// normalizing whitespace and punctuation) or "  " if it is equal.
+	// Text is the window, one original line per line as ReadFiles shows
+	// it (its number, a tab, the text), each prefixed with "~ " if it
+	// differs from the SEARCH line at the same position (after normalizing
+	// whitespace and punctuation) or "  " if it is equal.
 	Text string
 }
 
-func (e *MatchError) Error() string {
-	where := fmt.Sprintf("edit: block %d", e.Block+1)
-	if e.Line > 0 {
-		where += fmt.Sprintf(" (line %d)", e.Line)
+// BlockName names the refused block by its place among the edit's blocks
+// ("SEARCH block 2 of 3"): the line it starts at is a line of the edit
+// content, which read as a line of the file would send the model to the
+// wrong place.
+func (e *MatchError) BlockName() string {
+	if e.Blocks > 1 {
+		return fmt.Sprintf("SEARCH block %d of %d", e.Block+1, e.Blocks)
 	}
+	return fmt.Sprintf("SEARCH block %d", e.Block+1)
+}
+
+func (e *MatchError) Error() string {
+	where := "edit: " + e.BlockName()
 	switch e.Kind {
 	case NotFound:
 		if n := e.Nearest; n != nil {
-			return fmt.Sprintf("%s: SEARCH text not found; nearest candidate at lines %d-%d (%d lines equal)", where, n.StartLine, n.EndLine, n.Equal)
+			return fmt.Sprintf("%s was not found in the file; the nearest candidate is lines %d-%d (%d of %d lines equal)",
+				where, n.StartLine, n.EndLine, n.Equal, n.EndLine-n.StartLine+1)
 		}
-		return where + ": SEARCH text not found"
+		return where + " was not found in the file, and no line of the file is like it"
 	case Ambiguous:
-		return fmt.Sprintf("%s: SEARCH text matches %d places (lines %s); add context or an @N anchor", where, len(e.Candidates), joinInts(e.Candidates))
+		return fmt.Sprintf("%s matches %d places (lines %s); add context or an @N anchor", where, len(e.Candidates), joinInts(e.Candidates))
 	case TooFuzzy:
-		return fmt.Sprintf("%s: match at line %s needs too many tolerances (%s)", where, joinInts(e.Candidates), strings.Join(e.Tolerances, ", "))
+		return fmt.Sprintf("%s: its match at line %s needs too many tolerances (%s)", where, joinInts(e.Candidates), strings.Join(e.Tolerances, ", "))
 	case Overlap:
-		return fmt.Sprintf("%s: SEARCH text at line %s overlaps an earlier block's match", where, joinInts(e.Candidates))
+		return fmt.Sprintf("%s: its match at line %s overlaps an earlier block's match", where, joinInts(e.Candidates))
 	}
 	return where + ": " + e.Kind.String()
 }
@@ -471,6 +496,10 @@ func Apply(original string, blocks []Block) (*Applied, error) {
 		}
 		c, err := m.matchBlock(i, b, prev, claimed)
 		if err != nil {
+			var me *MatchError
+			if errors.As(err, &me) {
+				me.Blocks = len(blocks)
+			}
 			return nil, err
 		}
 		text, from, to := m.replacement(c, b)
@@ -727,7 +756,10 @@ func (m *matcher) nearest(search []string) *Nearest {
 		}
 	}
 	if bestVotes == 0 {
-		return nil
+		var ok bool
+		if best, ok = m.similar(search, full); !ok {
+			return nil
+		}
 	}
 	start := max(0, min(best, len(m.lines)-len(search)))
 	end := min(start+len(search), len(m.lines)) - 1
@@ -740,6 +772,8 @@ func (m *matcher) nearest(search []string) *Nearest {
 		} else {
 			b.WriteString("~ ")
 		}
+		b.WriteString(strconv.Itoa(i + 1))
+		b.WriteByte('\t')
 		b.WriteString(m.lines[i].text)
 		if i < end {
 			b.WriteByte('\n')
@@ -747,4 +781,91 @@ func (m *matcher) nearest(search []string) *Nearest {
 	}
 	n.Text = b.String()
 	return n
+}
+
+// similar finds a window for a SEARCH none of whose lines equals a line of
+// the file (a typo, a renamed identifier): each of the first
+// nearestScanSearch non-blank SEARCH lines votes, with its similarity, for
+// the window that aligns it with its most similar line among the first
+// nearestScanLines of the file, if that line is at least nearestMinSimilar
+// alike. It returns the best window's start (0-based), or false when no
+// line is alike enough.
+func (m *matcher) similar(search, full []string) (int, bool) {
+	scan := full[:min(len(full), nearestScanLines)]
+	votes := make(map[int]float64)
+	used := 0
+	t := new(pairTable)
+	for i, l := range search {
+		k := normLine(l, fullNorm)
+		if k == "" {
+			continue
+		}
+		if used++; used > nearestScanSearch {
+			break
+		}
+		t.setWant(k)
+		bestLine, bestSim := -1, nearestMinSimilar
+		for p, line := range scan {
+			if line == "" {
+				continue
+			}
+			if sim := t.dice(line); sim >= bestSim && (sim > bestSim || bestLine < 0) {
+				bestLine, bestSim = p, sim
+			}
+		}
+		if bestLine >= 0 {
+			votes[bestLine-i] += bestSim
+		}
+	}
+	best, bestVotes := 0, 0.0
+	for start, v := range votes {
+		if v > bestVotes || (v == bestVotes && start < best) {
+			best, bestVotes = start, v
+		}
+	}
+	return best, bestVotes > 0
+}
+
+// pairTable counts byte pairs: want holds a SEARCH line's, seen those of
+// the file line being compared (reset after each line through touched).
+type pairTable struct {
+	want, seen [1 << 16]uint16
+	nWant      int
+	touched    []uint16
+}
+
+// setWant makes s, cut to nearestScanBytes, the line compared against.
+func (t *pairTable) setWant(s string) {
+	clear(t.want[:])
+	s = s[:min(len(s), nearestScanBytes)]
+	t.nWant = max(len(s)-1, 0)
+	for i := 0; i+1 < len(s); i++ {
+		t.want[uint16(s[i])<<8|uint16(s[i+1])]++
+	}
+}
+
+// dice is the Dice coefficient of the want line's byte pairs and line's,
+// line cut to nearestScanBytes: 1 for the same pairs, 0 for none shared.
+func (t *pairTable) dice(line string) float64 {
+	line = line[:min(len(line), nearestScanBytes)]
+	nl := max(len(line)-1, 0)
+	if t.nWant+nl == 0 {
+		return 0
+	}
+	shared := 0
+	for i := 0; i+1 < len(line); i++ {
+		k := uint16(line[i])<<8 | uint16(line[i+1])
+		if t.seen[k] < t.want[k] {
+			if t.seen[k] == 0 {
+				t.touched = append(t.touched, k)
+			}
+			t.seen[k]++
+			shared++
+		}
+	}
+	for _, k := range t.touched {
+		t.seen[k] = 0
+	}
+	t.touched = t.touched[:0]
+	return 2 * float64(shared) / float64(t.nWant+nl)
 }

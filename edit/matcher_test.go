@@ -328,7 +328,14 @@ func TestApplyRefusals(t *testing.T) {
 			original: "one\ntwo\nthree\nfour\nfive\nsix\n",
 			blocks:   []Block{blk("three\nFOUR!\nfive\n", "x\n")},
 			kind:     NotFound,
-			nearest:  &Nearest{StartLine: 3, EndLine: 5, Equal: 2, Text: "  three\n~ four\n  five"},
+			nearest:  &Nearest{StartLine: 3, EndLine: 5, Equal: 2, Text: "  3\tthree\n~ 4\tfour\n  5\tfive"},
+		},
+		{
+			name:     "not found with no equal line shows the most similar one",
+			original: "package p\n\nfunc parse(input string) error {\n\treturn nil\n}\n",
+			blocks:   []Block{blk("func parse(inptu string) eror {\n", "x\n")},
+			kind:     NotFound,
+			nearest:  &Nearest{StartLine: 3, EndLine: 3, Equal: 0, Text: "~ 3\tfunc parse(input string) error {"},
 		},
 		{
 			name:     "not found with nothing in common",
@@ -378,7 +385,7 @@ func TestApplyRefusals(t *testing.T) {
 			original: "a\n  b\n",
 			blocks:   []Block{blk("  a\nb\n", "")},
 			kind:     NotFound,
-			nearest:  &Nearest{StartLine: 1, EndLine: 2, Equal: 2, Text: "  a\n    b"},
+			nearest:  &Nearest{StartLine: 1, EndLine: 2, Equal: 2, Text: "  1\ta\n  2\t  b"},
 		},
 	}
 	for _, tt := range tests {
@@ -403,7 +410,7 @@ func TestApplyRefusals(t *testing.T) {
 			if !reflect.DeepEqual(me.Nearest, tt.nearest) {
 				t.Errorf("Apply(%q) nearest = %+v, want %+v", tt.original, me.Nearest, tt.nearest)
 			}
-			if me.Error() == "" || !strings.HasPrefix(me.Error(), "edit: block ") {
+			if me.Error() == "" || !strings.HasPrefix(me.Error(), "edit: SEARCH block ") {
 				t.Errorf("MatchError.Error() = %q", me.Error())
 			}
 		})
@@ -455,7 +462,7 @@ func TestApplyLargeNotFoundIsFast(t *testing.T) {
 	if !errors.As(err, &me) || me.Kind != NotFound || me.Nearest == nil || me.Nearest.StartLine != 5001 || me.Nearest.Equal != 49 {
 		t.Fatalf("Apply(50-line miss) error %v (nearest %+v), want NotFound near line 5001 with 49 equal", err, me.Nearest)
 	}
-	if !strings.Contains(me.Nearest.Text, "~ \tv := x * 5026") {
+	if !strings.Contains(me.Nearest.Text, "~ 5027\t\tv := x * 5026") {
 		t.Errorf("nearest text lacks the ~ line:\n%s", me.Nearest.Text)
 	}
 	if elapsed > 2*time.Second {

@@ -15,6 +15,7 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 
 	"winx/evidence"
@@ -288,6 +289,33 @@ func (sv *secretView) origLines(ol evidence.Lines, a, b int) (int, int) {
 	o0, _ := sv.toOrigOuter(vs, false)
 	o1, _ := sv.toOrigOuter(ve, true)
 	return lineOf(ol, o0), lineOf(ol, max(o1-1, o0))
+}
+
+// renumber turns the view line numbers of a nearest candidate into the
+// file's: a redacted region that spans lines (a PEM key) is one line of
+// the view, so the view's numbers after it are off. ol indexes the
+// original.
+func (sv *secretView) renumber(n *Nearest, ol evidence.Lines) {
+	if len(sv.regs) == 0 {
+		return
+	}
+	n.StartLine, _ = sv.origLines(ol, n.StartLine, n.StartLine)
+	_, n.EndLine = sv.origLines(ol, n.EndLine, n.EndLine)
+	rows := strings.Split(n.Text, "\n")
+	for i, row := range rows {
+		// Each row is a two-byte mark, the number, a tab and the text.
+		tab := strings.IndexByte(row, '\t')
+		if len(row) < 2 || tab < 2 {
+			continue
+		}
+		v, err := strconv.Atoi(row[2:tab])
+		if err != nil {
+			continue
+		}
+		o, _ := sv.origLines(ol, v, v)
+		rows[i] = row[:2] + strconv.Itoa(o) + row[tab:]
+	}
+	n.Text = strings.Join(rows, "\n")
 }
 
 // toOrigOuter maps v to the original, widening to a placeholder's start

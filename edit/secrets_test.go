@@ -96,3 +96,21 @@ func TestSecretsMultiLineKey(t *testing.T) {
 		t.Errorf("file = %q", got)
 	}
 }
+
+// A nearest candidate after a multi-line key is numbered as in the file:
+// the key is one line of the redacted view the matcher reads.
+func TestSecretsNearestNumberedAsFile(t *testing.T) {
+	f := newFixture(t)
+	key := "-----BEGIN RSA PRIVATE KEY-----\nMIIBOgIBAAJBAKj34GkxFhD90vcNLYLInFEX6Ppy1tPf9Cnzj4p4WGeKLs1Pt8Qu\nKUpRKfFLfRYC9AIKjbJTWit+CqvjWYzvQwECAwEAAQ==\n-----END RSA PRIVATE KEY-----\n"
+	body := "before\n" + key + "func parse(input string) error {\n"
+	p := f.write("k.txt", body)
+	f.show(p, evidence.All)
+	_, err := f.apply(FileEdit{Path: p, Mode: ModeSearchReplace, Content: "<<<<<<< SEARCH\nfunc parse(inptu string) eror {\n=======\nx\n>>>>>>> REPLACE\n"})
+	var me *MatchError
+	if !errors.As(err, &me) || me.Nearest == nil {
+		t.Fatalf("apply = %v, want a miss with a nearest candidate", err)
+	}
+	if me.Nearest.StartLine != 6 || me.Nearest.Text != "~ 6\tfunc parse(input string) error {" {
+		t.Errorf("nearest = %+v, want line 6 as the file numbers it", me.Nearest)
+	}
+}

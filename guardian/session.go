@@ -328,6 +328,13 @@ func (s *Session) markerLocked(sp *shellProc, m marker) {
 	if s.cmd != nil && !s.cmd.done {
 		s.endLocked(s.cmd, m.exitCode, false)
 	}
+	if s.screen.AltScreenActive() {
+		// The shell has the terminal back: an alternate screen still on
+		// was left by a program that died without leaving it, and must
+		// not make the next silent command look like a full-screen
+		// program waiting for keys (fullScreenOn).
+		s.screen.Write([]byte("\x1b[?1049l"))
+	}
 }
 
 func (s *Session) broadcastLocked() {
@@ -423,9 +430,10 @@ type Outcome struct {
 	// and it was replaced.
 	ShellReset bool
 	// AwaitingInput is set when the running command is blocked reading
-	// its terminal and has printed nothing for a moment: it waits for
-	// someone to type (a prompt, a pager). The prompt is the last line of
-	// Output.Text.
+	// its terminal, or holds the alternate screen (a full-screen program),
+	// and has printed nothing for a moment: it waits for someone to type
+	// (a prompt, a pager, an editor). A prompt is the last line of
+	// Output.Text; a full-screen program's screen is Screen's.
 	AwaitingInput bool
 }
 
@@ -565,6 +573,13 @@ func (s *Session) await(ctx context.Context, c *command, wait time.Duration, pro
 		if full {
 			lastScan = time.Now()
 		}
+		if s.fullScreenOn(proc) {
+			// A full-screen program, quiet on the alternate screen, waits
+			// for keys even when it does not sit in read(2) (vi waits in
+			// select).
+			awaiting = true
+			break
+		}
 		if pg, err := proc.ForegroundPgrp(); err == nil && readingTerminal(proc.Pid(), pg, !full) {
 			awaiting = true
 			break
@@ -584,6 +599,14 @@ func (s *Session) await(ctx context.Context, c *command, wait time.Duration, pro
 		o.Output.Open = false
 	}
 	return o, nil
+}
+
+// fullScreenOn reports whether proc is the shell's terminal and a program
+// holds it on the alternate screen (only the shell's terminal is rendered).
+func (s *Session) fullScreenOn(proc *pty.Process) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.shell != nil && s.shell.proc == proc && s.screen.AltScreenActive()
 }
 
 // outcome builds the report of c with its undelivered output.

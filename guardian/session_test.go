@@ -362,3 +362,22 @@ func TestZshSession(t *testing.T) {
 		}
 	}
 }
+
+// TestFullScreenAwaitsKeys: a program quiet on the alternate screen waits
+// for keys (awaiting input) even when it is not in read(2); an alternate
+// screen a dead program left on does not make the next silent command
+// look like one.
+func TestFullScreenAwaitsKeys(t *testing.T) {
+	s := newTestSession(t, "")
+	o, err := s.Run(t.Context(), `printf '\033[?1049hfull\n'; sleep 30`, 20*time.Second)
+	if err != nil || !o.Running || !o.AwaitingInput {
+		t.Fatalf("quiet on the alternate screen: %+v, %v; want running and awaiting input before the wait ends", o, err)
+	}
+	if o, err = s.Interrupt(t.Context(), 5*time.Second); err != nil || o.Running {
+		t.Fatalf("interrupt: %+v, %v", o, err)
+	}
+	o = run(t, s, `sleep 1; echo done`, 20*time.Second)
+	if o.Running || o.AwaitingInput || !strings.Contains(o.Output.Text, "done") {
+		t.Errorf("after a program left the alternate screen on: %+v, want a plain completion", o)
+	}
+}

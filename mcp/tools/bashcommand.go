@@ -165,7 +165,7 @@ var bashSchema = json.RawMessage(`{
       ]
     },
     "command": {"type": "string", "description": "shorthand for a command action"},
-    "wait_for_seconds": {"type": "number", "minimum": 0, "maximum": 600, "description": "wait before answering running (default 15)"},
+    "wait_for_seconds": {"type": "number", "minimum": 0, "maximum": 600, "description": "wait before answering running (default 15; a background status_check answers at once unless given)"},
     "wait_policy": {"type": "string", "enum": ["adaptive", "return_early", "until_complete"], "description": "return_early: at most 5 s; until_complete: to the end (not with is_background)"},
     "thread_id": {"type": "string", "minLength": 1},
     "workspace_root": {"type": "string", "minLength": 1}
@@ -192,6 +192,12 @@ func (t *bashTool) handle(ctx context.Context, req *mcp.ToolRequest) (*mcp.CallT
 	if err != nil {
 		return bashFailure(err), nil
 	}
+	if act.Type == "status_check" && act.BgCommandID != "" && in.WaitForSeconds == nil && in.WaitPolicy == "" {
+		// A look at a background job answers at once: it runs on its own
+		// PTY and the main shell stays free, so the default wait would
+		// only cost the agent 15 s. A wait is given when asked for.
+		wait = 0
+	}
 	if in.WorkspaceRoot == "" {
 		return bashFailure(session.ErrWorkspaceBindingRequired), nil
 	}
@@ -204,7 +210,7 @@ func (t *bashTool) handle(ctx context.Context, req *mcp.ToolRequest) (*mcp.CallT
 	}
 	sess.UseHistoryDir(wspace.PrincipalStateDir(t.stateDir, sess.Principal))
 	term := sess.Shell()
-	if res := bashGate(ctx, sess, term, act); res != nil { // the session mode (modepolicy.go)
+	if res := bashGate(ctx, sess, term, act, in.ThreadID, in.WorkspaceRoot); res != nil { // the session mode (modepolicy.go)
 		return res, nil
 	}
 	if res := t.artifacts.check(ctx, t.sessions, sess, act, in.ThreadID, in.WorkspaceRoot); res != nil {
@@ -214,6 +220,22 @@ func (t *bashTool) handle(ctx context.Context, req *mcp.ToolRequest) (*mcp.CallT
 		req: req, policy: in.WaitPolicy, memo: t.memo.of(term), recognizer: t.recognizer,
 		compact: req.ClientCapabilities().HasExtension(CompactBashOutputExtension),
 		lost:    func() *mcp.CallToolResult { return t.lostAnswer(ctx, sess, in.ThreadID) }}
+	// A whole line typed at the idle prompt is a command: it takes the
+	// command's path from the top, through the same mode policy and
+	// temporary-artifact rules, so typing can reach nothing a command
+	// cannot (prompt.go).
+	r.atPrompt = func(ctx context.Context, line string) *mcp.CallToolResult {
+		cmdAct := &action{Type: "command", Command: &line}
+		if res := bashGate(ctx, sess, term, cmdAct, in.ThreadID, in.WorkspaceRoot); res != nil {
+			return res
+		}
+		if res := t.artifacts.check(ctx, t.sessions, sess, cmdAct, in.ThreadID, in.WorkspaceRoot); res != nil {
+			return res
+		}
+		typed := r
+		typed.act, typed.atPrompt, typed.typedAtPrompt = cmdAct, nil, true
+		return typed.do(ctx)
+	}
 	return t.artifacts.annotate(r.do(ctx), t.sessions, act, sess, t.redactor), nil
 }
 
@@ -334,6 +356,11 @@ type bashRun struct {
 	// lost answers a call that found the session's shell lost
 	// (bashTool.lostAnswer), within the call's context.
 	lost func() *mcp.CallToolResult
+	// atPrompt runs a line typed into the idle shell as a command
+	// (prompt.go); nil once it did, so a line is never typed twice.
+	atPrompt func(ctx context.Context, line string) *mcp.CallToolResult
+	// typedAtPrompt says, in the answer, that the command was typed.
+	typedAtPrompt bool
 }
 
 // failure is the answer of an action that failed with err; a shell found
@@ -341,6 +368,13 @@ type bashRun struct {
 func (r *bashRun) failure(err error) *mcp.CallToolResult {
 	if errors.Is(err, guardian.ErrShellLost) && r.lost != nil {
 		return r.lost()
+	}
+	if errors.Is(err, guardian.ErrUnknownBg) {
+		env := mcp.Envelope{Status: mcp.StatusNotFound, Tool: BashCommandTool, ErrorCode: codeCommandNotRunning, Retryable: true,
+			Message: "There is no background command with that bg_command_id.",
+			NextAction: &mcp.NextAction{Tool: BashCommandTool, Instruction: "List the background commands and their ids.",
+				Arguments: map[string]any{"action_json": map[string]any{"type": "jobs"}, "thread_id": r.threadID, "workspace_root": r.root}}}
+		return env.Result(env.Message)
 	}
 	return bashFailure(err)
 }
@@ -394,27 +428,34 @@ func (r *bashRun) do(ctx context.Context) *mcp.CallToolResult {
 		if err == nil && r.memo != nil {
 			r.memo.started(cmd)
 		}
-		return r.outcome(o, err)
+		return r.outcome(ctx, o, err)
 	case "status_check":
 		if a.BgCommandID != "" {
 			o, err := r.term.PollBackground(ctx, a.BgCommandID, r.wait)
-			return r.outcome(o, err)
+			return r.outcome(ctx, o, err)
 		}
 		o, err := r.term.Poll(ctx, 0, r.wait)
 		if err == nil && r.memo != nil && r.memo.alreadyReported(o) {
 			err = guardian.ErrNotRunning
 		}
-		return r.outcome(o, err)
+		return r.outcome(ctx, o, err)
 	case "send_text":
 		if a.SendText == nil || *a.SendText == "" {
 			return bashFailure(&InputError{Msg: "send_text must not be empty"})
 		}
 		if a.BgCommandID != "" {
 			o, err := r.term.SendTextBackground(ctx, a.BgCommandID, *a.SendText, a.Submit, r.wait)
-			return r.outcome(o, err)
+			return r.outcome(ctx, o, err)
 		}
 		o, err := r.term.SendText(ctx, *a.SendText, a.Submit, r.wait)
-		return r.outcome(o, err)
+		if errors.Is(err, guardian.ErrNotRunning) {
+			text := *a.SendText
+			if a.Submit {
+				text += "\r"
+			}
+			return r.typeAtPrompt(ctx, text)
+		}
+		return r.outcome(ctx, o, err)
 	case "send_specials":
 		keys := make([]guardian.Key, len(a.SendSpecials))
 		for i, k := range a.SendSpecials {
@@ -432,10 +473,10 @@ func (r *bashRun) do(ctx context.Context) *mcp.CallToolResult {
 				return r.failure(err)
 			}
 			o, err := r.term.SendTextBackground(ctx, a.BgCommandID, string(seq), false, r.wait)
-			return r.outcome(o, err)
+			return r.outcome(ctx, o, err)
 		}
 		o, err := r.term.SendKeys(ctx, keys, r.wait)
-		return r.outcome(o, err)
+		return r.outcome(ctx, o, err)
 	case "send_ascii":
 		b := make([]byte, len(a.SendASCII))
 		for i, v := range a.SendASCII {
@@ -445,7 +486,10 @@ func (r *bashRun) do(ctx context.Context) *mcp.CallToolResult {
 			b[i] = byte(v)
 		}
 		o, err := r.term.SendBytes(ctx, b, r.wait)
-		return r.outcome(o, err)
+		if errors.Is(err, guardian.ErrNotRunning) {
+			return r.typeAtPrompt(ctx, string(b))
+		}
+		return r.outcome(ctx, o, err)
 	case "screen":
 		lines := 0
 		if a.Lines != nil {
@@ -526,7 +570,7 @@ func (r *bashRun) statusCheck(instruction string) *mcp.NextAction {
 	return &mcp.NextAction{Tool: BashCommandTool, Instruction: instruction, Arguments: args}
 }
 
-func (r *bashRun) outcome(o *guardian.Outcome, err error) *mcp.CallToolResult {
+func (r *bashRun) outcome(ctx context.Context, o *guardian.Outcome, err error) *mcp.CallToolResult {
 	if errors.Is(err, guardian.ErrCommandRunning) {
 		what := "A command is already running in this shell"
 		if running := r.memo.runningCommand(); running != "" {
@@ -561,13 +605,31 @@ func (r *bashRun) outcome(o *guardian.Outcome, err error) *mcp.CallToolResult {
 		// and must know why there is more than it asked for.
 		fmt.Fprintf(&b, "[winx: the trailing `| %s` was not run: output is bounded already (its tail is kept); WINX_KEEP_TAIL_PIPE=1 keeps it]\n", r.droppedTail)
 	}
+	if r.typedAtPrompt {
+		b.WriteString("[winx: no command was running, so the typed line ran at the shell's prompt as a command]\n")
+	}
 	b.WriteString(o.Output.Text)
 	if b.Len() > 0 {
 		b.WriteString("\n")
 	}
 	env := mcp.Envelope{Tool: BashCommandTool, Data: data}
 	var trailer strings.Builder
-	if o.Running && o.AwaitingInput {
+	if rows, ok := r.fullScreen(ctx, o); ok {
+		// A full-screen program: its screen is the answer (fullscreen.go),
+		// the output it drew there is no text to deliver.
+		b.Reset()
+		b.WriteString(strings.Join(rows, "\n"))
+		b.WriteString("\n")
+		// It waits for keys, whether it blocks in read (less) or in
+		// select (vi): nothing happens until someone types.
+		env.Status, env.ErrorCode = mcp.StatusAwaitingInput, codeInputRequired
+		env.Message = "A full-screen program holds the terminal; the text is its screen, and it reads keys."
+		env.NextAction = r.fullScreenNext(o.Command)
+		alt := true
+		data.CommandGeneration, data.RunningTimeMs, data.AltScreen = o.Generation, o.Elapsed.Milliseconds(), &alt
+		env.Data = data
+		fmt.Fprintf(&trailer, "---\nrunning for %.1f s\ncwd: %s", o.Elapsed.Seconds(), o.Cwd)
+	} else if o.Running && o.AwaitingInput {
 		// The process reads its terminal: that is input whatever the
 		// prompt asks (a yes/no question is named in the message only);
 		// awaiting_approval belongs to wait_for_turn's recognizers.

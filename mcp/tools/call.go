@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"path/filepath"
 	"strings"
 
 	"winx/auth"
@@ -102,6 +103,9 @@ const (
 // no Initialize is needed to go on. affinity is the catalog's.
 func lookupSession(ctx context.Context, sessions *session.Sessions, affinity string, caller mcp.Caller, threadID, workspaceRoot string) (*session.Session, error) {
 	sess, err := sessions.Resolve(ctx, caller.Principal, session.Scope(affinity, caller.Conversation, threadID), threadID, workspaceRoot)
+	if errors.Is(err, session.ErrNotInitialized) {
+		return nil, &notInitializedError{threadID: threadID, workspaceRoot: workspaceRoot, err: err}
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -111,6 +115,34 @@ func lookupSession(ctx context.Context, sessions *session.Sessions, affinity str
 		return nil, err
 	}
 	return sess, nil
+}
+
+// notInitializedError is a session-bound call whose session runs nowhere
+// (the embedded runtime ended with its adapter, or the session was
+// closed): it carries what the call named, so the answer can give the
+// exact Initialize call that starts the session again.
+type notInitializedError struct {
+	threadID, workspaceRoot string
+	err                     error // session.ErrNotInitialized
+}
+
+func (e *notInitializedError) Error() string { return e.err.Error() }
+func (e *notInitializedError) Unwrap() error { return e.err }
+
+// initializeAgain is the next action of a call whose session runs
+// nowhere: a first_call in the workspace it named, keeping its thread_id,
+// so the calls that follow go on unchanged.
+func (e *notInitializedError) initializeAgain() *mcp.NextAction {
+	if !filepath.IsAbs(e.workspaceRoot) {
+		return nil
+	}
+	args := map[string]any{"type": initFirstCall, "any_workspace_path": e.workspaceRoot}
+	if e.threadID != "" {
+		args["thread_id"] = e.threadID
+	}
+	return &mcp.NextAction{Tool: InitializeTool,
+		Instruction: "Start the session again (a new shell in the workspace; the earlier shell's state is gone), then repeat this call.",
+		Arguments:   args}
 }
 
 // errorEnvelope maps a typed error to the envelope a tool answers with. It
@@ -154,6 +186,10 @@ func errorEnvelope(tool string, err error) mcp.Envelope {
 	case errors.Is(err, session.ErrNotInitialized):
 		env.Status, env.ErrorCode, env.Retryable = mcp.StatusNeedsInitialize, codeNotInitialized, true
 		env.Message = "This thread has no session; call Initialize with type first_call and the workspace path."
+		var ne *notInitializedError
+		if errors.As(err, &ne) {
+			env.NextAction = ne.initializeAgain()
+		}
 	case errors.Is(err, session.ErrWorkspaceBindingRequired):
 		env.Status, env.ErrorCode, env.Retryable = mcp.StatusInvalidInput, codeWorkspaceBindingRequired, true
 		env.Message = "workspace_root is required; pass the workspace_root that Initialize returned."

@@ -589,14 +589,21 @@ func (t *editTool) failure(in *editInput, err error) *mcp.CallToolResult {
 			env.ErrorCode = codeSearchBlockConflicted
 		}
 		msg := err.Error()
-		if me.Nearest != nil {
+		var fe *edit.FileError
+		if errors.As(err, &fe) {
+			msg = fe.Path + ": " + strings.TrimPrefix(me.Error(), "edit: ")
+		}
+		if me.Nearest != nil && fe != nil {
 			near := me.Nearest.Text
 			if len(near) > maxNearestMessageBytes {
 				near = near[:maxNearestMessageBytes] + "\n..."
 			}
-			msg += fmt.Sprintf("\nNearest candidate at lines %d-%d (~ marks lines that differ):\n%s", me.Nearest.StartLine, me.Nearest.EndLine, near)
+			msg = fmt.Sprintf("%s: %s was not found in the file. Nearest candidate (~ marks lines that differ from the SEARCH):\n%s", fe.Path, me.BlockName(), near)
 		}
 		env.Message = msg + "\nNothing was written."
+		if me.Kind == edit.NotFound && fe != nil {
+			env.NextAction = nearestNext(in, fe.Path, me.Nearest)
+		}
 	case errors.As(err, &sp):
 		env.Status, env.ErrorCode = mcp.StatusInvalidInput, codeRedactedPlaceholder
 		env.Message = err.Error() + ". Nothing was written."
@@ -622,6 +629,25 @@ func (t *editTool) failure(in *editInput, err error) *mcp.CallToolResult {
 		return toolFailure(EditFilesTool, err)
 	}
 	return env.Result(env.Message)
+}
+
+// nearestContext is how many lines around a nearest candidate its next
+// action reads, so the retried SEARCH can take its exact neighbours.
+const nearestContext = 3
+
+// nearestNext is the next action of a SEARCH that was not found: read the
+// nearest candidate's lines (with a little context) to copy their exact
+// text, or the whole file when no line is like the SEARCH.
+func nearestNext(in *editInput, path string, n *edit.Nearest) *mcp.NextAction {
+	if n == nil {
+		next := readNext(in, path)
+		next.Instruction = "No line of the file is like the SEARCH text: read the file, then retry with text copied from it."
+		return next
+	}
+	spec := fmt.Sprintf("%s:%d-%d", path, max(1, n.StartLine-nearestContext), n.EndLine+nearestContext)
+	return &mcp.NextAction{Tool: ReadFilesTool,
+		Instruction: "Read the candidate's lines, then retry the block with their exact text (or a line_patch of them).",
+		Arguments:   map[string]any{"file_paths": []string{spec}, "thread_id": in.ThreadID, "workspace_root": in.WorkspaceRoot}}
 }
 
 func readNext(in *editInput, path string) *mcp.NextAction {

@@ -61,8 +61,9 @@ func commandDenied(tool string, err error, nothing string) *mcp.CallToolResult {
 }
 
 // bashGate checks a BashCommand action against the session's mode before
-// anything reaches the shell; nil lets the action run.
-func bashGate(ctx context.Context, sess *session.Session, term guardian.Terminal, act *action) *mcp.CallToolResult {
+// anything reaches the shell; nil lets the action run. threadID and root
+// are the call's, for a next action.
+func bashGate(ctx context.Context, sess *session.Session, term guardian.Terminal, act *action, threadID, root string) *mcp.CallToolResult {
 	m := sess.Mode()
 	if m.Name == "" || m.Name == ModeWCGW {
 		return nil
@@ -94,7 +95,15 @@ func bashGate(ctx context.Context, sess *session.Session, term guardian.Terminal
 	if typed {
 		var err error
 		if line, err = m.TypedLine(line); err != nil {
-			return commandDenied(BashCommandTool, err, "Nothing was sent.")
+			res := commandDenied(BashCommandTool, err, "Nothing was sent.")
+			if next := submitNext(act, threadID, root); next != nil {
+				// The corrected call is the same text submitted (it is
+				// checked again, as a whole line).
+				env := res.StructuredContent.(mcp.Envelope)
+				env.NextAction = next
+				res = env.Result(env.Body())
+			}
+			return res
 		}
 	}
 	if strings.TrimSpace(line) == "" {
@@ -130,4 +139,20 @@ func (t *editTool) editGate(ctx context.Context, sess *session.Session, in *edit
 		return commandDenied(EditFilesTool, fmt.Errorf("verify_command: %w", err), "Nothing was written.")
 	}
 	return nil
+}
+
+// submitNext is the call that sends send_text's text as a whole line
+// (submit true), when that is all it lacks outside wcgw: printable ASCII
+// without a line end. nil otherwise.
+func submitNext(act *action, threadID, root string) *mcp.NextAction {
+	if act.Type != "send_text" || act.SendText == nil || act.Submit || *act.SendText == "" {
+		return nil
+	}
+	for _, c := range []byte(*act.SendText) {
+		if c < 0x20 || c >= 0x7f {
+			return nil
+		}
+	}
+	return &mcp.NextAction{Tool: BashCommandTool, Instruction: "Send the text as a whole line (submit true); outside wcgw it is checked as a command.",
+		Arguments: map[string]any{"action_json": map[string]any{"type": "send_text", "send_text": *act.SendText, "submit": true}, "thread_id": threadID, "workspace_root": root}}
 }

@@ -70,7 +70,7 @@ func (t *initializer) worktree(ctx context.Context, principal string, in *initia
 	if w.Worktree == "" && w.WorktreeBase == "" && w.WorktreeAction == "" && !w.Force {
 		return nil, false
 	}
-	fail := func(err error) (*mcp.CallToolResult, bool) { return worktreeFailure(err), true }
+	fail := func(err error) (*mcp.CallToolResult, bool) { return worktreeFailure(err, in), true }
 	if in.Type != initFirstCall {
 		return fail(&InputError{Msg: "worktree, worktree_base, worktree_action and force work only with type first_call"})
 	}
@@ -230,8 +230,9 @@ func (in *initializeInput) writeWorktree(b *strings.Builder, data *initializeDat
 }
 
 // worktreeFailure maps the worktree service's errors to envelopes; others
-// go to errorEnvelope.
-func worktreeFailure(err error) *mcp.CallToolResult {
+// go to errorEnvelope. in is the call, for a next action that repeats it
+// corrected.
+func worktreeFailure(err error, in *initializeInput) *mcp.CallToolResult {
 	env := errorEnvelope(InitializeTool, err)
 	var we *wspace.WorktreeError
 	errors.As(err, &we)
@@ -248,10 +249,20 @@ func worktreeFailure(err error) *mcp.CallToolResult {
 	case errors.Is(err, wspace.ErrWorktreeNotFound):
 		env.Status, env.ErrorCode, env.Retryable = mcp.StatusNotFound, codeWorktreeNotFound, false
 		env.Message = "No managed worktree " + we.Name + " in this repository; worktree_action list shows them."
+		env.NextAction = &mcp.NextAction{Tool: InitializeTool, Instruction: "List the repository's managed worktrees.",
+			Arguments: map[string]any{"type": initFirstCall, "any_workspace_path": in.AnyWorkspacePath, "worktree_action": worktreeList}}
 	case errors.Is(err, wspace.ErrWorktreeDirty):
-		env.Status, env.ErrorCode, env.Retryable = mcp.StatusConflict, codeWorktreeDirty, false
+		env.Status, env.ErrorCode, env.Retryable = mcp.StatusConflict, codeWorktreeDirty, true
 		env.Message = "Worktree " + we.Name + " has uncommitted changes or untracked files (" + we.Detail +
 			"); commit them, or pass force: true to discard them."
+		// The corrected call is known: the same removal with force. It
+		// discards work, so the instruction says to keep it first unless
+		// the user accepts the loss.
+		env.NextAction = &mcp.NextAction{Tool: InitializeTool,
+			Instruction: "To keep the changes, commit them in " + we.Path + " (git -C " + shellQuote(we.Path) + " add -A && git -C " + shellQuote(we.Path) +
+				" commit -m ...) and remove again; only if the user accepts losing them, remove with force true.",
+			Arguments: map[string]any{"type": initFirstCall, "any_workspace_path": in.AnyWorkspacePath,
+				"worktree": we.Name, "worktree_action": worktreeRemove, "force": true}}
 	case errors.Is(err, errWorktreeReadOnly):
 		env.Status, env.ErrorCode, env.Retryable = mcp.StatusDenied, codeFileOperationDenied, false
 		env.Message = "This caller's tool profile writes nothing (no EditFiles, no BashCommand): it may list worktrees and see their changes, not make or remove one."
