@@ -163,6 +163,16 @@ type Session struct {
 	// what the current shell got. Both change only when a shell starts.
 	profile     ShellProfile
 	confinement Confinement
+	// person is the attached person (person.go), nil when none;
+	// personOffset is the offset of the person's output stream (counted
+	// while nobody is attached too, so offsets only grow); personNote is
+	// the line the agent's next answer carries after a detach.
+	person       *person
+	personOffset uint64
+	personNote   string
+	// restorePrompt: an attachment gave the shell echo and a prompt; the
+	// agent's next command line takes them back first.
+	restorePrompt bool
 }
 
 // shellProc is one incarnation of the shell (replaced on reset).
@@ -232,6 +242,7 @@ func (s *Session) startShell(ctx context.Context, dir string) error {
 	sp := &shellProc{proc: proc, nonce: nonce, scanner: markerScanner{nonce: nonce}, spawned: spawned}
 	s.mu.Lock()
 	s.shell, s.confinement = sp, conf
+	s.restorePrompt = false // a new shell has the rc file's blank prompt
 	s.mu.Unlock()
 	go s.readLoop(sp)
 	ctx, cancel := context.WithTimeout(ctx, startTimeout)
@@ -300,6 +311,7 @@ func (s *Session) outputLocked(sp *shellProc, p []byte) {
 		return
 	}
 	s.screen.Write(p)
+	s.personOutputLocked(p)
 	if s.cmd != nil && !s.cmd.done && s.cmd.begun {
 		s.cmd.write(p)
 		s.markPrintedLocked(s.cmd)
@@ -424,6 +436,10 @@ type Outcome struct {
 	// someone to type (a prompt, a pager). The prompt is the last line of
 	// Output.Text.
 	AwaitingInput bool
+	// PersonNote says, once, that a person typed in the session since the
+	// agent's last answer and what ran (see TakePersonNote); set by the
+	// process serving the agent.
+	PersonNote string
 }
 
 // Run types a command into the shell and waits up to wait for it to end.
@@ -462,6 +478,18 @@ func (s *Session) launch(line string) (*command, error) {
 		s.mu.Unlock()
 		return nil, ErrCommandRunning
 	}
+	if err := s.refusePersonLocked(); err != nil {
+		s.mu.Unlock()
+		return nil, err
+	}
+	typed := commandLine
+	if s.restorePrompt {
+		s.restorePrompt = false
+		restore := restoreLine(s.opts.Shell)
+		typed = func(command, script, nonce string) string {
+			return "\x15" + restore + strings.TrimPrefix(commandLine(command, script, nonce), "\x15")
+		}
+	}
 	s.gen++
 	// From here on only a marker with the new command's nonce counts: the
 	// last command's nonce may be known to what it left running.
@@ -492,7 +520,7 @@ func (s *Session) launch(line string) (*command, error) {
 		}
 		c.script = script
 	}
-	if _, err := sp.proc.File().Write([]byte(commandLine(line, script, nonce))); err != nil {
+	if _, err := sp.proc.File().Write([]byte(typed(line, script, nonce))); err != nil {
 		s.abandon(c)
 		return nil, fmt.Errorf("guardian: write to shell: %w", err)
 	}
@@ -783,7 +811,11 @@ func (s *Session) input(ctx context.Context, b []byte, wait time.Duration) (*Out
 	s.mu.Lock()
 	sp, c := s.shell, s.cmd
 	idle := c == nil || c.done
+	refused := s.refusePersonLocked()
 	s.mu.Unlock()
+	if refused != nil {
+		return nil, refused
+	}
 	if idle {
 		// Typed into an idle shell, text would run as a command that no
 		// generation accounts for (and Ctrl-d would end the shell).
@@ -798,6 +830,9 @@ func (s *Session) input(ctx context.Context, b []byte, wait time.Duration) (*Out
 // Interrupt sends Ctrl-C to the foreground command. A shell that does not
 // come back is interrupted again, and then replaced at the same cwd.
 func (s *Session) Interrupt(ctx context.Context, wait time.Duration) (*Outcome, error) {
+	if err := s.refusePerson(); err != nil {
+		return nil, err
+	}
 	s.mu.Lock()
 	sp, c := s.shell, s.cmd
 	s.mu.Unlock()
@@ -850,6 +885,9 @@ func (s *Session) abortByReset(ctx context.Context, c *command) (*Outcome, error
 // A command that ignores Ctrl-C gets a second one, then its shell is
 // replaced at the same cwd, as with Interrupt.
 func (s *Session) Cancel(ctx context.Context, gen uint64, wait time.Duration) (*Outcome, error) {
+	if err := s.refusePerson(); err != nil {
+		return nil, err
+	}
 	var c *command
 	s.mu.Lock()
 	if cur := s.cmd; cur != nil && cur.gen == gen {
@@ -943,6 +981,10 @@ func (s *Session) awaitBegun(ctx context.Context, c *command) {
 // Reset replaces the shell at the same cwd (reset_shell).
 func (s *Session) Reset(ctx context.Context) error {
 	s.mu.Lock()
+	if err := s.refusePersonLocked(); err != nil {
+		s.mu.Unlock()
+		return err
+	}
 	c := s.cmd
 	if c != nil && !c.done {
 		c.finishLocked(130, false)
@@ -977,6 +1019,10 @@ func (s *Session) Respawn(ctx context.Context, profile ShellProfile) (Confinemen
 	if s.cmd != nil && !s.cmd.done {
 		s.mu.Unlock()
 		return Confinement{}, ErrCommandRunning
+	}
+	if err := s.refusePersonLocked(); err != nil {
+		s.mu.Unlock()
+		return Confinement{}, err
 	}
 	old, oldProfile, oldConf, cwd := s.shell, s.profile, s.confinement, s.cwd
 	s.profile = profile
