@@ -270,11 +270,7 @@ func (s *Session) PersonWrite(_ context.Context, id string, b []byte) error {
 		return err
 	}
 	sp := s.shell
-	shellHolds := false
-	if pg, err := sp.proc.ForegroundPgrp(); err == nil && pg == sp.proc.Pid() {
-		shellHolds = true
-	}
-	p.record(b, shellHolds)
+	p.record(b, s.atPromptLocked(sp))
 	s.mu.Unlock()
 	if _, err := sp.proc.File().Write(b); err != nil {
 		return fmt.Errorf("guardian: write to shell: %w", err)
@@ -364,16 +360,30 @@ func (s *Session) TakePersonNote() string {
 	return out
 }
 
+// atPromptLocked reports whether what is typed now is a command line: the
+// shell itself holds the terminal and edits the line (its line editor has
+// the kernel's line mode off). Anything else is input to a program, or to
+// the shell's own read (a `read -s` password): it is counted, never
+// recorded, so a secret typed at a prompt never reaches the agent.
+func (s *Session) atPromptLocked(sp *shellProc) bool {
+	pg, err := sp.proc.ForegroundPgrp()
+	if err != nil || pg != sp.proc.Pid() {
+		return false
+	}
+	m, err := sp.proc.Modes()
+	return err == nil && !m.Canonical
+}
+
 // record follows the keys typed, to tell the agent later which command
 // lines the person ran. It is a best effort from the keys alone: an edit
 // made with the arrow keys, history or completion marks the line
 // approximate.
-func (p *person) record(b []byte, shellHolds bool) {
+func (p *person) record(b []byte, atPrompt bool) {
 	for i := 0; i < len(b); i++ {
 		c := b[i]
 		switch {
 		case c == '\r' || c == '\n':
-			p.finishLine(!shellHolds)
+			p.finishLine(!atPrompt)
 		case c == 0x7f || c == 0x08: // backspace: one character back
 			if len(p.line) > 0 {
 				_, size := utf8.DecodeLastRune(p.line)
