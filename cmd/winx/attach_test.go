@@ -11,7 +11,6 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 	"net"
 	"os"
@@ -335,7 +334,15 @@ func TestAttachInteractiveOtherUID(t *testing.T) {
 	if os.Geteuid() != 0 {
 		t.Skip("needs root to run the attack as another, unprivileged uid")
 	}
-	d := newDaemonEnv(t)
+	// The socket directory is made where another uid can be let in (the
+	// test's temporary directory is private to it).
+	sock, err := os.MkdirTemp("/tmp", "wxa")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(sock) })
+	d := newDaemonEnv(t, "WINX_SOCKET="+filepath.Join(sock, wire.DaemonSocketName))
+	d.sock = sock
 	a := d.adapter()
 	root := canonDir(t, t.TempDir())
 	s := a.mustInit(root)
@@ -369,13 +376,15 @@ func TestAttachInteractiveOtherUID(t *testing.T) {
 	}
 	attacker := filepath.Join(dir, "attacker.test")
 	copyExecutable(t, self, attacker)
-	cmd := exec.Command(attacker, "-test.run=^TestAttachAttacker$")
+	cmd := exec.Command(attacker, "-test.run=^TestAttachAttacker$", "-test.v")
 	cmd.Env = []string{"WINX_TEST_ATTACKER_SOCKET=" + live[0].Socket, "WINX_TEST_ATTACKER_SECRET=" + secret, "HOME=" + filepath.Join(dir, "home"), "TMPDIR=" + filepath.Join(dir, "home")}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: nobody, Gid: nobody}}
+	start := time.Now()
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		t.Errorf("the attack as uid %d: %v\n%s", nobody, err, out)
 	}
+	t.Logf("the attack as uid %d (%v):\n%s", nobody, time.Since(start), out)
 
 	// winx attach --interactive as nobody, on a terminal.
 	master, slave, err := pty.Open()
@@ -383,21 +392,28 @@ func TestAttachInteractiveOtherUID(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer master.Close()
-	defer slave.Close()
-	cli := exec.Command(filepath.Join(dir, "winx"), "attach", "--interactive", s.ThreadID)
+	cli := exec.Command(filepath.Join(dir, "winx"), "attach", "--interactive", root)
 	cli.Env = append(d.env, "HOME="+filepath.Join(dir, "home"))
 	cli.Stdin, cli.Stdout, cli.Stderr = slave, slave, slave
 	cli.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true, Credential: &syscall.Credential{Uid: nobody, Gid: nobody}}
 	if err := cli.Start(); err != nil {
 		t.Fatal(err)
 	}
+	slave.Close()
 	done := make(chan error, 1)
 	go func() { done <- cli.Wait() }()
+	said := make(chan []byte, 1)
+	go func() {
+		b, _ := io.ReadAll(master) // EIO once the client is gone
+		said <- b
+	}()
+	start = time.Now()
 	select {
 	case err := <-done:
 		if err == nil {
 			t.Errorf("winx attach --interactive as uid %d exited 0, want a refusal", nobody)
 		}
+		t.Logf("winx attach --interactive as uid %d (%v): %v: %q", nobody, time.Since(start), err, <-said)
 	case <-time.After(attachWait):
 		cli.Process.Kill()
 		<-done
@@ -447,11 +463,12 @@ func TestAttachAttacker(t *testing.T) {
 	for {
 		frame, err := read()
 		if err != nil {
-			return // closed without a word: refused
+			t.Logf("the guardian closed the connection: %v", err)
+			return
 		}
 		if strings.Contains(frame, `"id":2`) && !strings.Contains(frame, `"error"`) {
 			t.Fatalf("the guardian attached a person of uid %d: %s", os.Getuid(), frame)
 		}
-		fmt.Fprintln(os.Stderr, "guardian said:", frame)
+		t.Logf("the guardian said: %s", frame)
 	}
 }
