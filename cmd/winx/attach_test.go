@@ -295,7 +295,7 @@ func TestAttachInteractive(t *testing.T) {
 	if after := p.modes(); after.Lflag != before.Lflag || after.Iflag != before.Iflag || after.Oflag != before.Oflag || after.Cflag != before.Cflag {
 		t.Errorf("terminal modes after the detach = %+v, want them restored to %+v", after, before)
 	}
-	if !strings.Contains(p.printed(), "winx: detached from ") {
+	if !p.poll("winx: detached from ", attachWait) {
 		t.Errorf("the client did not say it detached:\n%q", p.printed())
 	}
 
@@ -321,6 +321,29 @@ func TestAttachInteractive(t *testing.T) {
 	r = agentCall(t, d, probe, "BashCommand", at(command("echo agent-last")))
 	if strings.Contains(r.Text, "a person attached") {
 		t.Errorf("the note is repeated in a later answer:\n%s", r.Text)
+	}
+
+	// A signal ends an attachment too: the terminal is restored and the
+	// agent is let in again.
+	p2 := startPerson(t, d, root)
+	before = p2.modes()
+	p2.waitFor(personPrompt)
+	p2.cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case <-p2.exited:
+	case <-time.After(attachWait):
+		t.Fatalf("winx attach --interactive did not end on SIGTERM:\n%q", p2.printed())
+	}
+	if after := p2.modes(); after.Lflag != before.Lflag || after.Iflag != before.Iflag || after.Oflag != before.Oflag {
+		t.Errorf("terminal modes after SIGTERM = %+v, want them restored to %+v", after, before)
+	}
+	if r := agentCall(t, d, probe, "BashCommand", at(command("echo agent-after-signal"))); r.Status != "completed" || !strings.Contains(r.Text, "agent-after-signal") {
+		t.Errorf("the agent's command after the person's client was signalled = %+v", r)
+	}
+
+	// The key sequence is documented where a person looks.
+	if help, err := d.winx("help", "attach"); err != nil || !strings.Contains(help, "Detach: Ctrl-] then d") {
+		t.Errorf("winx help attach = %q, %v; want the detach sequence", help, err)
 	}
 }
 
