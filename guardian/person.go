@@ -146,16 +146,25 @@ func (s *Session) AttachPerson(ctx context.Context, rows, cols int) (Attachment,
 	sp := s.shell
 	idle := s.cmd == nil || s.cmd.done
 	if pg, err := sp.proc.ForegroundPgrp(); idle && err == nil && pg == sp.proc.Pid() {
-		// Typed without a nonce of its own: its prompt marker carries the
-		// last command's, which the scanner still expects, and finishes
-		// nothing (no command runs).
-		if _, err := sp.proc.File().Write([]byte(personPrompt(s.opts.Shell))); err == nil {
-			p.prepared = true
-			s.restorePrompt = true
-		}
+		s.preparePersonLocked(p)
 	}
 	s.broadcastLocked()
 	return Attachment{ID: p.ID(), Offset: p.base}, nil
+}
+
+// preparePersonLocked gives the attached person echo and a prompt, once,
+// when the shell waits at its prompt: at the attach, or when the command
+// that ran then ends. The line is typed without a nonce of its own: its
+// prompt marker carries the last command's, which the scanner still
+// expects, and finishes nothing (no command runs).
+func (s *Session) preparePersonLocked(p *person) {
+	if p.prepared {
+		return
+	}
+	if _, err := s.shell.proc.File().Write([]byte(personPrompt(s.opts.Shell))); err == nil {
+		p.prepared = true
+		s.restorePrompt = true
+	}
 }
 
 // ID is the attachment's id.

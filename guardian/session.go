@@ -336,6 +336,11 @@ func (s *Session) markerLocked(sp *shellProc, m marker) {
 	s.cwd = m.cwd
 	if s.cmd != nil && !s.cmd.done {
 		s.cmd.finishLocked(m.exitCode, false)
+		if s.person != nil {
+			// A person attached while the command ran: now the shell
+			// waits at its prompt for them.
+			s.preparePersonLocked(s.person)
+		}
 	}
 }
 
