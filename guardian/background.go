@@ -34,6 +34,10 @@ func (s *Session) StartBackground(ctx context.Context, command string) (string, 
 		s.mu.Unlock()
 		return "", ErrClosed
 	}
+	if err := s.refusePersonLocked(); err != nil {
+		s.mu.Unlock()
+		return "", err
+	}
 	if len(s.bg) >= MaxBackground {
 		s.pruneBackgroundLocked()
 	}
@@ -133,6 +137,9 @@ func (s *Session) PollBackground(ctx context.Context, id string, wait time.Durat
 // SendTextBackground types into a background command's PTY.
 func (s *Session) SendTextBackground(ctx context.Context, id, text string, submit bool, wait time.Duration) (*Outcome, error) {
 	if err := validateText(text, MaxInputBytes); err != nil {
+		return nil, err
+	}
+	if err := s.refusePerson(); err != nil {
 		return nil, err
 	}
 	b, err := s.background(id)

@@ -166,6 +166,16 @@ type Session struct {
 	// what the current shell got. Both change only when a shell starts.
 	profile     ShellProfile
 	confinement Confinement
+	// person is the attached person (person.go), nil when none;
+	// personOffset is the offset of the person's output stream (counted
+	// while nobody is attached too, so offsets only grow); personNote is
+	// the line the agent's next answer carries after a detach.
+	person       *person
+	personOffset uint64
+	personNote   string
+	// restorePrompt: an attachment gave the shell echo and a prompt; the
+	// agent's next command line takes them back first.
+	restorePrompt bool
 }
 
 // shellProc is one incarnation of the shell (replaced on reset).
@@ -235,6 +245,7 @@ func (s *Session) startShell(ctx context.Context, dir string) error {
 	sp := &shellProc{proc: proc, nonce: nonce, scanner: markerScanner{nonce: nonce}, spawned: spawned}
 	s.mu.Lock()
 	s.shell, s.confinement = sp, conf
+	s.restorePrompt = false // a new shell has the rc file's blank prompt
 	s.mu.Unlock()
 	go s.readLoop(sp)
 	ctx, cancel := context.WithTimeout(ctx, startTimeout)
@@ -303,6 +314,7 @@ func (s *Session) outputLocked(sp *shellProc, p []byte) {
 		return
 	}
 	s.screen.Write(p)
+	s.personOutputLocked(p)
 	if s.cmd != nil && !s.cmd.done && s.cmd.begun {
 		s.cmd.write(p)
 		s.markPrintedLocked(s.cmd)
@@ -327,6 +339,11 @@ func (s *Session) markerLocked(sp *shellProc, m marker) {
 	s.cwd = m.cwd
 	if s.cmd != nil && !s.cmd.done {
 		s.endLocked(s.cmd, m.exitCode, false)
+		if s.person != nil {
+			// A person attached while the command ran: now the shell
+			// waits at its prompt for them.
+			s.preparePersonLocked(s.person)
+		}
 	}
 	if s.screen.AltScreenActive() {
 		// The shell has the terminal back: an alternate screen still on
@@ -435,6 +452,10 @@ type Outcome struct {
 	// (a prompt, a pager, an editor). A prompt is the last line of
 	// Output.Text; a full-screen program's screen is Screen's.
 	AwaitingInput bool
+	// PersonNote says, once, that a person typed in the session since the
+	// agent's last answer and what ran (see TakePersonNote); set by the
+	// process serving the agent.
+	PersonNote string
 }
 
 // Run types a command into the shell and waits up to wait for it to end.
@@ -473,6 +494,18 @@ func (s *Session) launch(line string) (*command, error) {
 		s.mu.Unlock()
 		return nil, ErrCommandRunning
 	}
+	if err := s.refusePersonLocked(); err != nil {
+		s.mu.Unlock()
+		return nil, err
+	}
+	typed := commandLine
+	if s.restorePrompt {
+		s.restorePrompt = false
+		restore := restoreLine(s.opts.Shell)
+		typed = func(command, script, nonce string) string {
+			return "\x15" + restore + strings.TrimPrefix(commandLine(command, script, nonce), "\x15")
+		}
+	}
 	s.gen++
 	// From here on only a marker with the new command's nonce counts: the
 	// last command's nonce may be known to what it left running.
@@ -504,7 +537,7 @@ func (s *Session) launch(line string) (*command, error) {
 		}
 		c.script = script
 	}
-	if _, err := sp.proc.File().Write([]byte(commandLine(line, script, nonce))); err != nil {
+	if _, err := sp.proc.File().Write([]byte(typed(line, script, nonce))); err != nil {
 		s.abandon(c)
 		return nil, fmt.Errorf("guardian: write to shell: %w", err)
 	}
@@ -810,7 +843,11 @@ func (s *Session) input(ctx context.Context, b []byte, wait time.Duration) (*Out
 	s.mu.Lock()
 	sp, c := s.shell, s.cmd
 	idle := c == nil || c.done
+	refused := s.refusePersonLocked()
 	s.mu.Unlock()
+	if refused != nil {
+		return nil, refused
+	}
 	if idle {
 		// Typed into an idle shell, text would run as a command that no
 		// generation accounts for (and Ctrl-d would end the shell).
@@ -825,6 +862,9 @@ func (s *Session) input(ctx context.Context, b []byte, wait time.Duration) (*Out
 // Interrupt sends Ctrl-C to the foreground command. A shell that does not
 // come back is interrupted again, and then replaced at the same cwd.
 func (s *Session) Interrupt(ctx context.Context, wait time.Duration) (*Outcome, error) {
+	if err := s.refusePerson(); err != nil {
+		return nil, err
+	}
 	s.mu.Lock()
 	sp, c := s.shell, s.cmd
 	s.mu.Unlock()
@@ -877,6 +917,9 @@ func (s *Session) abortByReset(ctx context.Context, c *command) (*Outcome, error
 // A command that ignores Ctrl-C gets a second one, then its shell is
 // replaced at the same cwd, as with Interrupt.
 func (s *Session) Cancel(ctx context.Context, gen uint64, wait time.Duration) (*Outcome, error) {
+	if err := s.refusePerson(); err != nil {
+		return nil, err
+	}
 	var c *command
 	s.mu.Lock()
 	if cur := s.cmd; cur != nil && cur.gen == gen {
@@ -970,6 +1013,10 @@ func (s *Session) awaitBegun(ctx context.Context, c *command) {
 // Reset replaces the shell at the same cwd (reset_shell).
 func (s *Session) Reset(ctx context.Context) error {
 	s.mu.Lock()
+	if err := s.refusePersonLocked(); err != nil {
+		s.mu.Unlock()
+		return err
+	}
 	c := s.cmd
 	if c != nil && !c.done {
 		s.endLocked(c, 130, false)
@@ -1004,6 +1051,10 @@ func (s *Session) Respawn(ctx context.Context, profile ShellProfile) (Confinemen
 	if s.cmd != nil && !s.cmd.done {
 		s.mu.Unlock()
 		return Confinement{}, ErrCommandRunning
+	}
+	if err := s.refusePersonLocked(); err != nil {
+		s.mu.Unlock()
+		return Confinement{}, err
 	}
 	old, oldProfile, oldConf, cwd := s.shell, s.profile, s.confinement, s.cwd
 	s.profile = profile

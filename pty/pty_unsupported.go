@@ -26,6 +26,7 @@ func (p *Process) File() *os.File                  { return nil }
 func (p *Process) Pid() int                        { return 0 }
 func (p *Process) Resize(size Size) error          { return ErrUnsupported }
 func (p *Process) ForegroundPgrp() (int, error)    { return 0, ErrUnsupported }
+func (p *Process) Modes() (Modes, error)           { return Modes{}, ErrUnsupported }
 func (p *Process) Signal(sig syscall.Signal) error { return ErrUnsupported }
 func (p *Process) Kill() error                     { return ErrUnsupported }
 func (p *Process) Wait() (ExitStatus, error)       { return ExitStatus{Code: -1}, ErrUnsupported }
@@ -43,3 +44,6 @@ func BecomeSubreaper(context.Context) error { return ErrUnsupported }
 
 // KillDescendants is a no-op on this platform.
 func KillDescendants() {}
+
+// Modes are the input modes of a terminal (see the unix version).
+type Modes struct{ Canonical, Echo bool }

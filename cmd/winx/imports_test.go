@@ -100,8 +100,10 @@ func importTable() map[string]importRule {
 		"guardian/remote":        {imports: []string{"guardian", "guardian/wire", "jsonrpc", "pty", "vt", "evidence/redact"}},
 		// winxd watches its guardians through pidfds on one epoll
 		// (x/sys) and is the subreaper of what a dead one leaves (pty).
+		// x/term: attach --interactive puts the person's terminal in raw
+		// mode (guardian/daemon/operator).
 		"guardian/daemon": {imports: []string{"guardian", "guardian/remote", "guardian/wire", "jsonrpc", "edit/atomicfile", "evidence/redact", "pty"},
-			modules: []string{"golang.org/x/sys"}},
+			modules: []string{"golang.org/x/sys", "golang.org/x/term"}},
 		"guardian/runtime": {imports: []string{"guardian", "guardian/daemon", "guardian/remote", "guardian/wire", "evidence/redact"}},
 		"codemap":          {imports: []string{"codemap/walk"}, modules: []string{"github.com/smacker/go-tree-sitter"}, cgo: true},
 		// The pure-Go walker that codemap shares with the workspace services.

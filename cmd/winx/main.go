@@ -96,7 +96,11 @@ func runAdapter(ctx context.Context, cfg *config.Adapter, stdin io.Reader, stdou
 	id := buildid.Read()
 	switch cfg.Command {
 	case config.CommandHelp:
-		_, err := config.LoadAdapter([]string{"--help"}, nil, catalog(), stdout)
+		args := []string{"--help"}
+		if cfg.HelpTopic != "" {
+			args = []string{cfg.HelpTopic, "--help"}
+		}
+		_, err := config.LoadAdapter(args, nil, catalog(), stdout)
 		if errors.Is(err, flag.ErrHelp) {
 			return nil
 		}
@@ -119,6 +123,9 @@ func runAdapter(ctx context.Context, cfg *config.Adapter, stdin io.Reader, stdou
 	}
 	o := cfg.OperatorOptions
 	o.Build, o.FormatBuild, o.Stdout = entry.WireBuild(id), formatBuild, stdout
+	if f, ok := stdin.(*os.File); ok {
+		o.Stdin = f
+	}
 	return operator.Run(ctx, cfg.Operator, o)
 }
 

@@ -103,6 +103,21 @@
 // normally removes it; `winx prune` removes one whose socket is gone and
 // whose session left no lost record (ExpireLost removes it with that).
 //
+// # People
+//
+// A person may take the wheel of a session (winx attach --interactive,
+// PersonTerminal) on a connection of their own, admitted as any other
+// (same uid, the wire secret, a caller outside every confined session).
+// person.attach claims the session's terminal (one person at a time),
+// person.read long-polls the raw output after an offset and renews the
+// attachment's lease, person.write types the person's keys, person.resize
+// sets the PTY's size, person.detach ends it; so does the connection's end
+// (the read in flight sees its caller leave) or a lease that ran out. The
+// session (guardian.Session) owns that state: while a person is attached,
+// every method that would type or start a command fails with the kind
+// person_attached, and the first answer after the detach that carries an
+// Outcome says what the person ran (Outcome.PersonNote, taken once).
+//
 // # Activity clocks
 //
 // Status reports created, last activity (every call except status, jobs

@@ -111,6 +111,8 @@ var sessionKinds = []struct {
 	{"launch_cancelled", []error{ErrLaunchCancelled}},
 	{"no_launch", []error{ErrNoLaunch}},
 	{"launch_unsettled", []error{ErrLaunchUnsettled}},
+	{"person_attached", []error{guardian.ErrPersonAttached}},
+	{"not_attached", []error{guardian.ErrNotAttached}},
 	{"command_already_running", []error{guardian.ErrCommandRunning}},
 	{"not_running", []error{guardian.ErrNotRunning}},
 	{"invalid_input", []error{guardian.ErrInvalidInput}},

@@ -29,6 +29,13 @@ const (
 	MethodBgSendText  = "background.send_text"  // bgSendTextParams → Outcome
 	MethodJobs        = "background.jobs"       // reqBase → JobsResult
 	MethodHistory     = "session.history"       // reqBase → HistoryResult
+	// A person's terminal (winx attach --interactive); see "People" in
+	// the package doc.
+	MethodPersonAttach = "person.attach" // personAttachParams → personAttachResult
+	MethodPersonRead   = "person.read"   // personReadParams → personReadResult
+	MethodPersonWrite  = "person.write"  // personWriteParams → struct{}
+	MethodPersonResize = "person.resize" // personResizeParams → struct{}
+	MethodPersonDetach = "person.detach" // personIDParams → struct{}
 	// MethodAck is a notification: the client received the delivery
 	// numbered Seq (see "Output delivery" in the package doc).
 	MethodAck = "session.ack"
@@ -48,6 +55,7 @@ func Capabilities() []string {
 		MethodSendBytes, MethodCancel, MethodScreen, MethodWaitForTurn, MethodReset, MethodClose,
 		MethodBgStart, MethodBgPoll, MethodBgSendText, MethodJobs, MethodRespawn, MethodAck, CapDeliveryAck, CapLaunchID, CapReplaceMeta,
 		MethodHistory,
+		MethodPersonAttach, MethodPersonRead, MethodPersonWrite, MethodPersonResize, MethodPersonDetach,
 	}
 }
 
@@ -177,6 +185,49 @@ type respawnResult struct {
 	Confinement guardian.Confinement `json:"confinement"`
 }
 
+type personAttachParams struct {
+	reqBase
+	Rows int `json:"rows,omitempty"`
+	Cols int `json:"cols,omitempty"`
+}
+
+type personAttachResult struct {
+	ID     string `json:"id"`
+	Offset uint64 `json:"offset"`
+}
+
+type personIDParams struct {
+	reqBase
+	ID string `json:"id"`
+}
+
+type personReadParams struct {
+	reqBase
+	ID     string `json:"id"`
+	Offset uint64 `json:"offset"`
+	WaitMS int64  `json:"wait_ms"`
+}
+
+type personReadResult struct {
+	Data        []byte `json:"data,omitempty"` // base64 on the wire
+	Offset      uint64 `json:"offset"`
+	Dropped     uint64 `json:"dropped,omitempty"`
+	ShellExited bool   `json:"shell_exited,omitempty"`
+}
+
+type personWriteParams struct {
+	reqBase
+	ID   string `json:"id"`
+	Data []byte `json:"data"` // base64 on the wire
+}
+
+type personResizeParams struct {
+	reqBase
+	ID   string `json:"id"`
+	Rows int    `json:"rows"`
+	Cols int    `json:"cols"`
+}
+
 type ackParams struct {
 	Seq uint64 `json:"seq"`
 }
@@ -196,6 +247,9 @@ type Outcome struct {
 	Seq         uint64 `json:"seq,omitempty"`
 	// AwaitingInput: the command is blocked reading its terminal.
 	AwaitingInput bool `json:"awaiting_input,omitempty"`
+	// PersonNote: a person typed in the session since the agent's last
+	// answer (guardian.Session.TakePersonNote).
+	PersonNote string `json:"person_note,omitempty"`
 }
 
 // Shaped is guardian.Shaped on the wire.
@@ -217,6 +271,7 @@ func toWire(o *guardian.Outcome, seq uint64) *Outcome {
 	return &Outcome{
 		Generation: o.Generation, Command: o.Command, Running: o.Running, ExitCode: o.ExitCode,
 		Cwd: o.Cwd, ElapsedNS: int64(o.Elapsed), ShellExited: o.ShellExited, ShellReset: o.ShellReset, Seq: seq, AwaitingInput: o.AwaitingInput,
+		PersonNote: o.PersonNote,
 		Output: Shaped{Text: s.Text, DroppedBytes: s.DroppedBytes, DroppedLines: s.DroppedLines,
 			DroppedFile: s.DroppedFile, Collapsed: s.Collapsed, Redactions: s.Redactions,
 			Journal: s.Journal, LostLines: s.LostLines, LostBytes: s.LostBytes, Open: s.Open},
@@ -229,7 +284,7 @@ func (o *Outcome) Guardian() *guardian.Outcome {
 	return &guardian.Outcome{
 		Generation: o.Generation, Command: o.Command, Running: o.Running, ExitCode: o.ExitCode,
 		Cwd: o.Cwd, Elapsed: time.Duration(o.ElapsedNS), ShellExited: o.ShellExited, ShellReset: o.ShellReset,
-		AwaitingInput: o.AwaitingInput,
+		AwaitingInput: o.AwaitingInput, PersonNote: o.PersonNote,
 		Output: guardian.Shaped{Text: s.Text, DroppedBytes: s.DroppedBytes, DroppedLines: s.DroppedLines,
 			DroppedFile: s.DroppedFile, Collapsed: s.Collapsed, Redactions: s.Redactions,
 			Journal: s.Journal, LostLines: s.LostLines, LostBytes: s.LostBytes, Open: s.Open},

@@ -176,6 +176,13 @@ func (s *Server) methods() map[string]method {
 		MethodJobs: {fn: handler(s, s.jobs), passive: true},
 		// So is reading the history (a ContextSave, a look by winx).
 		MethodHistory: {fn: handler(s, s.history), passive: true},
+		// A person's terminal: these count as activity, as the agent's
+		// calls do (a person at work keeps the session alive).
+		MethodPersonAttach: {fn: handler(s, s.personAttach)},
+		MethodPersonRead:   {fn: handler(s, s.personRead)},
+		MethodPersonWrite:  {fn: handler(s, s.personWrite)},
+		MethodPersonResize: {fn: handler(s, s.personResize)},
+		MethodPersonDetach: {fn: handler(s, s.personDetach)},
 	}
 }
 
@@ -262,7 +269,7 @@ func (s *Server) bgPoll(ctx context.Context, p *bgPollParams) (*Outcome, error) 
 	if err != nil {
 		return nil, err
 	}
-	return toWire(o, s.out.take(bgStream(p.ID), o)), nil
+	return s.noted(toWire(o, s.out.take(bgStream(p.ID), o))), nil
 }
 
 func (s *Server) bgSendText(ctx context.Context, p *bgSendTextParams) (*Outcome, error) {
@@ -270,7 +277,7 @@ func (s *Server) bgSendText(ctx context.Context, p *bgSendTextParams) (*Outcome,
 	if err != nil {
 		return nil, err
 	}
-	return toWire(o, s.out.take(bgStream(p.ID), o)), nil
+	return s.noted(toWire(o, s.out.take(bgStream(p.ID), o))), nil
 }
 
 func (s *Server) jobs(ctx context.Context, _ *reqBase) (JobsResult, error) {
@@ -370,13 +377,13 @@ func (s *Server) finish(ctx context.Context, o *guardian.Outcome, wait time.Dura
 	stream := fgStream(o.Generation)
 	seq := s.out.take(stream, o)
 	if !o.Running || wait <= 0 {
-		return toWire(o, seq), nil
+		return s.noted(toWire(o, seq)), nil
 	}
 	o2, err := s.sess.Poll(ctx, o.Generation, wait)
 	if err != nil {
 		return nil, err
 	}
-	return toWire(o2, s.out.take(stream, o2)), nil
+	return s.noted(toWire(o2, s.out.take(stream, o2))), nil
 }
 
 func (s *Server) poll(ctx context.Context, p *pollParams) (*Outcome, error) {
@@ -386,7 +393,7 @@ func (s *Server) poll(ctx context.Context, p *pollParams) (*Outcome, error) {
 	if err != nil {
 		return nil, s.staleOr(p.Generation, err)
 	}
-	return toWire(o, s.out.take(fgStream(o.Generation), o)), nil
+	return s.noted(toWire(o, s.out.take(fgStream(o.Generation), o))), nil
 }
 
 func staleGeneration(gen, cur uint64) error {
@@ -459,13 +466,13 @@ func (s *Server) cancel(ctx context.Context, p *cancelParams) (*Outcome, error) 
 	stream := fgStream(gen)
 	seq := s.out.take(stream, o)
 	if !o.Running {
-		return toWire(o, seq), nil
+		return s.noted(toWire(o, seq)), nil
 	}
 	o, err = s.sess.Interrupt(ictx, millis(p.WaitMS))
 	if err != nil {
 		return nil, err
 	}
-	return toWire(o, s.out.take(stream, o)), nil
+	return s.noted(toWire(o, s.out.take(stream, o))), nil
 }
 
 func (s *Server) reset(ctx context.Context, _ *reqBase) (*Status, error) {
@@ -681,4 +688,46 @@ func screenToWire(s guardian.ScreenSnapshot) screenResult {
 
 func (r screenResult) guardian() guardian.ScreenSnapshot {
 	return guardian.ScreenSnapshot{Rows: r.Rows, AltScreen: r.AltScreen, Title: r.Title, Changed: r.Changed}
+}
+
+// noted gives an answer to the agent the note of a person who typed in the
+// session since the agent's last answer (taken once).
+func (s *Server) noted(o *Outcome) *Outcome {
+	o.PersonNote = s.sess.TakePersonNote()
+	return o
+}
+
+// maxPersonWait bounds a person's read: the read renews the attachment's
+// lease, so it must come back well within it.
+const maxPersonWait = 5 * time.Second
+
+func (s *Server) personAttach(ctx context.Context, p *personAttachParams) (personAttachResult, error) {
+	a, err := s.sess.AttachPerson(ctx, p.Rows, p.Cols)
+	if err != nil {
+		return personAttachResult{}, err
+	}
+	s.logger.Info("a person attached to the session's terminal")
+	return personAttachResult{ID: a.ID, Offset: a.Offset}, nil
+}
+
+func (s *Server) personRead(ctx context.Context, p *personReadParams) (personReadResult, error) {
+	c, err := s.sess.PersonRead(ctx, p.ID, p.Offset, min(millis(p.WaitMS), maxPersonWait))
+	if err != nil {
+		return personReadResult{}, err
+	}
+	return personReadResult{Data: c.Data, Offset: c.Offset, Dropped: c.Dropped, ShellExited: c.ShellExited}, nil
+}
+
+func (s *Server) personWrite(ctx context.Context, p *personWriteParams) (struct{}, error) {
+	return struct{}{}, s.sess.PersonWrite(ctx, p.ID, p.Data)
+}
+
+func (s *Server) personResize(ctx context.Context, p *personResizeParams) (struct{}, error) {
+	return struct{}{}, s.sess.PersonResize(ctx, p.ID, p.Rows, p.Cols)
+}
+
+func (s *Server) personDetach(_ context.Context, p *personIDParams) (struct{}, error) {
+	s.sess.DetachPerson(p.ID)
+	s.logger.Info("a person detached from the session's terminal")
+	return struct{}{}, nil
 }

@@ -35,6 +35,9 @@ const (
 const (
 	codeCommandAlreadyRunning = "command_already_running"
 	codeCommandNotRunning     = "command_not_running"
+	// codePersonAttached: a person types in the session's terminal (winx
+	// attach --interactive); the agent's action was refused.
+	codePersonAttached = "person_attached"
 	// A program waits at a prompt (status awaiting_input or
 	// awaiting_approval); the next action types the answer.
 	codeInputRequired    = "input_required"
@@ -376,6 +379,9 @@ func (r *bashRun) failure(err error) *mcp.CallToolResult {
 				Arguments: map[string]any{"action_json": map[string]any{"type": "jobs"}, "thread_id": r.threadID, "workspace_root": r.root}}}
 		return env.Result(env.Message)
 	}
+	if errors.Is(err, guardian.ErrPersonAttached) {
+		return r.personAttached()
+	}
 	return bashFailure(err)
 }
 
@@ -583,9 +589,17 @@ func (r *bashRun) outcome(ctx context.Context, o *guardian.Outcome, err error) *
 		}
 		return env.Result(env.Message)
 	}
+	if errors.Is(err, guardian.ErrPersonAttached) {
+		return r.personAttached()
+	}
 	if errors.Is(err, guardian.ErrNotRunning) {
 		env := mcp.Envelope{Status: mcp.StatusNotFound, Tool: BashCommandTool, ErrorCode: codeCommandNotRunning, Retryable: true,
 			Message: "No command is running in this shell; run one with action_json type command."}
+		if o != nil && o.PersonNote != "" {
+			// A look that found nothing new still carries the news of a
+			// person who typed in the session.
+			return env.Result(personNoteLine(o.PersonNote) + env.Message)
+		}
 		return env.Result(env.Message)
 	}
 	if err != nil {
@@ -600,6 +614,9 @@ func (r *bashRun) outcome(ctx context.Context, o *guardian.Outcome, err error) *
 		CollapsedRuns: o.Output.Collapsed, Redactions: o.Output.Redactions, ShellExited: o.ShellExited, ShellReset: o.ShellReset,
 	}
 	var b strings.Builder
+	if o.PersonNote != "" {
+		b.WriteString(personNoteLine(o.PersonNote))
+	}
 	if r.droppedTail != "" {
 		// The model asked for a tail; it gets the bounded output instead
 		// and must know why there is more than it asked for.
@@ -850,6 +867,26 @@ func untilCompleteBackground(raw json.RawMessage) *mcp.CallToolResult {
 		Status: mcp.StatusInvalidInput, Tool: BashCommandTool, ErrorCode: codeInvalidToolInput, Retryable: true,
 		Message:    "Invalid input: wait_policy until_complete waits for a foreground command; a background command returns at once. Send the call without wait_policy (background) or without is_background (wait for it).",
 		NextAction: &mcp.NextAction{Tool: BashCommandTool, Instruction: "Start the command in the background without wait_policy.", Arguments: args},
+	}
+	return env.Result(env.Message)
+}
+
+// personNoteLine is the one line an answer carries after a person typed in
+// the session (guardian.Session.TakePersonNote; redacted there).
+func personNoteLine(note string) string {
+	return "[winx: " + note + "]\n"
+}
+
+// personAttached answers an action refused because a person is attached to
+// the session's terminal (winx attach --interactive): nothing was typed or
+// started.
+func (r *bashRun) personAttached() *mcp.CallToolResult {
+	env := mcp.Envelope{
+		Status: mcp.StatusConflict, Tool: BashCommandTool, ErrorCode: codePersonAttached, Retryable: true,
+		Message: "A person is attached to this session's terminal and typing in it (winx attach --interactive); " +
+			"nothing was typed or started. Wait until they detach, then check with status_check; " +
+			"its answer says what they ran.",
+		NextAction: r.statusCheck("Check again later; the action is refused while the person stays attached."),
 	}
 	return env.Result(env.Message)
 }

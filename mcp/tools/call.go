@@ -205,6 +205,9 @@ func errorEnvelope(tool string, err error) mcp.Envelope {
 		// A mode change starts a fresh shell, which a running command blocks.
 		env.Status, env.ErrorCode, env.Retryable = mcp.StatusConflict, codeCommandAlreadyRunning, true
 		env.Message = "A command is running in this shell; the mode changes with a fresh shell once it ends. Wait for it or interrupt it (BashCommand send_specials Ctrl-c), then ask again."
+	case errors.Is(err, guardian.ErrPersonAttached):
+		env.Status, env.ErrorCode, env.Retryable = mcp.StatusConflict, codePersonAttached, true
+		env.Message = "A person is attached to this session's terminal and typing in it (winx attach --interactive); nothing was done. Wait until they detach, then ask again."
 	case errors.Is(err, guardian.ErrUnresponsive):
 		env.Status, env.ErrorCode, env.Retryable = mcp.StatusFailed, codeGuardianUnresponsive, true
 		env.Message = "The session's guardian process did not answer in time (it may be stopped or overloaded); nothing is known of this call's effect. Check the session with a status_check later, or reset it with Initialize type reset_shell."

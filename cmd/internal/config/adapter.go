@@ -42,11 +42,14 @@ type Catalog struct {
 
 // Adapter is winx's configuration: one command and its settings.
 type Adapter struct {
-	Command  string           // CommandServe, CommandReport or an operator command
-	Serve    Serve            // when Command is CommandServe
-	Report   Report           // when Command is CommandReport
-	Worktree Worktrees        // when Command is CommandWorktrees
-	Operator operator.Command // when Command is an operator command
+	Command string // CommandServe, CommandReport or an operator command
+	// HelpTopic is the operator command `winx help <command>` asks about;
+	// "" for the whole help.
+	HelpTopic string
+	Serve     Serve            // when Command is CommandServe
+	Report    Report           // when Command is CommandReport
+	Worktree  Worktrees        // when Command is CommandWorktrees
+	Operator  operator.Command // when Command is an operator command
 	// OperatorOptions is the rest of an operator command's configuration;
 	// Stdout is left to the caller.
 	OperatorOptions operator.Options
@@ -149,6 +152,8 @@ func LoadAdapter(args, environ []string, cat Catalog, stderr io.Writer) (*Adapte
 		return loadOperator(args[0], args[1:], environ, getenv, stderr)
 	case len(args) == 1 && args[0] == CommandHelp:
 		return &Adapter{Command: CommandHelp}, nil
+	case len(args) == 2 && args[0] == CommandHelp && operator.IsCommand(args[1]):
+		return &Adapter{Command: CommandHelp, HelpTopic: args[1]}, nil
 	case len(args) == 1 && args[0] == CommandVersion:
 		return &Adapter{Command: CommandServe, Serve: Serve{Version: true}}, nil
 	case len(args) > 0 && args[0] == CommandServe:
@@ -166,7 +171,7 @@ func commandHelp() [][2]string {
 		{CommandReport, "summarize the usage log (WINX_USAGE_LOG)"},
 		{operator.List, "JSON of the live sessions"},
 		{operator.Jobs, "background jobs of every session, or of one: running, exited, lost"},
-		{operator.Attach, "print a session's screen (--follow keeps printing)"},
+		{operator.Attach, "print a session's screen (--follow keeps printing; --interactive types into it, Ctrl-] d detaches)"},
 		{operator.Kill, "end a session or --all"},
 		{operator.Prune, "end idle sessions (--idle-seconds N)"},
 		{operator.RestartDaemon, "stop winxd and start a new one; guardians keep running"},
@@ -249,7 +254,7 @@ func loadServe(args, environ []string, getenv func(string) string, cat Catalog, 
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: winx [serve] [--http --bind ADDR --token-file FILE] [--version]")
 		fmt.Fprintln(stderr, "       winx report [--log FILE] [--last N] [--since-minutes M]")
-		fmt.Fprintln(stderr, "       winx list | jobs [thread] | attach <thread> [--follow] | kill <thread>|--all | prune [--idle-seconds N] | restart-daemon | doctor")
+		fmt.Fprintln(stderr, "       winx list | jobs [thread] | attach <thread> [--follow|--interactive] | kill <thread>|--all | prune [--idle-seconds N] | restart-daemon | doctor")
 		fmt.Fprintln(stderr, "       winx help | version")
 		fmt.Fprintln(stderr, "       "+worktreesUsage)
 		fmt.Fprintln(stderr, "commands:")
@@ -467,16 +472,20 @@ func loadOperator(name string, args, environ []string, getenv func(string) strin
 		fs.Int64Var(&idle, "idle-seconds", -1, "prune guardians idle at least this long (default: the TTL tiers, 30 min never used, 24 h used)")
 	case operator.Attach:
 		fs.BoolVar(&a.Operator.Follow, "follow", false, "keep printing new output until interrupted")
+		fs.BoolVar(&a.Operator.Interactive, "interactive", false, "take the wheel: type into the session's live shell from this terminal (detach: Ctrl-] then d)")
 	case operator.Kill:
 		fs.BoolVar(&a.Operator.All, "all", false, "kill every session")
 	}
 	usage := map[string]string{
-		operator.List: "winx list", operator.Jobs: "winx jobs [thread]", operator.Attach: "winx attach <thread> [--follow]", operator.Kill: "winx kill <thread> | --all",
+		operator.List: "winx list", operator.Jobs: "winx jobs [thread]", operator.Attach: "winx attach <thread> [--follow | --interactive]", operator.Kill: "winx kill <thread> | --all",
 		operator.Prune: "winx prune [--idle-seconds N]", operator.RestartDaemon: "winx restart-daemon", operator.Doctor: "winx doctor",
 	}[name]
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage:", usage)
 		printDefaults(fs)
+		if name == operator.Attach {
+			fmt.Fprint(stderr, operator.InteractiveHelp)
+		}
 	}
 	var rest []string
 	for next := args; ; {
@@ -496,7 +505,7 @@ func loadOperator(name string, args, environ []string, getenv func(string) strin
 	if name == operator.Jobs && len(rest) <= 1 {
 		wantArgs = len(rest) // the thread is optional
 	}
-	if len(rest) != wantArgs || idle < -1 {
+	if len(rest) != wantArgs || idle < -1 || (a.Operator.Follow && a.Operator.Interactive) {
 		fs.Usage()
 		return nil, ErrUsage
 	}

@@ -1,7 +1,7 @@
 // Package operator holds the operator commands of winx's durable sessions
 // (winx list, jobs, attach, kill, prune, restart-daemon and doctor): they find the
-// guardians and winxd from their sockets and report or end them. They never
-// type into a shell. It does not parse command lines or read configuration:
+// guardians and winxd from their sockets and report or end them. Only
+// attach --interactive types into a shell, for the person at the terminal. It does not parse command lines or read configuration:
 // the caller hands it a parsed Command and the resolved Options.
 package operator
 
@@ -53,11 +53,14 @@ func IsCommand(name string) bool {
 
 // Command is one parsed operator command line.
 type Command struct {
-	Name   string         // one of List, Jobs, Attach, Kill, Prune, RestartDaemon, Doctor
-	Thread string         // jobs, attach and kill: a session's external id, workspace or socket file name; "" with All (jobs: every session)
-	Follow bool           // attach --follow
-	All    bool           // kill --all
-	Idle   *time.Duration // prune --idle-seconds; nil means the TTL tiers
+	Name   string // one of List, Jobs, Attach, Kill, Prune, RestartDaemon, Doctor
+	Thread string // jobs, attach and kill: a session's external id, workspace or socket file name; "" with All (jobs: every session)
+	Follow bool   // attach --follow
+	// Interactive is attach --interactive: a person types into the
+	// session's shell from this terminal (interactive.go).
+	Interactive bool
+	All         bool           // kill --all
+	Idle        *time.Duration // prune --idle-seconds; nil means the TTL tiers
 }
 
 // Options are what every operator command needs, resolved by the caller.
@@ -84,6 +87,9 @@ type Options struct {
 	// caller: the effective settings and their sources.
 	Config []Setting
 	Stdout io.Writer
+	// Stdin is the terminal attach --interactive reads keys from; nil
+	// when stdin is no file.
+	Stdin *os.File
 	// NoRedact (WINX_NO_REDACT=1) prints screens and commands raw; by
 	// default what attach prints and list's last command are redacted: a
 	// terminal log is no place for a token.
@@ -118,6 +124,9 @@ type operator struct {
 func Run(ctx context.Context, c Command, o Options) error {
 	op := &operator{Options: o, hello: wire.NewHello(wire.RoleAdapter, o.Build, nil).WithSecret(o.Secret)}
 	op.fleet = &daemon.Fleet{Dir: o.Paths.Dir, Hello: op.hello}
+	if c.Name == Attach && c.Interactive {
+		return op.attachInteractive(ctx, c.Thread)
+	}
 	if c.Name == Attach && c.Follow {
 		return op.attach(ctx, c.Thread, true)
 	}

@@ -3,8 +3,8 @@
 // HAS the wire secret (the test copies it where the session can read it)
 // and speaks the wire by hand (a 4-byte big-endian length, then JSON-RPC)
 // as a hostile program would. It says hello with the secret to every
-// guardian socket it is given and asks each for its status and to run a
-// command, then asks winxd for an unconfined session (daemon.ensure with
+// guardian socket it is given and asks each for its status, to run a
+// command and to attach a person (winx attach --interactive), then asks winxd for an unconfined session (daemon.ensure with
 // sandbox false) and runs a command there. A command that runs creates a
 // file escaped-<step> in the -out directory.
 //
@@ -126,6 +126,10 @@ func (a *attack) guardian(socket, step string) {
 	a.verdict("status "+name, err)
 	_, err = c.call("session.run", map[string]any{"command": "touch " + filepath.Join(a.out, "escaped-"+step), "wait_ms": 5000})
 	a.verdict("run "+name, err)
+	// A person's attachment (winx attach --interactive) would let it type
+	// into the session's shell.
+	_, err = c.call("person.attach", map[string]any{"rows": 24, "cols": 80})
+	a.verdict("person.attach "+name, err)
 }
 
 // winxd asks for an unconfined session and runs a command in it.
