@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"winx/internal/testenv"
 )
 
 // TestTokenLeavesCommandLine: a token given as --token must not stay in
@@ -16,7 +18,7 @@ import (
 // once the server has started.
 func TestTokenLeavesCommandLine(t *testing.T) {
 	if _, err := os.Stat("/proc/self/cmdline"); err != nil {
-		t.Skip("no /proc on this system")
+		testenv.Missing(t, "no /proc on this system")
 	}
 	token := strings.Repeat("c0ffee", 8)
 	cmd := exec.Command(buildWinx(t), "serve", "--http", "--bind", "127.0.0.1:0", "--token="+token)

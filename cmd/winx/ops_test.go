@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"winx/cmd/internal/oplog"
+	"winx/internal/testenv"
 )
 
 // TestDaemonIdleTTLFromEnvironment: the idle policy's variables reach the
@@ -52,7 +53,7 @@ func bashVersion(t *testing.T, a *adapter, s initData) string {
 func TestShellVariable(t *testing.T) {
 	bash, err := exec.LookPath("bash")
 	if err != nil {
-		t.Skip("no bash")
+		testenv.Missing(t, "no bash")
 	}
 	t.Run("absolute bash", func(t *testing.T) {
 		d := newDaemonEnv(t, "WINX_RUNTIME=embedded", "WINX_SHELL="+bash)

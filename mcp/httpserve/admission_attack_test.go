@@ -193,7 +193,13 @@ func TestAttackPrincipalConcurrencyShare(t *testing.T) {
 	for range 4 {
 		slowBody(t, base, aliceToken)
 	}
-	time.Sleep(200 * time.Millisecond)
+	// Not a sleep: alice holds her share once a request of hers is refused.
+	for deadline := time.Now().Add(20 * time.Second); status(t, http.DefaultClient, mcpRequest(t, base, aliceToken, strings.NewReader(discover))) != http.StatusServiceUnavailable; {
+		if time.Now().After(deadline) {
+			t.Fatal("alice's slow bodies never held her share of the slots")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
 	if c := status(t, http.DefaultClient, mcpRequest(t, base, bobToken, strings.NewReader(discover))); c != http.StatusOK {
 		t.Errorf("bob while alice holds slots = %d, want 200", c)
 	}
