@@ -97,10 +97,7 @@ func importTable() map[string]importRule {
 		"guardian/wire":      {imports: []string{"jsonrpc"}},
 		// Private directories for test processes (tests only).
 		"guardian/wire/hermetic": {},
-		// Fail, not skip, a test whose kernel feature is missing under CI
-		// (tests only).
-		"internal/testenv": {},
-		"guardian/remote":  {imports: []string{"guardian", "guardian/wire", "jsonrpc", "pty", "vt", "evidence/redact"}},
+		"guardian/remote":        {imports: []string{"guardian", "guardian/wire", "jsonrpc", "pty", "vt", "evidence/redact"}},
 		// winxd watches its guardians through pidfds on one epoll
 		// (x/sys) and is the subreaper of what a dead one leaves (pty).
 		"guardian/daemon": {imports: []string{"guardian", "guardian/remote", "guardian/wire", "jsonrpc", "edit/atomicfile", "evidence/redact", "pty"},
@@ -111,6 +108,9 @@ func importTable() map[string]importRule {
 		"codemap/walk": {},
 		"fuzz":         {anyGroup: true, anyModule: true},
 		"cmd":          {anyGroup: true, anyModule: true},
+		// Fail, not skip, a test whose kernel feature is missing under CI
+		// (tests only).
+		"internal/testenv": {},
 	}
 }
 
