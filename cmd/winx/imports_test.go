@@ -94,10 +94,10 @@ func importTable() map[string]importRule {
 		// beside it, each with what it may reach.
 		"guardian":           {imports: []string{"jsonrpc", "pty", "vt", "evidence/redact", "edit/atomicfile"}},
 		"guardian/artifacts": {},
-		"guardian/wire":      {imports: []string{"jsonrpc"}},
+		"guardian/wire":      {imports: []string{"jsonrpc", "edit/atomicfile"}},
 		// Private directories for test processes (tests only).
 		"guardian/wire/hermetic": {},
-		"guardian/remote":        {imports: []string{"guardian", "guardian/wire", "jsonrpc", "pty", "vt", "evidence/redact"}},
+		"guardian/remote":        {imports: []string{"guardian", "guardian/wire", "jsonrpc", "pty", "vt", "evidence/redact", "edit/atomicfile"}},
 		// winxd watches its guardians through pidfds on one epoll
 		// (x/sys) and is the subreaper of what a dead one leaves (pty).
 		"guardian/daemon": {imports: []string{"guardian", "guardian/remote", "guardian/wire", "jsonrpc", "edit/atomicfile", "evidence/redact", "pty"},
