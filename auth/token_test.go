@@ -9,6 +9,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"winx/pty/testenv"
 )
 
 // goodToken is 40 bytes of visible ASCII, comfortably above MinTokenBytes.
@@ -127,7 +129,7 @@ func TestLoadTokenFileRefused(t *testing.T) {
 			setup: func(t *testing.T, dir string) string {
 				p := filepath.Join(dir, "fifo")
 				if err := syscall.Mkfifo(p, 0o600); err != nil {
-					t.Skipf("mkfifo: %v", err)
+					testenv.Missing(t, "mkfifo: %v", err)
 				}
 				return p
 			},

@@ -3,7 +3,7 @@ package edit
 // The plan/commit engine. Every mutation of EditFiles goes through
 // Engine.Plan, which validates the whole batch and computes the new bytes in
 // memory without writing anything, then Engine.Commit, which replaces the
-// files one by one (commit.go). Contracts (../shared/DESIGN.md, "Contracts
+// files one by one (commit.go). Contracts (docs/design.md, "Contracts
 // that must hold"): an edit touches only lines the model was shown at the
 // current revision; a failed plan writes nothing; each file is replaced
 // atomically; a batch that stops mid-commit reports the committed prefix

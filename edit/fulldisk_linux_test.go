@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"winx/evidence"
+	"winx/pty/testenv"
 )
 
 // TestBatchOnFullDiskRestores is the review's full-disk case: a two-file
@@ -24,10 +25,7 @@ func TestBatchOnFullDiskRestores(t *testing.T) {
 	}
 	root := t.TempDir()
 	if out, err := exec.Command("mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", root).CombinedOutput(); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("mount tmpfs under CI: %v %s", err, out)
-		}
-		t.Skipf("mount tmpfs: %v %s", err, out)
+		testenv.Missing(t, "mount tmpfs: %v %s", err, out)
 	}
 	t.Cleanup(func() { exec.Command("umount", "-l", root).Run() })
 	ws := filepath.Join(root, "ws")

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"winx/pty/testenv"
 )
 
 // These tests run forged completion markers against a real shell on a real
@@ -25,10 +27,7 @@ func newShellSession(t *testing.T, kind string) *Session {
 	t.Helper()
 	if kind == ShellZsh {
 		if _, err := exec.LookPath("zsh"); err != nil {
-			if os.Getenv("CI") == "true" {
-				t.Fatal("zsh is not installed; .ci/run installs it")
-			}
-			t.Skip("zsh is not installed")
+			testenv.Missing(t, "zsh is not installed (.ci/run installs it)")
 		}
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"winx/pty/testenv"
 	"winx/pty/sandbox"
 )
 
@@ -124,7 +125,7 @@ func TestRespawnDropsShellState(t *testing.T) {
 // where no command can write, and back.
 func TestRespawnReadOnly(t *testing.T) {
 	if _, err := sandbox.Probe(); err != nil {
-		t.Skip("Landlock unavailable:", err)
+		testenv.Missing(t, "Landlock unavailable: %v", err)
 	}
 	ws := t.TempDir()
 	s := newProfileSession(t, ShellBash, t.TempDir(), ws)
@@ -179,11 +180,11 @@ func TestReadOnlyWithoutLauncher(t *testing.T) {
 // a respawn without the profile.
 func TestReadOnlyStacksOnSandbox(t *testing.T) {
 	if _, err := sandbox.Probe(); err != nil {
-		t.Skip("Landlock unavailable:", err)
+		testenv.Missing(t, "Landlock unavailable: %v", err)
 	}
 	home, err := os.MkdirTemp("/var/tmp", "winx-guardian-home-")
 	if err != nil {
-		t.Skip("no /var/tmp for a home directory outside /tmp:", err)
+		testenv.Missing(t, "no /var/tmp for a home directory outside /tmp: %v", err)
 	}
 	t.Cleanup(func() { os.RemoveAll(home) })
 	ws := t.TempDir()
@@ -239,7 +240,7 @@ func BenchmarkRespawn(b *testing.B) {
 		b.Run(p.name, func(b *testing.B) {
 			if p.profile.Level == LevelReadOnly {
 				if _, err := sandbox.Probe(); err != nil {
-					b.Skip("Landlock unavailable:", err)
+					testenv.Missing(b, "Landlock unavailable: %v", err)
 				}
 			}
 			s, err := NewSession(context.Background(), Options{

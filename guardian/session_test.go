@@ -11,6 +11,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"winx/pty/testenv"
 )
 
 // newTestSession starts a real bash whose HOME is a temp dir, so the user's
@@ -331,10 +333,7 @@ func TestCtrlZSuspends(t *testing.T) {
 // TestZshSession runs the same completion contract on zsh (WINX_SHELL=zsh).
 func TestZshSession(t *testing.T) {
 	if _, err := exec.LookPath("zsh"); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("zsh is not installed; .ci/run installs it")
-		}
-		t.Skip("zsh is not installed")
+		testenv.Missing(t, "zsh is not installed (.ci/run installs it)")
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()

@@ -33,8 +33,8 @@ import (
 //     lines; the dropped head is saved to a new private file in ScratchDir
 //     and one note line naming it is put before the kept text.
 //
-// Deliberate deviation from the order in TOOLS.md (collapse, truncate,
-// redact): redaction runs before truncation, not after. Redacting the two
+// Deliberately (docs/tools.md, "BashCommand"; the older contract said
+// collapse, truncate, redact): redaction runs before truncation, not after. Redacting the two
 // halves after the cut would let a secret that straddles it (a PEM key,
 // or the tail of a cut long line) escape both, and replacements that are
 // longer than the secret would push the delivered text over the budget.

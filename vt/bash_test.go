@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 	"unsafe"
+
+	"winx/pty/testenv"
 )
 
 // These tests run real programs on a real PTY, since that is where a
@@ -25,7 +27,7 @@ func openPTY(t *testing.T, rows, cols int) (master, slave *os.File) {
 	t.Helper()
 	m, err := os.OpenFile("/dev/ptmx", os.O_RDWR|syscall.O_NOCTTY|syscall.O_CLOEXEC, 0)
 	if err != nil {
-		t.Skipf("no PTY: %v", err)
+		testenv.Missing(t, "no PTY: %v", err)
 	}
 	t.Cleanup(func() { m.Close() })
 	rc, err := m.SyscallConn()
@@ -53,11 +55,11 @@ func openPTY(t *testing.T, rows, cols int) (master, slave *os.File) {
 		err = ioctlErr
 	}
 	if err != nil {
-		t.Skipf("no PTY: %v", err)
+		testenv.Missing(t, "no PTY: %v", err)
 	}
 	s, err := os.OpenFile(fmt.Sprintf("/dev/pts/%d", n), os.O_RDWR|syscall.O_NOCTTY, 0)
 	if err != nil {
-		t.Skipf("no PTY slave: %v", err)
+		testenv.Missing(t, "no PTY slave: %v", err)
 	}
 	return m, s
 }

@@ -1,6 +1,6 @@
 package policy
 
-// The temporary-artifact rules of BashCommand (TOOLS.md, "BashCommand"), the
+// The temporary-artifact rules of BashCommand (docs/tools.md, "BashCommand"), the
 // part decided on the parsed line: which statically visible writes are
 // refused, and which lines are cleanup commands that run while a budget is
 // exceeded. Measuring the budgets belongs to guardian/artifacts, and

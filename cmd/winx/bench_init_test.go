@@ -3,12 +3,10 @@ package main
 import (
 	"bytes"
 	"fmt"
-	"net"
 	"net/http"
 	"os/exec"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -30,9 +28,10 @@ const initConcurrency = 30
 func BenchmarkHTTPInitializeDaemon(b *testing.B) {
 	d := newDaemonEnv(b, "WINX_MAX_GUARDIANS=1000")
 	token, tokenFile := newToken(b)
-	addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(freePort(b)))
-	cmd := exec.Command(filepath.Join(d.bins, "winx"), "serve", "--http", "--bind", addr, "--token-file", tokenFile, "--requests-per-minute", "0")
+	cmd := exec.Command(filepath.Join(d.bins, "winx"), "serve", "--http", "--bind", "127.0.0.1:0", "--token-file", tokenFile, "--requests-per-minute", "0")
 	cmd.Env = d.env
+	stderr := &syncBuffer{}
+	cmd.Stderr = stderr
 	if err := cmd.Start(); err != nil {
 		b.Fatal(err)
 	}
@@ -47,7 +46,7 @@ func BenchmarkHTTPInitializeDaemon(b *testing.B) {
 			<-exited
 		}
 	})
-	base := "http://" + addr
+	base := "http://" + servingAddr(b, stderr, exited)
 	if err := waitHealthy(base, exited); err != nil {
 		b.Fatal(err)
 	}

@@ -521,10 +521,15 @@ func TestDaemonOperatorCommands(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { follow.Process.Kill(); follow.Wait() })
-	seen := make(chan struct{})
+	seen, first := make(chan struct{}), make(chan struct{})
 	go func() {
 		sc := bufio.NewScanner(fout)
+		printed := first
 		for sc.Scan() {
+			if printed != nil && strings.Contains(sc.Text(), "attach-marker") {
+				close(printed)
+				printed = nil
+			}
 			if strings.Contains(sc.Text(), "later-marker") && !strings.Contains(sc.Text(), "echo") {
 				close(seen)
 				io.Copy(io.Discard, fout)
@@ -532,7 +537,12 @@ func TestDaemonOperatorCommands(t *testing.T) {
 			}
 		}
 	}()
-	time.Sleep(300 * time.Millisecond) // let it print the first screen
+	// Not a sleep: the first screen (which shows attach-marker) is printed.
+	select {
+	case <-first:
+	case <-time.After(10 * time.Second):
+		t.Fatal("attach --follow did not print the first screen")
+	}
 	a.bash(s, command("echo later-marker"), 5)
 	select {
 	case <-seen:

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"winx/pty/testenv"
 )
 
 // TestTokenLeavesCommandLine: a token given as --token must not stay in
@@ -16,11 +18,10 @@ import (
 // once the server has started.
 func TestTokenLeavesCommandLine(t *testing.T) {
 	if _, err := os.Stat("/proc/self/cmdline"); err != nil {
-		t.Skip("no /proc on this system")
+		testenv.Missing(t, "no /proc on this system")
 	}
 	token := strings.Repeat("c0ffee", 8)
-	addr := "127.0.0.1:" + pickPort(t)
-	cmd := exec.Command(buildWinx(t), "serve", "--http", "--bind", addr, "--token="+token)
+	cmd := exec.Command(buildWinx(t), "serve", "--http", "--bind", "127.0.0.1:0", "--token="+token)
 	cmd.Env = append(os.Environ(), "HOME="+t.TempDir(), "XDG_STATE_HOME="+t.TempDir())
 	var stderr syncBuffer
 	cmd.Stderr = &stderr
@@ -31,6 +32,7 @@ func TestTokenLeavesCommandLine(t *testing.T) {
 		cmd.Process.Kill()
 		cmd.Wait()
 	})
+	addr := servingAddr(t, &stderr, nil)
 	deadline := time.Now().Add(30 * time.Second)
 	for {
 		if resp, err := http.Get("http://" + addr + "/healthz"); err == nil {

@@ -394,8 +394,7 @@ func TestConfineAllowedRootsRefusedAtStart(t *testing.T) {
 				t.Fatal(err)
 			}
 			t.Setenv("WINX_TEST_FRANK_TOKEN", "frank-token-0123456789abcdefghijklmnopqrstu")
-			port := pickPort(t)
-			err := run(context.Background(), []string{"serve", "--http", "--bind", "127.0.0.1:" + port, "--principal-config", cfg},
+			err := run(context.Background(), []string{"serve", "--http", "--bind", "127.0.0.1:0", "--principal-config", cfg},
 				strings.NewReader(""), io.Discard, io.Discard)
 			var pe *auth.PrincipalError
 			if !errors.As(err, &pe) || (pe.Name != "frank" && name != "not text") {

@@ -10,6 +10,7 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -188,26 +189,49 @@ func TestGuardDrainOnShutdown(t *testing.T) {
 		code int
 		body []byte
 	}
+	// The running call marks that it started and then waits on a FIFO, not
+	// on the clock: it surely runs through the whole drain below.
+	started, gate := filepath.Join(root, "started"), filepath.Join(root, "gate")
+	if err := syscall.Mkfifo(gate, 0o600); err != nil {
+		t.Fatal(err)
+	}
 	long := make(chan answer, 1)
 	go func() {
 		resp, body := s.post(t, callHeader("BashCommand"), callBody(5, "BashCommand", map[string]any{
-			"action_json": map[string]any{"type": "command", "command": "sleep 1; echo finished"},
+			"action_json": map[string]any{"type": "command", "command": ": > " + started + "; read -r _ < " + gate + "; echo finished"},
 			"thread_id":   thread, "workspace_root": root}))
 		long <- answer{resp.StatusCode, body}
 	}()
-	time.Sleep(300 * time.Millisecond)
+	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		if _, err := os.Stat(started); err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the long call's command never started")
+		}
+	}
 	stopped := make(chan error, 1)
 	go func() { stopped <- s.stop() }()
-	time.Sleep(100 * time.Millisecond)
-	if resp, err := s.client.Get(s.base + "/readyz"); err == nil {
-		resp.Body.Close()
-		if resp.StatusCode != http.StatusServiceUnavailable {
-			t.Errorf("readyz while draining = %d, want 503", resp.StatusCode)
+	// The drain begins when stop has cancelled the server's context:
+	// readyz turns 503 then, and must.
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		resp, err := s.client.Get(s.base + "/readyz")
+		if err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusServiceUnavailable {
+				break
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("readyz while draining = %v %v, want 503", resp, err)
 		}
 	}
 	resp, _ := s.post(t, discoverHeader(bearer), discoverBody)
 	if resp.StatusCode != http.StatusServiceUnavailable {
 		t.Errorf("new request while draining = %d, want 503", resp.StatusCode)
+	}
+	if err := os.WriteFile(gate, []byte("go\n"), 0); err != nil {
+		t.Fatal(err)
 	}
 	a := <-long
 	if a.code != http.StatusOK || !strings.Contains(string(a.body), "finished") {

@@ -142,9 +142,9 @@ func TestServeHandsOverLargeCredentials(t *testing.T) {
 	if err := os.WriteFile(path, []byte(cfg.String()), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	port := pickPort(t)
-	cmd, stderr := startBuilt(t, env, nil, "serve", "--http", "--bind", "127.0.0.1:"+port, "--principal-config", path)
-	s := &runningServe{base: "http://127.0.0.1:" + port, client: &http.Client{Timeout: 20 * time.Second}}
+	cmd, stderr := startBuilt(t, env, nil, "serve", "--http", "--bind", "127.0.0.1:0", "--principal-config", path)
+	s := &runningServe{client: &http.Client{Timeout: 20 * time.Second}}
+	s.setAddr(servingAddr(t, stderr, nil))
 	up := false
 	for deadline := time.Now().Add(15 * time.Second); time.Now().Before(deadline) && !up; time.Sleep(20 * time.Millisecond) {
 		if resp, err := s.client.Get(s.base + "/healthz"); err == nil {
@@ -202,7 +202,7 @@ func TestServeCredentialHandoffFailsClosed(t *testing.T) {
 		{"too large", huge, nil, []string{"--principal-config", path}, "larger than"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			args := append([]string{"serve", "--http", "--bind", "127.0.0.1:" + pickPort(t)}, tt.args...)
+			args := append([]string{"serve", "--http", "--bind", "127.0.0.1:0"}, tt.args...)
 			cmd, stderr := startBuilt(t, tt.env, tt.files, args...)
 			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 			defer cancel()

@@ -16,6 +16,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -29,8 +30,39 @@ import (
 // serveTestToken is 41 bytes of visible ASCII.
 const serveTestToken = "winx-http-test-token-0123456789abcdefghijk"
 
-// pickPort returns a port that was free a moment ago on 127.0.0.1.
-func pickPort(t *testing.T) string {
+// servingLine matches the line winx serve --http logs (text or JSON) once
+// it listens, capturing the address it listens on.
+var servingLine = regexp.MustCompile(`serving Streamable HTTP.*?addr"?[=:]"?(127\.0\.0\.1:[0-9]+)`)
+
+// servingAddr waits until stderr holds the line winx serve --http logs
+// once it listens and returns the address named there. Servers under test
+// bind 127.0.0.1:0 and the kernel picks the port: no test reserves a port
+// that another process could take before the server listens on it. It
+// fails the test if exited delivers first (the server ended) or after
+// startupTimeout.
+func servingAddr(t testing.TB, stderr *syncBuffer, exited <-chan error) string {
+	t.Helper()
+	deadline := time.Now().Add(startupTimeout)
+	for {
+		if m := servingLine.FindStringSubmatch(stderr.String()); m != nil {
+			return m[1]
+		}
+		select {
+		case err := <-exited:
+			t.Fatalf("winx serve --http ended before listening: %v; stderr:\n%s", err, stderr)
+		case <-time.After(10 * time.Millisecond):
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("winx serve --http did not listen within %v; stderr:\n%s", startupTimeout, stderr)
+		}
+	}
+}
+
+// darkPort returns a port that was free a moment ago on 127.0.0.1, for a
+// server that must refuse to start: the test checks that nothing listens
+// there afterwards. A server that is meant to listen binds
+// 127.0.0.1:0 instead (servingAddr).
+func darkPort(t *testing.T) string {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -94,13 +126,10 @@ type runningServe struct {
 // extra flags, and waits until /healthz answers.
 func startServe(t *testing.T, extra ...string) *runningServe {
 	t.Helper()
-	port := pickPort(t)
 	tokenFile := writeServeToken(t, t.TempDir(), serveTestToken, 0o600)
-	args := append([]string{"serve", "--http", "--bind", "127.0.0.1:" + port, "--token-file", tokenFile}, extra...)
+	args := append([]string{"serve", "--http", "--bind", "127.0.0.1:0", "--token-file", tokenFile}, extra...)
 	ctx, cancel := context.WithCancel(context.Background())
 	s := &runningServe{
-		base:   "http://127.0.0.1:" + port,
-		port:   port,
 		cancel: cancel,
 		done:   make(chan error, 1),
 		stderr: &syncBuffer{},
@@ -113,6 +142,7 @@ func startServe(t *testing.T, extra ...string) *runningServe {
 			t.Errorf("run(%q) after cancel = %v, want nil", args, err)
 		}
 	})
+	s.setAddr(servingAddr(t, s.stderr, s.done))
 
 	deadline := time.Now().Add(10 * time.Second)
 	for {
@@ -133,6 +163,12 @@ func startServe(t *testing.T, extra ...string) *runningServe {
 			t.Fatalf("winx serve --http on %s not healthy after 10s; stderr:\n%s", s.base, s.stderr)
 		}
 	}
+}
+
+// setAddr records the address the server listens on.
+func (s *runningServe) setAddr(addr string) {
+	s.base = "http://" + addr
+	_, s.port, _ = net.SplitHostPort(addr)
 }
 
 // stop cancels run's context and returns what run returned. It gives up
@@ -291,7 +327,7 @@ func TestServeHTTPRefuses(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			dir := t.TempDir()
-			port := pickPort(t)
+			port := darkPort(t)
 			args := append([]string{"serve"}, tt.args(t, dir, port)...)
 			// A refusal returns at once; a server that started anyway
 			// would run until this context ends and return nil.

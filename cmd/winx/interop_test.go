@@ -18,7 +18,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -346,61 +345,45 @@ func newToken(tb testing.TB) (token, file string) {
 	return token, file
 }
 
-// freePort returns a TCP port on 127.0.0.1 that was free a moment ago.
-func freePort(tb testing.TB) int {
-	tb.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		tb.Fatal(err)
-	}
-	defer ln.Close()
-	return ln.Addr().(*net.TCPAddr).Port
-}
-
-// startHTTP starts `bin serve --http` on a free loopback port with a fresh
-// token and waits until /healthz answers. Cleanup stops it with SIGTERM and
-// checks that it exits cleanly.
+// startHTTP starts `bin serve --http` on a loopback port the kernel picks
+// with a fresh token and waits until /healthz answers. Cleanup stops it
+// with SIGTERM and checks that it exits cleanly.
 func startHTTP(tb testing.TB, bin string) *httpServer {
 	tb.Helper()
 	token, tokenFile := newToken(tb)
-	var lastErr error
-	for attempt := 0; attempt < 3; attempt++ {
-		port := freePort(tb)
-		addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
-		// No per-IP rate limit: benchmarks and the conformance suite send
-		// far more than 120 requests a minute from 127.0.0.1.
-		cmd := exec.Command(bin, "serve", "--http", "--bind", addr, "--token-file", tokenFile, "--requests-per-minute", "0")
-		stderr := &syncBuffer{}
-		cmd.Stderr = stderr
-		if err := cmd.Start(); err != nil {
-			tb.Fatal(err)
-		}
-		exited := make(chan error, 1)
-		go func() { exited <- cmd.Wait() }()
-		base := "http://" + addr
-		if err := waitHealthy(base, exited); err != nil {
+	// No per-IP rate limit: benchmarks and the conformance suite send
+	// far more than 120 requests a minute from 127.0.0.1.
+	cmd := exec.Command(bin, "serve", "--http", "--bind", "127.0.0.1:0", "--token-file", tokenFile, "--requests-per-minute", "0")
+	stderr := &syncBuffer{}
+	cmd.Stderr = stderr
+	if err := cmd.Start(); err != nil {
+		tb.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	// Runs last: after the SIGTERM check below, or alone if the
+	// server never came up.
+	tb.Cleanup(func() { cmd.Process.Kill() })
+	base := "http://" + servingAddr(tb, stderr, exited)
+	if err := waitHealthy(base, exited); err != nil {
+		cmd.Process.Kill()
+		<-exited
+		tb.Fatalf("winx serve --http did not come up: %v\nstderr:\n%s", err, stderr.String())
+	}
+	tb.Cleanup(func() {
+		cmd.Process.Signal(syscall.SIGTERM)
+		select {
+		case err := <-exited:
+			if err != nil {
+				tb.Errorf("winx serve --http exited with %v after SIGTERM\nstderr:\n%s", err, stderr.String())
+			}
+		case <-time.After(startupTimeout):
 			cmd.Process.Kill()
 			<-exited
-			lastErr = fmt.Errorf("%w\nstderr:\n%s", err, stderr.String())
-			continue // most likely someone took the port meanwhile
+			tb.Errorf("winx serve --http did not exit within %v of SIGTERM", startupTimeout)
 		}
-		tb.Cleanup(func() {
-			cmd.Process.Signal(syscall.SIGTERM)
-			select {
-			case err := <-exited:
-				if err != nil {
-					tb.Errorf("winx serve --http exited with %v after SIGTERM\nstderr:\n%s", err, stderr.String())
-				}
-			case <-time.After(startupTimeout):
-				cmd.Process.Kill()
-				<-exited
-				tb.Errorf("winx serve --http did not exit within %v of SIGTERM", startupTimeout)
-			}
-		})
-		return &httpServer{base: base, endpoint: base + "/mcp", token: token}
-	}
-	tb.Fatalf("winx serve --http did not come up: %v", lastErr)
-	return nil
+	})
+	return &httpServer{base: base, endpoint: base + "/mcp", token: token}
 }
 
 // waitHealthy polls base/healthz until it answers 200, the process exits, or

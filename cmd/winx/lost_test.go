@@ -226,14 +226,16 @@ func TestDaemonLostJournalPrincipals(t *testing.T) {
 		t.Fatal(err)
 	}
 	cfg := writePrincipals(t, "\n[[principals]]\nname = \"carol\"\ntoken_file = \""+filepath.Join(dir, "carol.tok")+"\"\ntool_profile = \"coding\"\n")
-	port := pickPort(t)
-	cmd := exec.Command(filepath.Join(d.bins, "winx"), "serve", "--http", "--bind", "127.0.0.1:"+port, "--requests-per-minute", "0", "--principal-config", cfg)
+	cmd := exec.Command(filepath.Join(d.bins, "winx"), "serve", "--http", "--bind", "127.0.0.1:0", "--requests-per-minute", "0", "--principal-config", cfg)
 	cmd.Env = d.env
+	stderr := &syncBuffer{}
+	cmd.Stderr = stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-	s := &runningServe{base: "http://127.0.0.1:" + port, client: &http.Client{Timeout: 30 * time.Second}}
+	s := &runningServe{client: &http.Client{Timeout: 30 * time.Second}}
+	s.setAddr(servingAddr(t, stderr, nil))
 	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
 		if resp, err := s.client.Get(s.base + "/healthz"); err == nil {
 			resp.Body.Close()

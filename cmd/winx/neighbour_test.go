@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"winx/guardian/wire"
+	"winx/pty/testenv"
 )
 
 // confinedUIDs are the users the confinement attacks run as: root (as CI
@@ -54,7 +55,7 @@ func newConfinedInstall(t *testing.T, uid int, extraEnv ...string) *confinedInst
 	bins := daemonBins(t)
 	base, err := os.MkdirTemp("/var/tmp", "wxc")
 	if err != nil {
-		t.Skip("no /var/tmp for a home directory outside /tmp:", err)
+		testenv.Missing(t, "no /var/tmp for a home directory outside /tmp: %v", err)
 	}
 	if err := os.Chmod(base, 0o755); err != nil {
 		t.Fatal(err)

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"winx/cmd/internal/oplog"
+	"winx/pty/testenv"
 )
 
 // TestDaemonIdleTTLFromEnvironment: the idle policy's variables reach the
@@ -52,7 +53,7 @@ func bashVersion(t *testing.T, a *adapter, s initData) string {
 func TestShellVariable(t *testing.T) {
 	bash, err := exec.LookPath("bash")
 	if err != nil {
-		t.Skip("no bash")
+		testenv.Missing(t, "no bash")
 	}
 	t.Run("absolute bash", func(t *testing.T) {
 		d := newDaemonEnv(t, "WINX_RUNTIME=embedded", "WINX_SHELL="+bash)
@@ -184,9 +185,8 @@ func startAdapterWithStderr(t *testing.T, d *daemonEnv, stderr *syncBuffer) *ada
 func TestOpLogJSONHTTP(t *testing.T) {
 	const secret = "sekrit-5f2a8e6c31"
 	d := newDaemonEnv(t, "WINX_RUNTIME=embedded", "WINX_LOG_FORMAT=json")
-	port := pickPort(t)
 	tokenFile := writeServeToken(t, t.TempDir(), serveTestToken, 0o600)
-	cmd := exec.Command(filepath.Join(d.bins, "winx"), "serve", "--http", "--bind", "127.0.0.1:"+port, "--token-file", tokenFile)
+	cmd := exec.Command(filepath.Join(d.bins, "winx"), "serve", "--http", "--bind", "127.0.0.1:0", "--token-file", tokenFile)
 	cmd.Env = d.env
 	var stderr syncBuffer
 	cmd.Stderr = &stderr
@@ -194,7 +194,8 @@ func TestOpLogJSONHTTP(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-	s := &runningServe{base: "http://127.0.0.1:" + port, client: &http.Client{Timeout: 30 * time.Second}}
+	s := &runningServe{client: &http.Client{Timeout: 30 * time.Second}}
+	s.setAddr(servingAddr(t, &stderr, nil))
 	for deadline := time.Now().Add(20 * time.Second); ; {
 		resp, err := s.client.Get(s.base + "/healthz")
 		if err == nil {

@@ -50,13 +50,13 @@ tool_profile = "terminal"
 // serveWith starts winx serve --http with the given flags (no token file).
 func serveWith(t *testing.T, extra ...string) *runningServe {
 	t.Helper()
-	port := pickPort(t)
-	args := append([]string{"serve", "--http", "--bind", "127.0.0.1:" + port, "--requests-per-minute", "0"}, extra...)
+	args := append([]string{"serve", "--http", "--bind", "127.0.0.1:0", "--requests-per-minute", "0"}, extra...)
 	ctx, cancel := context.WithCancel(context.Background())
-	s := &runningServe{base: "http://127.0.0.1:" + port, port: port, cancel: cancel, done: make(chan error, 1),
+	s := &runningServe{cancel: cancel, done: make(chan error, 1),
 		stderr: &syncBuffer{}, client: &http.Client{Timeout: 20 * time.Second}}
 	go func() { s.done <- run(ctx, args, strings.NewReader(""), io.Discard, s.stderr) }()
 	t.Cleanup(func() { s.stop() })
+	s.setAddr(servingAddr(t, s.stderr, s.done))
 	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
 		if resp, err := s.client.Get(s.base + "/healthz"); err == nil {
 			resp.Body.Close()
@@ -146,8 +146,7 @@ func TestPrincipalsConfigRefusedAtStart(t *testing.T) {
 	}
 	for name, args := range cases {
 		t.Run(name, func(t *testing.T) {
-			port := pickPort(t)
-			err := run(context.Background(), append([]string{"serve", "--http", "--bind", "127.0.0.1:" + port}, args(t)...),
+			err := run(context.Background(), append([]string{"serve", "--http", "--bind", "127.0.0.1:0"}, args(t)...),
 				strings.NewReader(""), io.Discard, io.Discard)
 			if err == nil {
 				t.Fatalf("start-up accepted a bad configuration")

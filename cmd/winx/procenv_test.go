@@ -87,8 +87,7 @@ func newProcDir(t *testing.T, uid int) string {
 // answers.
 func startProcServe(t *testing.T, dir string, uid int, env []string, extra ...string) *procServe {
 	t.Helper()
-	port := pickPort(t)
-	args := append([]string{"serve", "--http", "--bind", "127.0.0.1:" + port, "--requests-per-minute", "0"}, extra...)
+	args := append([]string{"serve", "--http", "--bind", "127.0.0.1:0", "--requests-per-minute", "0"}, extra...)
 	cmd := exec.Command(filepath.Join(dir, "winx"), args...)
 	cmd.Dir = filepath.Join(dir, "ws")
 	cmd.Env = append([]string{
@@ -110,8 +109,9 @@ func startProcServe(t *testing.T, dir string, uid int, env []string, extra ...st
 		hermetic.Kill(cmd.Process.Pid, true)
 		cmd.Wait()
 	})
-	s := &runningServe{base: "http://127.0.0.1:" + port, port: port, client: &http.Client{Timeout: 30 * time.Second},
+	s := &runningServe{client: &http.Client{Timeout: 30 * time.Second},
 		cancel: func() {}, done: make(chan error, 1), stderr: stderr}
+	s.setAddr(servingAddr(t, stderr, nil))
 	for deadline := time.Now().Add(15 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
 		if resp, err := s.client.Get(s.base + "/healthz"); err == nil {
 			resp.Body.Close()

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"winx/guardian/wire"
+	"winx/pty/testenv"
 )
 
 // TestSandboxWireEscape is the attack of a confined shell on the daemon
@@ -66,7 +67,7 @@ func newSandboxHome(t *testing.T) (d *daemonEnv, home, ws string) {
 	t.Helper()
 	home, err := os.MkdirTemp("/var/tmp", "winx-sandbox-home-")
 	if err != nil {
-		t.Skip("no /var/tmp for a home directory outside /tmp:", err)
+		testenv.Missing(t, "no /var/tmp for a home directory outside /tmp: %v", err)
 	}
 	t.Cleanup(func() { os.RemoveAll(home) })
 	d = newDaemonEnv(t)

@@ -18,6 +18,7 @@ import (
 	"winx/guardian"
 	"winx/guardian/wire"
 	"winx/pty/sandbox"
+	"winx/pty/testenv"
 )
 
 func TestSandboxArgv(t *testing.T) {
@@ -25,7 +26,7 @@ func TestSandboxArgv(t *testing.T) {
 	// directory's.
 	home, err := os.MkdirTemp("/var/tmp", "winx-argv-home-")
 	if err != nil {
-		t.Skip("no /var/tmp for a home directory outside /tmp:", err)
+		testenv.Missing(t, "no /var/tmp for a home directory outside /tmp: %v", err)
 	}
 	t.Cleanup(func() { os.RemoveAll(home) })
 	ws := t.TempDir()
@@ -195,7 +196,7 @@ func (c *sandboxClient) call(tool string, args map[string]any) (status, output s
 // spawned by winxd (daemon), whose binary is then the launcher.
 func TestSandboxEndToEnd(t *testing.T) {
 	if _, err := sandbox.Probe(); err != nil {
-		t.Skip("Landlock unavailable:", err)
+		testenv.Missing(t, "Landlock unavailable: %v", err)
 	}
 	t.Run("embedded", func(t *testing.T) {
 		sandboxEndToEnd(t, buildWinx(t), append(os.Environ(), "WINX_RUNTIME=embedded"), "1", nil)
@@ -239,7 +240,7 @@ func TestSandboxInvalidStopsStartUp(t *testing.T) {
 func sandboxEndToEnd(t *testing.T, bin string, env []string, enable string, d *daemonEnv) {
 	home, err := os.MkdirTemp("/var/tmp", "winx-e2e-home-")
 	if err != nil {
-		t.Skip("no /var/tmp for a home directory outside /tmp:", err)
+		testenv.Missing(t, "no /var/tmp for a home directory outside /tmp: %v", err)
 	}
 	t.Cleanup(func() { os.RemoveAll(home) })
 	// The state directory holds the wire secret: the sandbox refuses to

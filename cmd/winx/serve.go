@@ -134,7 +134,11 @@ func serve(ctx context.Context, c *config.Serve, id buildid.Identity, stdin io.R
 		return err
 	}
 	srv := mcp.NewServer(info, reg, serverOpts)
-	return httpserve.Serve(ctx, srv, authn, &httpserve.Options{
+	ln, err := httpserve.Listen(c.Bind, c.AllowNonLoopback)
+	if err != nil {
+		return err
+	}
+	return httpserve.Serve(ctx, ln, srv, authn, &httpserve.Options{
 		Bind:             c.Bind,
 		AllowNonLoopback: c.AllowNonLoopback,
 		AllowedHosts:     c.AllowedHosts,

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 )
 
@@ -66,24 +67,28 @@ func TestLocksSerializeWriters(t *testing.T) {
 // A lock held elsewhere costs a waiter ErrLockTimeout, not a hang; the
 // lock file is created 0600.
 func TestLockFileTimeout(t *testing.T) {
-	dir := t.TempDir()
-	held, err := LockFile(dir, "x.lock", time.Second)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if fi, _ := os.Stat(filepath.Join(dir, "x.lock")); fi.Mode().Perm() != 0o600 {
-		t.Errorf("lock file mode = %v, want 0600", fi.Mode().Perm())
-	}
-	if _, err := LockFile(dir, "x.lock", 100*time.Millisecond); !errors.Is(err, ErrLockTimeout) {
-		t.Errorf("second LockFile = %v, want ErrLockTimeout", err)
-	}
-	held.Unlock()
-	again, err := LockFile(dir, "x.lock", 5*time.Second)
-	if err != nil {
-		t.Fatalf("after unlock: %v", err)
-	}
-	again.Unlock()
-	if _, err := LockFile(dir, "../x", time.Second); err == nil {
-		t.Errorf("a lock name with a slash was accepted")
-	}
+	// The waits are on the bubble's clock: the flocks are non-blocking
+	// polls, so nothing here waits on the machine's clock.
+	synctest.Test(t, func(t *testing.T) {
+		dir := t.TempDir()
+		held, err := LockFile(dir, "x.lock", time.Second)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if fi, _ := os.Stat(filepath.Join(dir, "x.lock")); fi.Mode().Perm() != 0o600 {
+			t.Errorf("lock file mode = %v, want 0600", fi.Mode().Perm())
+		}
+		if _, err := LockFile(dir, "x.lock", 100*time.Millisecond); !errors.Is(err, ErrLockTimeout) {
+			t.Errorf("second LockFile = %v, want ErrLockTimeout", err)
+		}
+		held.Unlock()
+		again, err := LockFile(dir, "x.lock", 5*time.Second)
+		if err != nil {
+			t.Fatalf("after unlock: %v", err)
+		}
+		again.Unlock()
+		if _, err := LockFile(dir, "../x", time.Second); err == nil {
+			t.Errorf("a lock name with a slash was accepted")
+		}
+	})
 }

@@ -44,12 +44,13 @@
 //
 // Authority: winxd and every guardian answer only peers whose hello carries
 // the installation's wire secret (package guardian/wire), which winxd loads
-// or creates in the state directory and hands to the guardians it spawns in
-// their environment. The sandbox of a session is fixed by the adapter's
-// configuration (WINX_SANDBOX) through the session key: winxd starts the
-// guardian of a confined session's key (SessionKey.IsSandboxed) confined,
-// refuses a request whose sandbox flag disagrees with its key, and never
-// replaces a live guardian, so no request can lower a session's sandbox.
+// or creates in the state directory and hands to the guardians it spawns on
+// a pipe (never in their environment). The sandbox of a session is fixed by
+// the adapter's configuration (WINX_SANDBOX) through the session key: winxd
+// starts the guardian of a confined session's key (SessionKey.IsSandboxed)
+// confined, refuses a request whose sandbox flag disagrees with its key,
+// and never replaces a live guardian, so no request can lower a session's
+// sandbox.
 //
 // The methods winxd serves after the wire hello are in protocol.go; the
 // adapter side, including starting winxd when nothing answers, is Client

@@ -15,6 +15,7 @@ import (
 	"winx/guardian/remote"
 	"winx/guardian/wire"
 	"winx/guardian/wire/hermetic"
+	"winx/pty/testenv"
 )
 
 func waitFor(d time.Duration, cond func() bool) bool {
@@ -35,7 +36,7 @@ func waitFor(d time.Duration, cond func() bool) bool {
 func lifetimeSession(t *testing.T) (*Server, Guardian, []string, string) {
 	t.Helper()
 	if _, err := os.Stat("/proc/self/environ"); err != nil {
-		t.Skip("needs /proc")
+		testenv.Missing(t, "needs /proc")
 	}
 	dir := socketDir(t)
 	srv, _ := serve(t, dir, Policy{})

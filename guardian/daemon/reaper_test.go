@@ -18,6 +18,7 @@ import (
 	"winx/guardian/remote"
 	"winx/guardian/wire"
 	"winx/guardian/wire/hermetic"
+	"winx/pty/testenv"
 )
 
 // deathDeadline is the promise: a guardian dead, its session gone within
@@ -44,7 +45,7 @@ type doomedSession struct {
 func startDoomed(t *testing.T, dir, name string) doomedSession {
 	t.Helper()
 	if _, err := os.Stat("/proc/self/environ"); err != nil {
-		t.Skip("needs /proc")
+		testenv.Missing(t, "needs /proc")
 	}
 	c := &Client{Socket: filepath.Join(dir, wire.DaemonSocketName), Hello: wire.NewHello(wire.RoleAdapter, wire.Build{}, nil).WithSecret(testSecret)}
 	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)

@@ -3,6 +3,9 @@ package remote
 import (
 	"context"
 	"errors"
+	"os"
+	"path/filepath"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -29,15 +32,27 @@ func TestActionsShareOneConnection(t *testing.T) {
 			t.Fatalf("Run = %+v, %v", o, err)
 		}
 	}
-	// A status while a run waits travels on the same connection.
+	// A status while a run waits travels on the same connection. The run
+	// marks that it started and then waits on a FIFO, not on the clock, so
+	// the status surely comes while it waits.
+	dir := t.TempDir()
+	started, gate := filepath.Join(dir, "started"), filepath.Join(dir, "gate")
+	if err := syscall.Mkfifo(gate, 0o600); err != nil {
+		t.Fatal(err)
+	}
 	done := make(chan error, 1)
 	go func() {
-		_, err := r.Run(ctx, "sleep 1; echo late", 20*time.Second)
+		_, err := r.Run(ctx, ": > "+started+"; read -r _ < "+gate+"; echo late", 20*time.Second)
 		done <- err
 	}()
-	time.Sleep(200 * time.Millisecond)
+	if !eventually(20*time.Second, func() bool { _, err := os.Stat(started); return err == nil }) {
+		t.Fatal("the gated run never started")
+	}
 	if _, err := r.Status(ctx); err != nil {
 		t.Fatalf("Status while a run waits: %v", err)
+	}
+	if err := os.WriteFile(gate, []byte("go\n"), 0); err != nil {
+		t.Fatal(err)
 	}
 	if err := <-done; err != nil {
 		t.Fatalf("Run: %v", err)

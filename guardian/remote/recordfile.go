@@ -4,32 +4,20 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
+
+	"winx/edit/atomicfile"
 )
 
 // The records a guardian keeps beside its socket (record.go, jobsrecord.go)
 // are small JSON files, replaced whole and read back within a bound.
 
-// replaceFile writes b to path atomically: a private (0600) temporary file
-// in the same directory, renamed over path. No fsync: a record must outlive
-// its guardian's process, not the machine (the runtime directory is usually
-// a tmpfs); a rename is atomic for every other process.
+// replaceFile writes b to path atomically, with the one atomic write
+// (edit/atomicfile): a private (0600) temporary file in the same directory,
+// renamed over path. No fsync: a record must outlive its guardian's
+// process, not the machine (the runtime directory is usually a tmpfs); a
+// rename is atomic for every other process.
 func replaceFile(path string, b []byte) error {
-	f, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".tmp*")
-	if err != nil {
-		return err
-	}
-	_, err = f.Write(b)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(f.Name(), path)
-	}
-	if err != nil {
-		os.Remove(f.Name())
-	}
-	return err
+	return atomicfile.WriteFile(path, b, 0o600, atomicfile.Durability{})
 }
 
 // overLimitError is a file that readBounded found over its limit.

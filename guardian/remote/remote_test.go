@@ -100,7 +100,10 @@ func TestUnacknowledgedOutputIsRedelivered(t *testing.T) {
 	p, _ := spawn(t)
 	ctx := ctxT(t)
 	r := attach(t, p.Socket)
-	o, err := r.Run(ctx, "echo first; read x; echo got:$x; sleep 30", 500*time.Millisecond)
+	// After the typed line the command reads again: a foreground read of
+	// the terminal answers at once, so the waits below are bounds, not
+	// the clock the test relies on.
+	o, err := r.Run(ctx, "echo first; read x; echo got:$x; read y; sleep 30", 500*time.Millisecond)
 	if err != nil || !o.Running {
 		t.Fatalf("Run = %+v, %v", o, err)
 	}
@@ -113,7 +116,7 @@ func TestUnacknowledgedOutputIsRedelivered(t *testing.T) {
 		t.Fatal(err)
 	}
 	var lost Outcome
-	err = c.Call(ctx, MethodSendText, &sendTextParams{Generation: o.Generation, Text: "typed", Submit: true, WaitMS: 1000}, &lost)
+	err = c.Call(ctx, MethodSendText, &sendTextParams{Generation: o.Generation, Text: "typed", Submit: true, WaitMS: 20000}, &lost)
 	c.Close()
 	if err != nil || !strings.Contains(lost.Output.Text, "got:typed") || lost.Seq == 0 {
 		t.Fatalf("send_text = %+v, %v", lost, err)

@@ -14,6 +14,7 @@ import (
 	"winx/auth/policy"
 	"winx/guardian"
 	"winx/guardian/runtime"
+	"winx/pty/testenv"
 	"winx/mcp"
 	"winx/mcp/mcptest"
 	"winx/mcp/session"
@@ -137,7 +138,7 @@ func newToolEnv(t *testing.T, sessions *session.Sessions) *toolEnv {
 // parser never checked, and wcgw gets a writable shell back.
 func TestModeChangeShells(t *testing.T) {
 	if _, err := sandbox.Probe(); err != nil {
-		t.Skip("Landlock unavailable:", err)
+		testenv.Missing(t, "Landlock unavailable: %v", err)
 	}
 	rt := newDaemonRuntime(t)
 	bins := t.TempDir()
@@ -249,7 +250,7 @@ func TestModeChangeShells(t *testing.T) {
 // and in the new guardian a reset spawns after the old one was killed.
 func TestDaemonKeepsShellProfile(t *testing.T) {
 	if _, err := sandbox.Probe(); err != nil {
-		t.Skip("Landlock unavailable:", err)
+		testenv.Missing(t, "Landlock unavailable: %v", err)
 	}
 	rt := newDaemonRuntime(t)
 	root := t.TempDir()

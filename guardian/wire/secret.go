@@ -11,6 +11,8 @@ import (
 	"os"
 	"path/filepath"
 	"syscall"
+
+	"winx/edit/atomicfile"
 )
 
 // The wire secret authenticates every hello: the uid check of the socket
@@ -156,18 +158,16 @@ func EnsureSecret(path string) (string, error) {
 	if err == nil || !errors.Is(err, fs.ErrNotExist) {
 		return s, err
 	}
-	tmp, err := os.CreateTemp(dir, ".wire-secret-*")
+	// The one atomic write (edit/atomicfile): a private temp file, synced,
+	// then linked into place.
+	tmp, err := atomicfile.CreateTemp(dir, []byte(NewSecret()), atomicfile.TempOptions{Perm: 0o600, Sync: true})
 	if err != nil {
-		return "", fmt.Errorf("%w: %v", ErrNoSecret, err)
+		return "", fmt.Errorf("%w: write a temporary file in %s: %v", ErrNoSecret, dir, err)
 	}
-	defer os.Remove(tmp.Name())
-	_, werr := tmp.WriteString(NewSecret())
-	if err := errors.Join(werr, tmp.Sync(), tmp.Close()); err != nil {
-		return "", fmt.Errorf("%w: write %s: %v", ErrNoSecret, tmp.Name(), err)
-	}
+	defer tmp.Discard()
 	// A hard link never replaces: if another process created the file
 	// first, its secret is the one everybody uses.
-	if err := os.Link(tmp.Name(), path); err != nil && !errors.Is(err, fs.ErrExist) {
+	if err := tmp.Link(path); err != nil && !errors.Is(err, fs.ErrExist) {
 		return "", fmt.Errorf("%w: %v", ErrNoSecret, err)
 	}
 	return LoadSecret(path)

@@ -44,14 +44,15 @@ func (fakeAuthn) Authenticate(r *http.Request) (mcp.Caller, error) {
 
 func (fakeAuthn) Principals() int { return 2 }
 
-func freePort(t testing.TB) string {
+// listenLoopback is a listener on a fresh loopback port, held from here on:
+// Serve takes it, so no other process can take the port in between.
+func listenLoopback(t testing.TB) net.Listener {
+	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer ln.Close()
-	_, port, _ := net.SplitHostPort(ln.Addr().String())
-	return port
+	return ln
 }
 
 // startServer runs Serve on a fresh loopback port until the test ends.
@@ -63,11 +64,11 @@ func startServer(t *testing.T, o *Options) string {
 // startServerWith is startServer with the tools of reg.
 func startServerWith(t *testing.T, o *Options, reg *mcp.Registry) string {
 	t.Helper()
-	o.Bind = "127.0.0.1:" + freePort(t)
+	ln := listenLoopback(t)
 	srv := mcp.NewServer(mcp.Implementation{Name: "admission-test", Version: "1"}, reg, nil)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	go func() { done <- Serve(ctx, srv, fakeAuthn{}, o) }()
+	go func() { done <- Serve(ctx, ln, srv, fakeAuthn{}, o) }()
 	t.Cleanup(func() {
 		cancel()
 		select {
@@ -76,7 +77,7 @@ func startServerWith(t *testing.T, o *Options, reg *mcp.Registry) string {
 			t.Error("Serve did not return")
 		}
 	})
-	base := "http://" + o.Bind
+	base := "http://" + ln.Addr().String()
 	waitHealthy(t, base)
 	return base
 }
@@ -198,7 +199,13 @@ func TestAttackPrincipalConcurrencyShare(t *testing.T) {
 	for range 4 {
 		slowBody(t, base, aliceToken)
 	}
-	time.Sleep(200 * time.Millisecond)
+	// Not a sleep: alice holds her share once a request of hers is refused.
+	for deadline := time.Now().Add(20 * time.Second); status(t, http.DefaultClient, mcpRequest(t, base, aliceToken, strings.NewReader(discover))) != http.StatusServiceUnavailable; {
+		if time.Now().After(deadline) {
+			t.Fatal("alice's slow bodies never held her share of the slots")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
 	if c := status(t, http.DefaultClient, mcpRequest(t, base, bobToken, strings.NewReader(discover))); c != http.StatusOK {
 		t.Errorf("bob while alice holds slots = %d, want 200", c)
 	}
@@ -208,10 +215,15 @@ func TestAttackPrincipalConcurrencyShare(t *testing.T) {
 const bodyEnv = "WINX_HTTPSERVE_TEST_CHILD"
 
 func TestMain(m *testing.M) {
-	if bind := os.Getenv(bodyEnv); bind != "" {
+	if os.Getenv(bodyEnv) != "" {
+		ln, err := net.FileListener(os.NewFile(3, "listener"))
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
 		srv := mcp.NewServer(mcp.Implementation{Name: "rss-test", Version: "1"}, mcp.NewRegistry(), nil)
-		err := Serve(context.Background(), srv, fakeAuthn{}, &Options{
-			Bind: bind, MaxBodyBytes: mcp.DefaultMaxBodyBytes,
+		err = Serve(context.Background(), ln, srv, fakeAuthn{}, &Options{
+			MaxBodyBytes: mcp.DefaultMaxBodyBytes,
 			// The byte rate and the large-body slot are off: the test is
 			// about the global budget under 32 bodies read at once.
 			Admission: admission.Options{MaxConcurrency: 32, RequestTimeout: 120 * time.Second, BytesPerSecond: -1, HeavyBytes: -1},
@@ -281,15 +293,24 @@ func TestAttackLargeBodiesBoundRSS(t *testing.T) {
 	if testing.Short() {
 		t.Skip("sends 2 GB")
 	}
-	bind := "127.0.0.1:" + freePort(t)
+	// The child serves the listener it inherits as fd 3.
+	ln := listenLoopback(t)
+	lf, err := ln.(*net.TCPListener).File()
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := "http://" + ln.Addr().String()
+	ln.Close()
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), bodyEnv+"="+bind)
+	cmd.Env = append(os.Environ(), bodyEnv+"=1")
+	cmd.ExtraFiles = []*os.File{lf}
 	cmd.Stderr = os.Stderr
-	if err := cmd.Start(); err != nil {
+	err = cmd.Start()
+	lf.Close()
+	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-	base := "http://" + bind
 	waitHealthy(t, base)
 	const size = 60 << 20
 	client := &http.Client{Timeout: 60 * time.Second}

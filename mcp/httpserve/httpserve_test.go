@@ -3,6 +3,7 @@ package httpserve
 import (
 	"context"
 	"errors"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -82,12 +83,26 @@ func TestAuthenticate(t *testing.T) {
 
 func TestServeRefusesNonLoopback(t *testing.T) {
 	for _, bind := range []string{"0.0.0.0:0", ":0", "[::]:0"} {
-		err := Serve(context.Background(), nil, nil, &Options{Bind: bind})
+		ln, err := Listen(bind, false)
 		if err == nil || !strings.Contains(err.Error(), "--allow-non-loopback") {
-			t.Errorf("Serve(%s) = %v, want a refusal naming --allow-non-loopback", bind, err)
+			t.Errorf("Listen(%s) = %v, want a refusal naming --allow-non-loopback", bind, err)
+		}
+		if ln != nil {
+			ln.Close()
 		}
 	}
-	if err := Serve(context.Background(), nil, nil, &Options{Bind: "127.0.0.1"}); err == nil || !strings.Contains(err.Error(), "--bind") {
-		t.Errorf("Serve(no port) = %v, want an error naming --bind", err)
+	if _, err := Listen("127.0.0.1", false); err == nil || !strings.Contains(err.Error(), "--bind") {
+		t.Errorf("Listen(no port) = %v, want an error naming --bind", err)
+	}
+	// A listener handed to Serve is held to the same rule, and closed.
+	ln, err := net.Listen("tcp", "0.0.0.0:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := Serve(context.Background(), ln, nil, nil, &Options{}); err == nil || !strings.Contains(err.Error(), "--allow-non-loopback") {
+		t.Errorf("Serve(listener on %s) = %v, want a refusal naming --allow-non-loopback", ln.Addr(), err)
+	}
+	if _, err := ln.Accept(); err == nil {
+		t.Errorf("Serve left the refused listener on %s open", ln.Addr())
 	}
 }

@@ -45,11 +45,11 @@ func startRESTServer(t *testing.T, o *Options) *restServer {
 			return nil, ctx.Err()
 		}
 	})
-	o.Bind = "127.0.0.1:" + freePort(t)
+	ln := listenLoopback(t)
 	srv := mcp.NewServer(mcp.Implementation{Name: "rest-serve-test", Version: "1"}, reg, nil)
 	ctx, cancel := context.WithCancel(context.Background())
 	rs.stop = cancel
-	go func() { rs.done <- Serve(ctx, srv, fakeAuthn{}, o) }()
+	go func() { rs.done <- Serve(ctx, ln, srv, fakeAuthn{}, o) }()
 	t.Cleanup(func() {
 		cancel()
 		select {
@@ -63,7 +63,7 @@ func startRESTServer(t *testing.T, o *Options) *restServer {
 			t.Error("Serve did not return")
 		}
 	})
-	rs.base = "http://" + o.Bind
+	rs.base = "http://" + ln.Addr().String()
 	waitHealthy(t, rs.base)
 	return rs
 }

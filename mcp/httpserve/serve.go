@@ -33,10 +33,14 @@ const (
 // context ends.
 const ShutdownGrace = 30 * time.Second
 
-// Options are where and how Serve listens.
+// Options are how Serve serves its listener.
 type Options struct {
-	Bind             string   // host:port to listen on
-	AllowNonLoopback bool     // allow a Bind host that is not loopback
+	// Bind is the host:port the listener was opened on as the user named
+	// it (--bind): a host name there is accepted in Host and Origin when it
+	// is not loopback, which the listener's address (an IP) cannot say.
+	// Empty means the listener's address.
+	Bind             string
+	AllowNonLoopback bool     // allow a listener whose host is not loopback
 	AllowedHosts     []string // extra names accepted in Host and Origin
 	MaxBodyBytes     int64    // largest request body; larger gets 413
 	// Admission are the admission limits; Identify and Principals are
@@ -54,21 +58,58 @@ type Options struct {
 	Wrap func(http.Handler) http.Handler
 }
 
-// Serve serves srv on o.Bind until ctx ends, then drains: new requests get
+// Listen opens the TCP listener Serve takes for bind (host:port, what
+// --bind names). It refuses a host that is not loopback unless
+// allowNonLoopback, before anything listens.
+func Listen(bind string, allowNonLoopback bool) (net.Listener, error) {
+	if err := checkBind(bind, allowNonLoopback); err != nil {
+		return nil, err
+	}
+	ln, err := net.Listen("tcp", bind)
+	if err != nil {
+		return nil, fmt.Errorf("winx: listen: %w", err)
+	}
+	return ln, nil
+}
+
+// checkBind refuses a bind address without a port, or whose host is not
+// loopback unless allowNonLoopback.
+func checkBind(bind string, allowNonLoopback bool) error {
+	host, _, err := net.SplitHostPort(bind)
+	if err != nil {
+		return fmt.Errorf("winx: --bind %q: %w", bind, err)
+	}
+	if !IsLoopback(host) && !allowNonLoopback {
+		return fmt.Errorf("winx: refusing to bind %s: not a loopback address (use --allow-non-loopback behind an authenticating proxy)", bind)
+	}
+	return nil
+}
+
+// Serve serves srv on ln until ctx ends, then drains: new requests get
 // 503 while the running ones finish (at most 30 s), streams are ended and
-// the server shuts down. It returns nil after a clean drain.
-func Serve(ctx context.Context, srv *mcp.Server, authn mcp.Authenticator, o *Options) error {
+// the server shuts down. It returns nil after a clean drain. Serve owns ln
+// from the call on and closes it, also when it refuses it: a listener whose
+// host is not loopback is refused unless o.AllowNonLoopback, as Listen
+// refuses such an address. The listener comes first, as with net/http and
+// httptest, so that a caller (a test) holds its port from the start.
+func Serve(ctx context.Context, ln net.Listener, srv *mcp.Server, authn mcp.Authenticator, o *Options) error {
 	logger := o.Logger
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
-	host, _, err := net.SplitHostPort(o.Bind)
-	if err != nil {
-		return fmt.Errorf("winx: --bind %q: %w", o.Bind, err)
+	bind := o.Bind
+	if bind == "" {
+		bind = ln.Addr().String()
 	}
-	if !IsLoopback(host) && !o.AllowNonLoopback {
-		return fmt.Errorf("winx: refusing to bind %s: not a loopback address (use --allow-non-loopback behind an authenticating proxy)", o.Bind)
+	if err := checkBind(bind, o.AllowNonLoopback); err != nil {
+		ln.Close()
+		return err
 	}
+	if err := checkBind(ln.Addr().String(), o.AllowNonLoopback); err != nil {
+		ln.Close()
+		return err
+	}
+	host, _, _ := net.SplitHostPort(bind)
 	allowed := append([]string(nil), o.AllowedHosts...)
 	if ip := net.ParseIP(host); host != "" && !IsLoopback(host) && (ip == nil || !ip.IsUnspecified()) {
 		allowed = append(allowed, host)
@@ -120,10 +161,6 @@ func Serve(ctx context.Context, srv *mcp.Server, authn mcp.Authenticator, o *Opt
 		}
 		io.WriteString(w, "ready\n")
 	})
-	ln, err := net.Listen("tcp", o.Bind)
-	if err != nil {
-		return fmt.Errorf("winx: listen: %w", err)
-	}
 	// Streams (subscriptions, legacy GET streams) live as long as their
 	// request context; cancelling the base context on shutdown ends them so
 	// that Shutdown can drain the rest.

@@ -14,7 +14,7 @@ import (
 
 // A shell may outlive the adapter (a guardian process of the daemon
 // runtime): an adapter started later may attach to it, and then the
-// session's mode must come back with it, as TOOLS.md's reattach promises.
+// session's mode must come back with it, as docs/tools.md's reattach promises.
 // The mode is kept in the terminal's record (guardian.Terminal.Meta).
 
 // recordModeTimeout bounds storing a mode with a shell; a failure only

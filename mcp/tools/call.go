@@ -78,7 +78,7 @@ type InputError struct {
 
 func (e *InputError) Error() string { return "tools: invalid input: " + e.Msg }
 
-// Error codes of the envelope (TOOLS.md, "The result envelope").
+// Error codes of the envelope (docs/tools.md, "Error codes").
 const (
 	codeInvalidToolInput         = "invalid_tool_input"
 	codeFileNotFound             = "file_not_found"

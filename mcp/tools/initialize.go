@@ -24,7 +24,7 @@ const InitializeTool = "Initialize"
 // (about bytes/4).
 const DefaultResumeTokens = 20000
 
-// Initialize call types (TOOLS.md, "Initialize").
+// Initialize call types (docs/tools.md, "Initialize").
 const (
 	initFirstCall       = "first_call"
 	initModeChange      = "user_asked_mode_change"

@@ -16,7 +16,7 @@ import (
 // auth/policy (which documents where each check applies and what it does
 // not cover) and answer its typed denials here.
 
-// Modes of a session (TOOLS.md, "Modes"). Initialize records them; the
+// Modes of a session (docs/tools.md, "Initialize"). Initialize records them; the
 // tools that run commands and write files enforce them through auth/policy.
 const (
 	ModeWCGW       = policy.ModeWCGW

@@ -6,7 +6,7 @@ import (
 	"winx/mcp"
 )
 
-// Tool profiles (TOOLS.md "Catalog and profiles"). A profile names tools;
+// Tool profiles (docs/tools.md, "Catalog and profiles"). A profile names tools;
 // tools this build does not have yet are simply absent from its catalog.
 var profiles = map[string][]string{
 	"full":      {InitializeTool, BashCommandTool, ReadFilesTool, EditFilesTool, ContextSaveTool, ReadImageTool, CodeMapTool},

@@ -20,7 +20,7 @@ import (
 // ReadFilesTool is the file reading tool's name.
 const ReadFilesTool = "ReadFiles"
 
-// ReadFiles limits and defaults (TOOLS.md).
+// ReadFiles limits and defaults (docs/tools.md, "ReadFiles").
 const (
 	DefaultCodingTokenBudget    = 24000
 	DefaultNonCodingTokenBudget = 8000

@@ -17,7 +17,7 @@ import (
 	"winx/mcp/session"
 )
 
-// Temporary-artifact policy of BashCommand (TOOLS.md, "BashCommand"). Each
+// Temporary-artifact policy of BashCommand (docs/tools.md, "BashCommand"). Each
 // session writes its scratch files under WINX_TEMP_DIR,
 // <root>/.winx/tmp/session-<id>/, within the budgets of package
 // guardian/artifacts. Before a command action (foreground or background)

@@ -22,6 +22,8 @@ import (
 
 	"github.com/creack/pty"
 	"golang.org/x/sys/unix"
+
+	"winx/pty/testenv"
 )
 
 // helperArg makes the test binary run a helper mode (runHelper) instead of
@@ -172,7 +174,7 @@ func attackBin(t *testing.T) string {
 	}
 	dir, err := os.MkdirTemp("/var/tmp", "winx-sandbox-bin-")
 	if err != nil {
-		t.Skip("no /var/tmp:", err)
+		testenv.Missing(t, "no /var/tmp: %v", err)
 	}
 	t.Cleanup(func() { os.RemoveAll(dir) })
 	if err := os.Chmod(dir, 0o755); err != nil {
@@ -195,7 +197,7 @@ func sharedDir(t *testing.T, prefix string) string {
 	t.Helper()
 	dir, err := os.MkdirTemp("/var/tmp", prefix)
 	if err != nil {
-		t.Skip("no /var/tmp:", err)
+		testenv.Missing(t, "no /var/tmp: %v", err)
 	}
 	t.Cleanup(func() { os.RemoveAll(dir) })
 	if err := os.Chmod(dir, 0o755); err != nil {
@@ -214,10 +216,7 @@ func requireLandlock(t *testing.T) int {
 	t.Helper()
 	abi, err := Probe()
 	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("Landlock unavailable under CI:", err)
-		}
-		t.Skip("Landlock unavailable:", err)
+		testenv.Missing(t, "Landlock unavailable: %v", err)
 	}
 	return abi
 }
@@ -581,7 +580,7 @@ func TestSandboxHidesTemporaryDirectories(t *testing.T) {
 // named Unix socket and its own children stay reachable.
 func TestSandboxScopesSignalsAndAbstractSockets(t *testing.T) {
 	if abi := requireLandlock(t); abi < 6 {
-		t.Skipf("Landlock ABI %d < 6: no scoping", abi)
+		testenv.Missing(t, "Landlock ABI %d < 6: no scoping", abi)
 	}
 	bin := attackBin(t)
 	home := sharedDir(t, "winx-scope-home-")

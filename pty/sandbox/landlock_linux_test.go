@@ -15,6 +15,8 @@ import (
 	"unsafe"
 
 	"golang.org/x/sys/unix"
+
+	"winx/pty/testenv"
 )
 
 // launcherEnv makes the test binary act as the launcher, as the winx binary
@@ -229,7 +231,7 @@ func confinedBash(t *testing.T, p Policy, ws, script string) (string, error) {
 	t.Helper()
 	bash, err := exec.LookPath("bash")
 	if err != nil {
-		t.Skip("no bash:", err)
+		testenv.Missing(t, "no bash: %v", err)
 	}
 	argv := Launcher(os.Args[0], p, []string{bash, "-c", script})
 	cmd := exec.Command(argv[0], argv[1:]...)
@@ -254,7 +256,7 @@ func TestLandlockConfinesShell(t *testing.T) {
 	// The home directory must not be under /tmp, which is writable.
 	home, err := os.MkdirTemp("/var/tmp", "winx-sandbox-home-")
 	if err != nil {
-		t.Skip("no /var/tmp for a home directory outside /tmp:", err)
+		testenv.Missing(t, "no /var/tmp for a home directory outside /tmp: %v", err)
 	}
 	t.Cleanup(func() { os.RemoveAll(home) })
 	ws := filepath.Join(home, "ws")
@@ -361,7 +363,7 @@ func TestLandlockMissingGrantIsSkipped(t *testing.T) {
 	requireLandlock(t)
 	home, err := os.MkdirTemp("/var/tmp", "winx-sandbox-home-")
 	if err != nil {
-		t.Skip("no /var/tmp:", err)
+		testenv.Missing(t, "no /var/tmp: %v", err)
 	}
 	t.Cleanup(func() { os.RemoveAll(home) })
 	p := Policy{Home: home, RW: []string{filepath.Join(home, "gone")}, RO: []string{filepath.Join(home, "gone-too")}}

@@ -11,6 +11,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"winx/pty/testenv"
 )
 
 // readOnlyBash runs script in bash -c through argv (a launcher vector from
@@ -31,11 +33,11 @@ func TestReadOnlyShellWritesNothing(t *testing.T) {
 	abi := requireLandlock(t)
 	bash, err := exec.LookPath("bash")
 	if err != nil {
-		t.Skip("no bash:", err)
+		testenv.Missing(t, "no bash: %v", err)
 	}
 	home, err := os.MkdirTemp("/var/tmp", "winx-readonly-home-")
 	if err != nil {
-		t.Skip("no /var/tmp for a home directory outside /tmp:", err)
+		testenv.Missing(t, "no /var/tmp for a home directory outside /tmp: %v", err)
 	}
 	t.Cleanup(func() { os.RemoveAll(home) })
 	ws := filepath.Join(home, "ws")

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"winx/pty/testenv"
 )
 
 // realTempDir is t.TempDir with its symbolic links resolved, as
@@ -30,7 +32,7 @@ func homeOutsideTmp(t *testing.T) string {
 	t.Helper()
 	dir, err := os.MkdirTemp("/var/tmp", "winx-sandbox-home-")
 	if err != nil {
-		t.Skip("no /var/tmp for a home directory outside /tmp:", err)
+		testenv.Missing(t, "no /var/tmp for a home directory outside /tmp: %v", err)
 	}
 	t.Cleanup(func() { os.RemoveAll(dir) })
 	real, err := filepath.EvalSymlinks(dir)

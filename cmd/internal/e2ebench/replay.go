@@ -168,7 +168,7 @@ func recordAnswers(dir, server string, setup map[string]any, tool, args string) 
 
 // dropOutput writes to dst the answers of src with the tool call's
 // structuredContent.output removed: the answer without its text's second
-// copy, which the envelope contract (TOOLS.md) requires.
+// copy, which the envelope contract (docs/tools.md) requires.
 func dropOutput(src, dst, tool string) error {
 	if err := os.CopyFS(dst, os.DirFS(src)); err != nil {
 		return err

@@ -26,7 +26,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -392,15 +391,15 @@ func run(winx string, n, workers, size int, settle, rest time.Duration, phases, 
 	if err := os.WriteFile(cfgPath, []byte(cfg.String()), 0o600); err != nil {
 		return err
 	}
-	port, err := freePort()
+	// Port 0: the kernel picks a free port and the server's first log
+	// line names it, so no other process can take it in between.
+	args := append([]string{"serve", "--http", "--bind", "127.0.0.1:0", "--principal-config", cfgPath}, serveArgs...)
+	srv := exec.Command(winx, args...)
+	stderr, err := srv.StderrPipe()
 	if err != nil {
 		return err
 	}
-	base := "http://127.0.0.1:" + port
-	args := append([]string{"serve", "--http", "--bind", "127.0.0.1:" + port, "--principal-config", cfgPath}, serveArgs...)
-	srv := exec.Command(winx, args...)
-	srv.Stderr = io.Discard
-	srv.Env = append(os.Environ(), "WINX_RUNTIME=daemon")
+	srv.Env = append(os.Environ(), "WINX_RUNTIME=daemon", "WINX_LOG=info", "WINX_LOG_FORMAT=json")
 	if err := srv.Start(); err != nil {
 		return err
 	}
@@ -409,6 +408,11 @@ func run(winx string, n, workers, size int, settle, rest time.Duration, phases, 
 		srv.Wait()
 		stopServers(tmp)
 	}()
+	addr, err := servingAddr(stderr)
+	if err != nil {
+		return err
+	}
+	base := "http://" + addr
 	if err := waitHealthy(base); err != nil {
 		return err
 	}
@@ -518,14 +522,22 @@ func fileOf(size int) []byte {
 	return b.Bytes()[:size]
 }
 
-func freePort() (string, error) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return "", err
+// servingAddr reads the server's JSON log from r until the line that says
+// where it listens and returns that address; the rest of the log is
+// discarded in the background.
+func servingAddr(r io.Reader) (string, error) {
+	sc := bufio.NewScanner(r)
+	for sc.Scan() {
+		var rec struct {
+			Msg  string `json:"msg"`
+			Addr string `json:"addr"`
+		}
+		if json.Unmarshal(sc.Bytes(), &rec) == nil && rec.Msg == "serving Streamable HTTP" && rec.Addr != "" {
+			go io.Copy(io.Discard, r)
+			return rec.Addr, nil
+		}
 	}
-	defer ln.Close()
-	_, port, err := net.SplitHostPort(ln.Addr().String())
-	return port, err
+	return "", fmt.Errorf("winx serve --http ended before listening: %v", sc.Err())
 }
 
 func waitHealthy(base string) error {

@@ -16,6 +16,7 @@ import (
 
 	"winx/guardian/remote"
 	"winx/guardian/wire"
+	"winx/pty/testenv"
 )
 
 // deadGuardian leaves in dir what a guardian killed with SIGKILL leaves: a
@@ -55,7 +56,7 @@ func deadGuardian(t *testing.T, dir string) (socket, shellDir string, orphan *ex
 // stay, named by a lost-session record.
 func TestKillAllAndPruneCleanUpDeadGuardians(t *testing.T) {
 	if _, err := os.Stat("/proc/self/environ"); err != nil {
-		t.Skip("needs /proc")
+		testenv.Missing(t, "needs /proc")
 	}
 	for _, c := range []Command{{Name: Kill, All: true}, {Name: Prune}} {
 		t.Run(c.Name, func(t *testing.T) {
