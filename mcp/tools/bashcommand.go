@@ -168,7 +168,7 @@ var bashSchema = json.RawMessage(`{
       ]
     },
     "command": {"type": "string", "description": "shorthand for a command action"},
-    "wait_for_seconds": {"type": "number", "minimum": 0, "maximum": 600, "description": "wait before answering running (default 15; a background status_check answers at once unless given)"},
+    "wait_for_seconds": {"type": "number", "minimum": 0, "maximum": 600, "description": "wait before answering running (default 15; none for a background status_check)"},
     "wait_policy": {"type": "string", "enum": ["adaptive", "return_early", "until_complete"], "description": "return_early: at most 5 s; until_complete: to the end (not with is_background)"},
     "thread_id": {"type": "string", "minLength": 1},
     "workspace_root": {"type": "string", "minLength": 1}

@@ -67,10 +67,7 @@ var initializeSchema = json.RawMessage(`{
       "type": "string",
       "description": "An earlier thread_id"
     },
-    "workspace_root": {
-      "type": "string",
-      "description": "An earlier workspace_root"
-    },
+    "workspace_root": {"type": "string"},
     "code_writer_config": {
       "type": "object",
       "description": "For code_writer",
