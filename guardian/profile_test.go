@@ -11,8 +11,8 @@ import (
 	"testing"
 	"time"
 
-	"winx/pty/testenv"
 	"winx/pty/sandbox"
+	"winx/pty/testenv"
 )
 
 // launcherEnv makes the test binary act as the Landlock launcher, as winx

@@ -14,12 +14,12 @@ import (
 	"winx/auth/policy"
 	"winx/guardian"
 	"winx/guardian/runtime"
-	"winx/pty/testenv"
 	"winx/mcp"
 	"winx/mcp/mcptest"
 	"winx/mcp/session"
 	"winx/mcp/tools"
 	"winx/pty/sandbox"
+	"winx/pty/testenv"
 )
 
 // toolEnv drives the tools of one registry over an in-memory client.
