@@ -1,3 +1,5 @@
+//go:build linux
+
 package main
 
 // winx attach --interactive: a person at a real terminal (a PTY this test

@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"slices"
 	"sync"
-	"syscall"
 	"time"
 
 	"winx/auth"
@@ -416,16 +415,10 @@ func (s *Session) stateFile(dir, kind string) string {
 // following a link and without blocking, so a FIFO under the name costs
 // nothing.
 func readStateFile(path string, limit int64) (b []byte, ok bool) {
-	dir, err := syscall.Open(filepath.Dir(path), syscall.O_RDONLY|syscall.O_DIRECTORY|syscall.O_NOFOLLOW|syscall.O_CLOEXEC, 0)
+	f, err := openStateFile(path)
 	if err != nil {
 		return nil, false
 	}
-	fd, err := syscall.Openat(dir, filepath.Base(path), syscall.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK|syscall.O_CLOEXEC, 0)
-	syscall.Close(dir)
-	if err != nil {
-		return nil, false
-	}
-	f := os.NewFile(uintptr(fd), path)
 	defer f.Close()
 	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() || fi.Size() > limit {
 		return nil, false
