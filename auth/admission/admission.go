@@ -84,12 +84,23 @@ type Options struct {
 	// requests get 429 with Retry-After, so that producing large answers
 	// for one principal cannot take the CPU the others need. 0 means none.
 	AnswerBytesPerSecond int64
+	// RefusalDelay: a body refused for its byte rate (429) is answered
+	// after the wait its Retry-After names, at most this long, with its
+	// body still unread, so that a client that ignores Retry-After and
+	// sends again at once spends its own time waiting, not the cores on
+	// connections and copies; a few connections per source (see tarpit)
+	// wait at once, the others are refused at once. 0 means none.
+	RefusalDelay time.Duration
 	// CPUSlots is how many admitted requests compute at once, about one
 	// per core; a principal holds at most half of them when more than one
 	// principal is configured, and a freed slot goes to the waiting
 	// principals in turn (see Ticket). 0 means no CPU share.
 	CPUSlots int
 }
+
+// DefaultRefusalDelay is the longest pause before a byte-rate refusal that
+// the HTTP server sets by default (Options.RefusalDelay).
+const DefaultRefusalDelay = time.Second
 
 // DefaultHeavyWait is the default of Options.HeavyWait.
 const DefaultHeavyWait = 10 * time.Second
@@ -154,6 +165,7 @@ type Gate struct {
 	unauth *byteBuckets // per source IP of failed authentication; nil without
 	heavy  *heavy       // nil when HeavyBytes is 0
 	cpu    *cpuShare    // nil when CPUSlots is 0
+	tarpit tarpit
 }
 
 // bucket is a token bucket refilled continuously at RequestsPerMinute.
@@ -186,6 +198,7 @@ func New(o Options) *Gate {
 	if o.CPUSlots > 0 {
 		g.cpu = newCPUShare(o.CPUSlots, o.Principals)
 	}
+	g.tarpit = tarpit{delay: o.RefusalDelay, held: map[string]int{}}
 	g.bodies.free = o.BodyBudget
 	g.bodies.held = map[string]int64{}
 	g.bodies.changed = make(chan struct{})
@@ -243,14 +256,16 @@ func refuseAfter(w http.ResponseWriter, status int, msg, retry string) {
 }
 
 // spend takes a declared body length from the bucket of key; false when
-// the request was refused (429 with the wait, or 413 over the burst).
-func spend(w http.ResponseWriter, r *http.Request, b *byteBuckets, key string) bool {
+// the request was refused (429 with the wait, or 413 over the burst). A 429
+// is answered after a pause (see tarpit).
+func (g *Gate) spend(w http.ResponseWriter, r *http.Request, b *byteBuckets, key string) bool {
 	wait, never := b.take(key, r.ContentLength)
 	switch {
 	case never:
 		refuse(w, http.StatusRequestEntityTooLarge, "request body over the byte burst")
 		return false
 	case wait > 0:
+		g.tarpit.pause(r.Context(), key, wait)
 		refuseAfter(w, http.StatusTooManyRequests, "too many request body bytes", retryAfter(wait))
 		return false
 	}
@@ -278,7 +293,7 @@ func (g *Gate) Wrap(next http.Handler) http.Handler {
 				refuse(w, http.StatusTooManyRequests, "too many requests")
 				return
 			}
-			if !spend(w, r, g.unauth, ip) {
+			if !g.spend(w, r, g.unauth, ip) {
 				return
 			}
 			g.active.Add(1)
@@ -290,7 +305,7 @@ func (g *Gate) Wrap(next http.Handler) http.Handler {
 			refuse(w, http.StatusTooManyRequests, "too many requests")
 			return
 		}
-		if !spend(w, r, g.bytes, id.Principal) {
+		if !g.spend(w, r, g.bytes, id.Principal) {
 			return
 		}
 		if wait := g.answer.owed(id.Principal); wait > 0 {

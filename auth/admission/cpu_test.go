@@ -1,6 +1,8 @@
 package admission
 
 import (
+	"context"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -177,4 +179,39 @@ func TestCPUShareSlowBodyHoldsNoSlot(t *testing.T) {
 	}
 	io.WriteString(conn, "12345678")
 	s.expectEntered("slow")
+}
+
+// The tarpit holds a bounded number of connections: per source and in all;
+// past either bound a refusal is answered at once.
+func TestTarpitBounded(t *testing.T) {
+	tp := tarpit{delay: time.Hour, held: map[string]int{}}
+	for range tarpitPerSource {
+		if !tp.enter("alice") {
+			t.Fatal("refused within the per-source bound")
+		}
+	}
+	if tp.enter("alice") {
+		t.Error("alice held more than tarpitPerSource connections")
+	}
+	for i := 0; tp.total < tarpitTotal; i++ {
+		if !tp.enter(fmt.Sprint("source-", i/tarpitPerSource)) {
+			t.Fatal("refused within both bounds")
+		}
+	}
+	if tp.enter("bob") {
+		t.Error("held more than tarpitTotal connections")
+	}
+	tp.leave("alice")
+	if !tp.enter("bob") {
+		t.Error("a connection left, yet bob could not enter")
+	}
+	// A source past its bound is not held: pause returns at once even with
+	// an hour of delay.
+	done := make(chan struct{})
+	go func() { tp.pause(context.Background(), "bob", time.Hour); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("a pause past the bounds waited")
+	}
 }

@@ -498,3 +498,37 @@ func TestAttackBodyBudgetShare(t *testing.T) {
 		t.Errorf("bob's 1.5 MiB body while alice's bodies wait = %d, want 200", c)
 	}
 }
+
+// A client that ignores Retry-After and sends its next large body at once
+// waits for its refusal: the 429 comes no sooner than the refusal delay
+// (the wait is longer), with the body still unread, so that a flood of
+// refusals costs the flooder time rather than the server's cores. With no
+// delay configured the refusal is immediate, which is what the delay
+// changes.
+func TestAttackByteRateRefusalHeld(t *testing.T) {
+	const delay = 700 * time.Millisecond
+	for _, tc := range []struct {
+		delay    time.Duration
+		wantHeld bool
+	}{{delay, true}, {-1, false}} {
+		base := startServer(t, &Options{Admission: admission.Options{
+			MaxConcurrency: 32, BytesPerSecond: 1 << 20, BytesBurst: 8 << 20, RequestTimeout: time.Minute, RefusalDelay: tc.delay}})
+		if c := postSized(t, base, aliceToken, 8<<20); c != http.StatusOK {
+			t.Fatalf("alice's first 8 MiB body = %d, want 200 (within the burst)", c)
+		}
+		start := time.Now()
+		conn, br := rawPost(t, base, aliceToken, 8<<20, "")
+		code, _ := answerWithin(t, conn, br, 10*time.Second)
+		held := time.Since(start)
+		if code != http.StatusTooManyRequests {
+			t.Fatalf("alice's second 8 MiB body = %d, want 429", code)
+		}
+		if tc.wantHeld && held < delay {
+			t.Errorf("the refusal came after %v, want it held at least %v", held, delay)
+		}
+		if !tc.wantHeld && held >= delay {
+			// Only a machine too slow to answer in 0.7 s gets here.
+			t.Logf("the refusal without a delay came after %v", held)
+		}
+	}
+}

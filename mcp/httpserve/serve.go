@@ -251,6 +251,12 @@ func fairShare(ao *admission.Options, maxBody int64) {
 		ao.HeavySlots = max(2, runtime.GOMAXPROCS(0))
 	}
 	switch {
+	case ao.RefusalDelay == 0:
+		ao.RefusalDelay = admission.DefaultRefusalDelay
+	case ao.RefusalDelay < 0:
+		ao.RefusalDelay = 0
+	}
+	switch {
 	case ao.CPUSlots == 0:
 		ao.CPUSlots = max(2, runtime.GOMAXPROCS(0))
 	case ao.CPUSlots < 0:
