@@ -84,12 +84,14 @@ type Options struct {
 	// requests get 429 with Retry-After, so that producing large answers
 	// for one principal cannot take the CPU the others need. 0 means none.
 	AnswerBytesPerSecond int64
-	// RefusalDelay: a body refused for its byte rate (429) is answered
-	// after the wait its Retry-After names, at most this long, with its
-	// body still unread, so that a client that ignores Retry-After and
-	// sends again at once spends its own time waiting, not the cores on
-	// connections and copies; a few connections per source (see tarpit)
-	// wait at once, the others are refused at once. 0 means none.
+	// RefusalDelay: a request refused for its source's own limits (its
+	// byte rate, its answer bytes, its share of the concurrency slots) is
+	// answered after the wait its Retry-After names, at most this long,
+	// with its body still unread, so that a client that ignores
+	// Retry-After and sends again at once spends its own time waiting, not
+	// the cores on connections and copies; a bounded number of
+	// connections per source wait at once (see tarpit), the others are
+	// refused at once. 0 means none.
 	RefusalDelay time.Duration
 	// CPUSlots is how many admitted requests compute at once, about one
 	// per core; a principal holds at most half of them when more than one
@@ -309,10 +311,14 @@ func (g *Gate) Wrap(next http.Handler) http.Handler {
 			return
 		}
 		if wait := g.answer.owed(id.Principal); wait > 0 {
+			g.tarpit.pause(r.Context(), id.Principal, wait)
 			refuseAfter(w, http.StatusTooManyRequests, "too many answer bytes", retryAfter(wait))
 			return
 		}
 		if !g.hold(id.Principal) {
+			// Its own share is full: held like a byte-rate refusal, so
+			// that resending at once costs the sender, not the cores.
+			g.tarpit.pause(r.Context(), id.Principal, time.Second)
 			refuse(w, http.StatusServiceUnavailable, "too many concurrent requests for this principal")
 			return
 		}
