@@ -85,7 +85,8 @@ type Options struct {
 	// for one principal cannot take the CPU the others need. 0 means none.
 	AnswerBytesPerSecond int64
 	// RefusalDelay: a request refused for its source's own limits (its
-	// byte rate, its answer bytes, its share of the concurrency slots) is
+	// request rate, its byte rate, its answer bytes, its share of the
+	// concurrency slots) is
 	// answered after the wait its Retry-After names, at most this long,
 	// with its body still unread, so that a client that ignores
 	// Retry-After and sends again at once spends its own time waiting, not
@@ -292,6 +293,7 @@ func (g *Gate) Wrap(next http.Handler) http.Handler {
 			// Failed authentication has its own allowance per IP and takes
 			// no slot: the handler answers 401 without reading the body.
 			if !g.allow("fail\x00" + ip) {
+				g.tarpit.pause(r.Context(), ip, time.Second)
 				refuse(w, http.StatusTooManyRequests, "too many requests")
 				return
 			}
@@ -304,6 +306,7 @@ func (g *Gate) Wrap(next http.Handler) http.Handler {
 			return
 		}
 		if !g.allow("ok\x00" + id.Principal + "\x00" + ip) {
+			g.tarpit.pause(r.Context(), id.Principal, time.Second)
 			refuse(w, http.StatusTooManyRequests, "too many requests")
 			return
 		}
