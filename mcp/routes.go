@@ -110,14 +110,13 @@ func (s *Server) routes() []route {
 
 		{method: "completion/complete", handle: typed(s.complete)},
 
-		// The task methods share one handler (tasks.go): it decodes the
-		// task id once for all of them, and checks again the era and
-		// extension rules these flags state.
-		{method: "tasks/get", flags: needsTasksExtension, handle: s.handleTasks},
-		{method: "tasks/update", flags: needsTasksExtension | modernOnly, handle: s.handleTasks},
-		{method: "tasks/cancel", flags: needsTasksExtension, handle: s.handleTasks},
-		{method: "tasks/list", flags: legacyOnly, handle: s.handleTasks},
-		{method: "tasks/result", flags: legacyOnly, handle: s.handleTasks},
+		// The task methods (tasks.go): the flags carry the era and
+		// extension rules, so each handler only answers.
+		{method: "tasks/get", flags: needsTasksExtension, handle: typed(s.getTask)},
+		{method: "tasks/update", flags: needsTasksExtension | modernOnly, handle: typed(s.updateTask)},
+		{method: "tasks/cancel", flags: needsTasksExtension, handle: typed(s.cancelTask)},
+		{method: "tasks/list", flags: legacyOnly, handle: bare(s.listLegacyTasks)},
+		{method: "tasks/result", flags: legacyOnly, handle: typed(s.taskResult)},
 	}
 }
 
