@@ -167,7 +167,7 @@ func TestRouteTable(t *testing.T) {
 	bareSrv := NewServer(Implementation{Name: "t", Version: "1"}, NewRegistry(), nil)
 
 	tasksCaps := ClientCapabilities{"extensions": json.RawMessage(`{"` + TasksExtension + `":{}}`)}
-	legacy := &exchange{era: eraLegacy, session: newSession(LatestLegacyVersion, nil, nil)}
+	legacy := &exchange{era: eraLegacy, legacy: newLegacyConn(LatestLegacyVersion, nil, nil)}
 	modern := &exchange{era: eraModern, caps: tasksCaps}
 	modernNoTasks := &exchange{era: eraModern, caps: ClientCapabilities{}}
 
