@@ -27,7 +27,7 @@ const benchModernMeta = `"_meta":{"io.modelcontextprotocol/protocolVersion":"202
 	`"io.modelcontextprotocol/clientInfo":{"name":"bench","version":"0"}}`
 
 // benchEras are the two ways a request reaches the server: modern with its
-// _meta, or legacy inside the session that initialize opened.
+// _meta, or legacy on the connection that initialize opened.
 var benchEras = []struct {
 	name   string
 	legacy bool

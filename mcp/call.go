@@ -68,12 +68,13 @@ type LogMessageParams struct {
 	Data   any          `json:"data"`
 }
 
-// Log sends a log notification if the client's level admits it: the session
-// level (legacy) or the request's _meta logLevel (modern; absent means none).
+// Log sends a log notification if the client's level admits it: the legacy
+// connection's level (set by logging/setLevel) or the request's _meta
+// logLevel (modern; absent means none).
 func (r *RequestContext) Log(level LoggingLevel, logger string, data any) error {
 	threshold := r.ex.logLevel
-	if r.ex.era == eraLegacy && r.ex.session != nil {
-		_, _, threshold = r.ex.session.snapshot()
+	if r.ex.era == eraLegacy && r.ex.legacy != nil {
+		_, _, threshold = r.ex.legacy.snapshot()
 	}
 	if threshold == "" || !threshold.allows(level) || r.ex.out == nil {
 		return nil

@@ -9,7 +9,7 @@ import (
 	"time"
 )
 
-// initialize opens a legacy session only when the request does not name the
+// initialize opens a legacy connection only when the request does not name the
 // stateless era; a 2026-07-28 initialize is a removed method (-32601).
 func TestStdioInitializeEra(t *testing.T) {
 	tests := []struct {

@@ -55,8 +55,9 @@ type CallFacts struct {
 	// Category classifies what a command runs (BashCommand: build, test,
 	// vcs, search, read, edit, other).
 	Category string
-	// Session says whether the call started a session (SessionCreated)
-	// or attached to a running one (SessionReused).
+	// Session says whether the call started a Winx session (package
+	// mcp/session: a workspace's shell and state; SessionCreated) or
+	// attached to a running one (SessionReused).
 	Session string
 	// Batch is how many items the call carried (files of ReadFiles or
 	// EditFiles); 0 when the tool has no batch.

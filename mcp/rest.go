@@ -70,7 +70,7 @@ const (
 // RESTHandler serves the REST tool API; mount it on "/api/".
 type RESTHandler struct {
 	// h supplies the checks every request passes on /mcp: Host, Origin,
-	// authentication, the body limit. Its sessions are never used.
+	// authentication, the body limit. Its legacy connections are never used.
 	h *HTTPHandler
 }
 

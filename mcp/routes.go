@@ -15,10 +15,11 @@ type routeFlags uint8
 
 const (
 	// modernOnly: a method of the stateless 2026-07-28 revision, unknown
-	// to a legacy session.
+	// on a legacy connection.
 	modernOnly routeFlags = 1 << iota
 	// legacyOnly: a method the 2026-07-28 revision removed, unknown to a
-	// stateless request. Its handler may use the exchange's session.
+	// stateless request. Its handler may use the exchange's legacy
+	// connection.
 	legacyOnly
 	// needsPrompts: served only when the registry has prompts (the
 	// prompts capability is declared).
@@ -28,7 +29,7 @@ const (
 	needsResources
 	// needsTasksExtension: a stateless request must have declared the
 	// tasks extension, else it gets tasksCapabilityError (-32021). A
-	// legacy session needs nothing: 2025-11-25 advertises tasks itself.
+	// legacy connection needs nothing: 2025-11-25 advertises tasks itself.
 	needsTasksExtension
 	// noServerInfo: the modern result carries no serverInfo in _meta. The
 	// revision says a result should carry it, and server/discover and the
@@ -86,7 +87,7 @@ func rawParams(fn func(ctx context.Context, ex *exchange, params json.RawMessage
 // answers through dispatch. Adding a method is adding a row.
 //
 // Not here, because the transports answer them before dispatch:
-// initialize (it creates the legacy session, and inside one it is
+// initialize (it opens the legacy connection, and on one it is
 // "session is already initialized"), subscriptions/listen (modern only,
 // it streams instead of answering once) and the client's notifications
 // (handleNotification).
@@ -110,14 +111,13 @@ func (s *Server) routes() []route {
 
 		{method: "completion/complete", handle: typed(s.complete)},
 
-		// The task methods share one handler (tasks.go): it decodes the
-		// task id once for all of them, and checks again the era and
-		// extension rules these flags state.
-		{method: "tasks/get", flags: needsTasksExtension, handle: s.handleTasks},
-		{method: "tasks/update", flags: needsTasksExtension | modernOnly, handle: s.handleTasks},
-		{method: "tasks/cancel", flags: needsTasksExtension, handle: s.handleTasks},
-		{method: "tasks/list", flags: legacyOnly, handle: s.handleTasks},
-		{method: "tasks/result", flags: legacyOnly, handle: s.handleTasks},
+		// The task methods (tasks.go): the flags carry the era and
+		// extension rules, so each handler only answers.
+		{method: "tasks/get", flags: needsTasksExtension, handle: typed(s.getTask)},
+		{method: "tasks/update", flags: needsTasksExtension | modernOnly, handle: typed(s.updateTask)},
+		{method: "tasks/cancel", flags: needsTasksExtension, handle: typed(s.cancelTask)},
+		{method: "tasks/list", flags: legacyOnly, handle: bare(s.listLegacyTasks)},
+		{method: "tasks/result", flags: legacyOnly, handle: typed(s.taskResult)},
 	}
 }
 

@@ -96,6 +96,13 @@ func TestRouteErrors(t *testing.T) {
 			wantErr: `{"code":-32602,"message":"invalid params: json: cannot unmarshal number into Go struct field completeParams.ref of type struct { Type string \"json:\\\"type\\\"\"; Name string \"json:\\\"name\\\"\"; URI string \"json:\\\"uri\\\"\" }"}`},
 		{name: "legacy tasks/get unknown", method: "tasks/get", params: `"taskId":"a"`, wantErr: `{"code":-32602,"message":"unknown task \"a\""}`},
 		{name: "legacy tasks/list", method: "tasks/list"},
+		{name: "legacy tasks/list ignores params", method: "tasks/list", params: `"taskId":5`},
+		{name: "legacy tasks/get bad id", method: "tasks/get", params: `"taskId":5`,
+			wantErr: `{"code":-32602,"message":"invalid params: json: cannot unmarshal number into Go struct field taskIDParams.taskId of type string"}`},
+		{name: "legacy tasks/cancel unknown", method: "tasks/cancel", params: `"taskId":"a"`, wantErr: `{"code":-32602,"message":"unknown task \"a\""}`},
+		{name: "legacy tasks/result unknown", method: "tasks/result", params: `"taskId":"a"`, wantErr: `{"code":-32602,"message":"unknown task \"a\""}`},
+		{name: "legacy tasks/result bad id", method: "tasks/result", params: `"taskId":[]`,
+			wantErr: `{"code":-32602,"message":"invalid params: json: cannot unmarshal array into Go struct field taskIDParams.taskId of type string"}`},
 		{name: "modern unknown", method: "nope/nothing", params: modernMeta, wantErr: notFound("nope/nothing")},
 		{name: "modern initialize", method: "initialize", params: modernMeta, wantErr: notFound("initialize")},
 		{name: "modern ping", method: "ping", params: modernMeta, wantErr: notFound("ping")},
@@ -109,6 +116,13 @@ func TestRouteErrors(t *testing.T) {
 			wantErr: `{"code":-32021,"message":"the tasks extension was not declared","data":{"requiredCapabilities":{"extensions":{"io.modelcontextprotocol/tasks":{}}}}}`},
 		{name: "modern tasks/get unknown", method: "tasks/get", params: `"taskId":"a",` + modernTasksMeta, wantErr: `{"code":-32602,"message":"unknown task \"a\""}`},
 		{name: "modern tasks/update unknown", method: "tasks/update", params: `"taskId":"a",` + modernTasksMeta, wantErr: `{"code":-32602,"message":"unknown task \"a\""}`},
+		{name: "modern tasks/cancel without the extension", method: "tasks/cancel", params: `"taskId":"a",` + modernMeta,
+			wantErr: `{"code":-32021,"message":"the tasks extension was not declared","data":{"requiredCapabilities":{"extensions":{"io.modelcontextprotocol/tasks":{}}}}}`},
+		{name: "modern tasks/cancel unknown", method: "tasks/cancel", params: `"taskId":"a",` + modernTasksMeta, wantErr: `{"code":-32602,"message":"unknown task \"a\""}`},
+		{name: "modern tasks/get bad id", method: "tasks/get", params: `"taskId":5,` + modernTasksMeta,
+			wantErr: `{"code":-32602,"message":"invalid params: json: cannot unmarshal number into Go struct field taskIDParams.taskId of type string"}`},
+		{name: "modern tasks/update bad responses", method: "tasks/update", params: `"taskId":"a","inputResponses":[],` + modernTasksMeta,
+			wantErr: `{"code":-32602,"message":"invalid params: json: cannot unmarshal array into Go struct field taskIDParams.inputResponses of type map[string]json.RawMessage"}`},
 		{name: "modern resources/subscribe", method: "resources/subscribe", params: `"uri":"x:y",` + modernMeta, wantErr: notFound("resources/subscribe")},
 		{name: "modern prompts without prompts", method: "prompts/get", params: modernMeta, wantErr: notFound("prompts/get")},
 		{name: "modern discover", method: "server/discover", params: modernMeta},
@@ -167,7 +181,7 @@ func TestRouteTable(t *testing.T) {
 	bareSrv := NewServer(Implementation{Name: "t", Version: "1"}, NewRegistry(), nil)
 
 	tasksCaps := ClientCapabilities{"extensions": json.RawMessage(`{"` + TasksExtension + `":{}}`)}
-	legacy := &exchange{era: eraLegacy, session: newSession(LatestLegacyVersion, nil, nil)}
+	legacy := &exchange{era: eraLegacy, legacy: newLegacyConn(LatestLegacyVersion, nil, nil)}
 	modern := &exchange{era: eraModern, caps: tasksCaps}
 	modernNoTasks := &exchange{era: eraModern, caps: ClientCapabilities{}}
 

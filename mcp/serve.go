@@ -17,7 +17,9 @@ func (s *Server) handleModern(ctx context.Context, ex *exchange, req *jsonrpc.Re
 	return s.dispatch(ctx, ex, req)
 }
 
-// handleLegacy serves one request of an initialized (or implicit) session.
+// handleLegacy serves one request on an initialized (or implicit) legacy
+// connection. A second initialize keeps its wire message, which says
+// "session" as the revisions do.
 func (s *Server) handleLegacy(ctx context.Context, ex *exchange, req *jsonrpc.Request) (json.RawMessage, error) {
 	switch req.Method {
 	case "initialize":
@@ -28,9 +30,9 @@ func (s *Server) handleLegacy(ctx context.Context, ex *exchange, req *jsonrpc.Re
 	return s.dispatch(ctx, ex, req)
 }
 
-// handleInitialize answers initialize and returns the new session.
-func (s *Server) handleInitialize(req *jsonrpc.Request) (json.RawMessage, *session, error) {
-	res, sess, err := s.initialize(req.Params)
+// handleInitialize answers initialize and returns the new legacy connection.
+func (s *Server) handleInitialize(req *jsonrpc.Request) (json.RawMessage, *legacyConn, error) {
+	res, lc, err := s.initialize(req.Params)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -38,16 +40,17 @@ func (s *Server) handleInitialize(req *jsonrpc.Request) (json.RawMessage, *sessi
 	if err != nil {
 		return nil, nil, err
 	}
-	return b, sess, nil
+	return b, lc, nil
 }
 
-// handleNotification applies a client notification to the session (if any).
+// handleNotification applies a client notification to the legacy
+// connection lc (nil in the modern era).
 // cancel stops the in-flight request with the given id on this transport.
-func (s *Server) handleNotification(sess *session, req *jsonrpc.Request, cancel func(jsonrpc.ID)) {
+func (s *Server) handleNotification(lc *legacyConn, req *jsonrpc.Request, cancel func(jsonrpc.ID)) {
 	switch req.Method {
 	case "notifications/initialized":
-		if sess != nil {
-			sess.markInitialized()
+		if lc != nil {
+			lc.markInitialized()
 		}
 	case "notifications/cancelled":
 		if id, ok := decodeCancelled(req.Params); ok {

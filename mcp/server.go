@@ -38,7 +38,8 @@ type ServerOptions struct {
 }
 
 // Server dispatches MCP requests of both eras to a Registry. It holds no
-// per-connection state: transports own sessions and pass them in.
+// per-connection state: transports own the legacy connections (legacyconn.go)
+// and pass them in.
 type Server struct {
 	info     Implementation
 	registry *Registry
@@ -130,7 +131,7 @@ type exchange struct {
 	logLevel      LoggingLevel // "" sends no log notifications
 	progressToken json.RawMessage
 	caller        Caller
-	session       *session // legacy only
+	legacy        *legacyConn // legacy era only; nil in the modern era
 	out           outbound
 	method        string
 	id            jsonrpc.ID
@@ -240,10 +241,10 @@ func unsupportedVersionError(requested string) *jsonrpc.Error {
 		map[string]any{"supported": SupportedVersions(), "requested": requested})
 }
 
-// prepareLegacy builds the exchange of a request inside a legacy session.
-func (s *Server) prepareLegacy(req *jsonrpc.Request, meta requestMeta, sess *session, caller Caller, out outbound) *exchange {
-	ex := &exchange{era: eraLegacy, caller: caller, session: sess, out: out, method: req.Method, id: req.ID}
-	ex.version, ex.caps, ex.logLevel = sess.snapshot()
+// prepareLegacy builds the exchange of a request on a legacy connection.
+func (s *Server) prepareLegacy(req *jsonrpc.Request, meta requestMeta, lc *legacyConn, caller Caller, out outbound) *exchange {
+	ex := &exchange{era: eraLegacy, caller: caller, legacy: lc, out: out, method: req.Method, id: req.ID}
+	ex.version, ex.caps, ex.logLevel = lc.snapshot()
 	ex.progressToken = meta["progressToken"]
 	return ex
 }
@@ -359,8 +360,8 @@ type initializeParams struct {
 }
 
 // negotiate answers an initialize: the client's version when supported,
-// else the newest legacy version. It returns the session to create.
-func (s *Server) initialize(params json.RawMessage) (*InitializeResult, *session, error) {
+// else the newest legacy version. It returns the legacy connection to open.
+func (s *Server) initialize(params json.RawMessage) (*InitializeResult, *legacyConn, error) {
 	var p initializeParams
 	if err := decodeParams(params, &p); err != nil {
 		return nil, nil, err
@@ -372,7 +373,7 @@ func (s *Server) initialize(params json.RawMessage) (*InitializeResult, *session
 	if !isLegacyVersion(version) {
 		version = LatestLegacyVersion
 	}
-	sess := newSession(version, p.Capabilities, p.ClientInfo)
+	lc := newLegacyConn(version, p.Capabilities, p.ClientInfo)
 	info := s.info
 	if version < Version20251125 { // ISO dates order as strings
 		// Icons came with 2025-11-25; an older revision's Implementation
@@ -384,7 +385,7 @@ func (s *Server) initialize(params json.RawMessage) (*InitializeResult, *session
 		Capabilities:    s.capabilities(false, version),
 		ServerInfo:      info,
 		Instructions:    s.opts.Instructions,
-	}, sess, nil
+	}, lc, nil
 }
 
 type setLevelParams struct {
@@ -395,7 +396,7 @@ func (s *Server) setLevel(_ context.Context, ex *exchange, p *setLevelParams) (r
 	if !p.Level.valid() {
 		return nil, invalidParams("logging/setLevel: unknown level %q", p.Level)
 	}
-	ex.session.setLogLevel(p.Level)
+	ex.legacy.setLogLevel(p.Level)
 	return &EmptyResult{}, nil
 }
 
@@ -475,13 +476,13 @@ type subscribeParams struct {
 }
 
 // subscribe answers resources/subscribe (on) or resources/unsubscribe, which
-// only a legacy session has: the stateless era listens instead.
+// only a legacy connection has: the stateless era listens instead.
 func (s *Server) subscribe(on bool) func(context.Context, *exchange, *subscribeParams) (result, error) {
 	return func(_ context.Context, ex *exchange, p *subscribeParams) (result, error) {
 		if p.URI == "" {
 			return nil, invalidParams("uri is required")
 		}
-		ex.session.setSubscribed(p.URI, on)
+		ex.legacy.setSubscribed(p.URI, on)
 		return &EmptyResult{}, nil
 	}
 }

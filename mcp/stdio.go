@@ -61,19 +61,19 @@ type stdioPeer struct {
 	caller Caller
 	conn   *jsonrpc.Conn
 
-	mu      sync.Mutex // guards session
-	session *session   // set by initialize; nil before
+	mu     sync.Mutex  // guards legacy
+	legacy *legacyConn // set by initialize (or the first call); nil before
 }
 
-func (p *stdioPeer) currentSession() *session {
+func (p *stdioPeer) currentLegacy() *legacyConn {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.session == nil {
+	if p.legacy == nil {
 		// A client that skips initialize is served at the oldest version
 		// the Streamable HTTP transport would assume.
-		p.session = newSession(DefaultHTTPLegacyVersion, nil, nil)
+		p.legacy = newLegacyConn(DefaultHTTPLegacyVersion, nil, nil)
 	}
-	return p.session
+	return p.legacy
 }
 
 // Handle implements jsonrpc.Handler.
@@ -81,18 +81,18 @@ func (p *stdioPeer) Handle(ctx context.Context, req *jsonrpc.Request) (json.RawM
 	s := p.server
 	if !req.IsCall() {
 		p.mu.Lock()
-		sess := p.session
+		lc := p.legacy
 		p.mu.Unlock()
-		s.handleNotification(sess, req, func(id jsonrpc.ID) { p.conn.CancelIncoming(id) })
+		s.handleNotification(lc, req, func(id jsonrpc.ID) { p.conn.CancelIncoming(id) })
 		return nil, nil
 	}
 	if req.Method == "initialize" && !hasModernMeta(req.Params) {
-		res, sess, err := s.handleInitialize(req)
+		res, lc, err := s.handleInitialize(req)
 		if err != nil {
 			return nil, err
 		}
 		p.mu.Lock()
-		p.session = sess
+		p.legacy = lc
 		p.mu.Unlock()
 		return res, nil
 	}
@@ -110,7 +110,7 @@ func (p *stdioPeer) Handle(ctx context.Context, req *jsonrpc.Request) (json.RawM
 		res, err = s.handleModern(ctx, ex, req)
 		return answerAfterCancel(ctx, res, err)
 	}
-	ex := s.prepareLegacy(req, meta, p.currentSession(), p.caller, out)
+	ex := s.prepareLegacy(req, meta, p.currentLegacy(), p.caller, out)
 	res, err = s.handleLegacy(ctx, ex, req)
 	return answerAfterCancel(ctx, res, err)
 }

@@ -21,7 +21,8 @@ import (
 // DefaultMaxBodyBytes bounds one POST body.
 const DefaultMaxBodyBytes = 64 << 20
 
-// Session limits of the legacy era on HTTP.
+// Limits of the legacy era's connections on HTTP. The exported names say
+// "session" as the transport revisions do for what one Mcp-Session-Id names.
 const (
 	defaultSessionIdle = 30 * time.Minute
 	// DefaultMaxSessions is the default of HTTPOptions.MaxSessions.
@@ -48,11 +49,11 @@ type HTTPOptions struct {
 	AllowedHosts []string
 	// MaxBodyBytes overrides DefaultMaxBodyBytes.
 	MaxBodyBytes int64
-	// SessionIdle ends legacy sessions unused this long (default 30 min).
+	// SessionIdle ends legacy connections unused this long (default 30 min).
 	SessionIdle time.Duration
-	// MaxSessions bounds concurrent legacy sessions (default 1024).
+	// MaxSessions bounds concurrent legacy connections (default 1024).
 	MaxSessions int
-	// MaxSessionsPerPrincipal bounds the legacy sessions of one principal
+	// MaxSessionsPerPrincipal bounds the legacy connections of one principal
 	// within MaxSessions, so that one principal cannot take them all;
 	// 0 means no bound beyond MaxSessions.
 	MaxSessionsPerPrincipal int
@@ -64,20 +65,21 @@ type HTTPHandler struct {
 	opts    HTTPOptions
 	allowed map[string]bool // lower-case host names accepted in Host/Origin
 
-	mu       sync.Mutex // guards sessions
-	sessions map[string]*httpSession
+	mu     sync.Mutex                 // guards legacy
+	legacy map[string]*httpLegacyConn // by Mcp-Session-Id
 }
 
-// httpSession is a legacy session bound to the principal that created it.
-type httpSession struct {
-	*session
+// httpLegacyConn is a legacy connection on HTTP, named by its Mcp-Session-Id
+// and bound to the principal that created it.
+type httpLegacyConn struct {
+	*legacyConn
 	principal string
 	caller    Caller
 }
 
 // NewHTTPHandler returns the handler; mount it on /mcp.
 func NewHTTPHandler(s *Server, opts *HTTPOptions) *HTTPHandler {
-	h := &HTTPHandler{server: s, sessions: make(map[string]*httpSession)}
+	h := &HTTPHandler{server: s, legacy: make(map[string]*httpLegacyConn)}
 	if opts != nil {
 		h.opts = *opts
 	}
@@ -152,8 +154,9 @@ func (h *HTTPHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // maxConversationID bounds a conversation id taken from a header.
 const maxConversationID = 128
 
-// conversationID names the conversation a request belongs to: its legacy
-// session id, else the client's X-Winx-Conversation-Id. Ids that are too
+// conversationID names the conversation a request belongs to: the
+// Mcp-Session-Id of its legacy connection, else the client's
+// X-Winx-Conversation-Id. Ids that are too
 // long or not visible ASCII are ignored.
 func conversationID(r *http.Request) string {
 	for _, h := range []string{"Mcp-Session-Id", "X-Winx-Conversation-Id"} {
@@ -303,47 +306,48 @@ func readBody(w http.ResponseWriter, r *http.Request, max int64) ([]byte, error)
 	return buf, nil
 }
 
-// sessionFor resolves the Mcp-Session-Id header. It returns (nil, true)
+// legacyConnFor resolves the Mcp-Session-Id header to its legacy connection. It returns (nil, true)
 // when the header is absent and writes nothing; false means the request was
-// already answered with an error (unknown, expired or foreign session).
-func (h *HTTPHandler) sessionFor(w http.ResponseWriter, r *http.Request, caller Caller) (*httpSession, bool) {
+// already answered with an error (unknown, expired or another principal's;
+// the wire message says "unknown session", the transport's word).
+func (h *HTTPHandler) legacyConnFor(w http.ResponseWriter, r *http.Request, caller Caller) (*httpLegacyConn, bool) {
 	id := r.Header.Get("Mcp-Session-Id")
 	if id == "" {
 		return nil, true
 	}
 	now := h.server.opts.Now()
 	h.mu.Lock()
-	sess, ok := h.sessions[id]
-	if ok && now.Sub(sess.idleSince()) > h.opts.SessionIdle {
-		delete(h.sessions, id)
+	hc, ok := h.legacy[id]
+	if ok && now.Sub(hc.idleSince()) > h.opts.SessionIdle {
+		delete(h.legacy, id)
 		ok = false
 	}
 	h.mu.Unlock()
-	if !ok || sess.principal != caller.Principal {
+	if !ok || hc.principal != caller.Principal {
 		httpError(w, http.StatusNotFound, "unknown session")
 		return nil, false
 	}
-	sess.touch(now)
-	return sess, true
+	hc.touch(now)
+	return hc, true
 }
 
 func (h *HTTPHandler) postResponse(w http.ResponseWriter, r *http.Request, caller Caller, resp *jsonrpc.Response) {
-	sess, ok := h.sessionFor(w, r, caller)
+	hc, ok := h.legacyConnFor(w, r, caller)
 	if !ok {
 		return
 	}
-	if sess == nil {
+	if hc == nil {
 		httpError(w, http.StatusBadRequest, "a response needs the Mcp-Session-Id of its session")
 		return
 	}
-	sess.deliver(resp)
+	hc.deliver(resp)
 	w.WriteHeader(http.StatusAccepted)
 }
 
 func (h *HTTPHandler) postNotification(w http.ResponseWriter, r *http.Request, caller Caller, req *jsonrpc.Request) {
 	if header := r.Header.Get("MCP-Protocol-Version"); header != "" && !isLegacyVersion(header) {
 		// Stateless notifications carry the same routing headers as
-		// requests; sessions do not exist in this era.
+		// requests; legacy connections do not exist in this era.
 		if v := ModernVersionOf(req.Params); v != "" && v != header {
 			writeError(w, http.StatusBadRequest, jsonrpc.ID{}, headerMismatch("MCP-Protocol-Version header does not match _meta"))
 			return
@@ -356,15 +360,15 @@ func (h *HTTPHandler) postNotification(w http.ResponseWriter, r *http.Request, c
 		w.WriteHeader(http.StatusAccepted)
 		return
 	}
-	sess, ok := h.sessionFor(w, r, caller)
+	hc, ok := h.legacyConnFor(w, r, caller)
 	if !ok {
 		return
 	}
-	var base *session
+	var base *legacyConn
 	cancel := func(jsonrpc.ID) {}
-	if sess != nil {
-		base = sess.session
-		cancel = sess.cancel
+	if hc != nil {
+		base = hc.legacyConn
+		cancel = hc.cancel
 	}
 	h.server.handleNotification(base, req, cancel)
 	w.WriteHeader(http.StatusAccepted)
@@ -448,7 +452,7 @@ func modernStatus(e *jsonrpc.Error) int {
 func (h *HTTPHandler) postCall(w http.ResponseWriter, r *http.Request, caller Caller, req *jsonrpc.Request) {
 	s := h.server
 	header := r.Header.Get("MCP-Protocol-Version")
-	// initialize opens a legacy session, unless the request names the
+	// initialize opens a legacy connection, unless the request names the
 	// stateless era: there initialize is a removed method like any other.
 	if req.Method == "initialize" && !isModernVersion(header) && !hasModernMeta(req.Params) {
 		h.initialize(w, r, caller, req)
@@ -507,11 +511,11 @@ func (h *HTTPHandler) legacyCall(w http.ResponseWriter, r *http.Request, caller 
 		httpError(w, http.StatusBadRequest, "unsupported MCP-Protocol-Version")
 		return
 	}
-	sess, ok := h.sessionFor(w, r, caller)
+	hc, ok := h.legacyConnFor(w, r, caller)
 	if !ok {
 		return
 	}
-	if sess == nil {
+	if hc == nil {
 		httpError(w, http.StatusBadRequest, "missing Mcp-Session-Id: initialize first")
 		return
 	}
@@ -522,21 +526,22 @@ func (h *HTTPHandler) legacyCall(w http.ResponseWriter, r *http.Request, caller 
 	}
 	ctx, cancel := context.WithCancel(r.Context())
 	defer cancel()
-	untrack := sess.track(req.ID, cancel)
+	untrack := hc.track(req.ID, cancel)
 	defer untrack()
 	out := newSSEOutbound(w, r)
-	out.session = sess.session
-	// The session is the conversation: its id, not a header the client
-	// chose, decides which calls share a shell.
-	c := sess.caller
-	c.Conversation = sess.id
-	ex := h.server.prepareLegacy(req, meta, sess.session, c, out)
+	out.legacy = hc.legacyConn
+	// The legacy connection is the conversation: its Mcp-Session-Id, not
+	// a header the client chose, decides which calls share a shell.
+	c := hc.caller
+	c.Conversation = hc.id
+	ex := h.server.prepareLegacy(req, meta, hc.legacyConn, c, out)
 	res, err := h.server.handleLegacy(ctx, ex, req)
 	res, err = answerAfterCancel(ctx, res, err)
 	out.finish(req.ID, res, err, func(*jsonrpc.Error) int { return http.StatusOK })
 }
 
-func newSessionID() string {
+// newMcpSessionID mints the Mcp-Session-Id of a new legacy connection.
+func newMcpSessionID() string {
 	var b [24]byte
 	if _, err := rand.Read(b[:]); err != nil {
 		panic("mcp: no randomness for session ids: " + err.Error())
@@ -545,59 +550,59 @@ func newSessionID() string {
 }
 
 func (h *HTTPHandler) initialize(w http.ResponseWriter, r *http.Request, caller Caller, req *jsonrpc.Request) {
-	res, sess, err := h.server.handleInitialize(req)
+	res, lc, err := h.server.handleInitialize(req)
 	if err != nil {
 		writeError(w, http.StatusOK, req.ID, jsonrpc.AsWireError(err))
 		return
 	}
-	sess.id = newSessionID()
-	sess.touch(h.server.opts.Now())
-	hs := &httpSession{session: sess, principal: caller.Principal, caller: caller}
+	lc.id = newMcpSessionID()
+	lc.touch(h.server.opts.Now())
+	hc := &httpLegacyConn{legacyConn: lc, principal: caller.Principal, caller: caller}
 	h.mu.Lock()
 	h.expireLocked()
-	if len(h.sessions) >= h.opts.MaxSessions || h.atShareLocked(caller.Principal) {
+	if len(h.legacy) >= h.opts.MaxSessions || h.atShareLocked(caller.Principal) {
 		h.mu.Unlock()
 		w.Header().Set("Retry-After", "1")
 		httpError(w, http.StatusServiceUnavailable, "too many sessions")
 		return
 	}
-	h.sessions[sess.id] = hs
+	h.legacy[lc.id] = hc
 	h.mu.Unlock()
-	w.Header().Set("Mcp-Session-Id", sess.id)
+	w.Header().Set("Mcp-Session-Id", lc.id)
 	writeJSONRPC(w, http.StatusOK, &jsonrpc.Response{ID: req.ID, Result: res})
 }
 
 // atShareLocked reports that principal holds MaxSessionsPerPrincipal
-// sessions already.
+// legacy connections already.
 func (h *HTTPHandler) atShareLocked(principal string) bool {
 	if h.opts.MaxSessionsPerPrincipal <= 0 {
 		return false
 	}
 	n := 0
-	for _, s := range h.sessions {
-		if s.principal == principal {
+	for _, hc := range h.legacy {
+		if hc.principal == principal {
 			n++
 		}
 	}
 	return n >= h.opts.MaxSessionsPerPrincipal
 }
 
-// expireLocked drops sessions idle for longer than SessionIdle.
+// expireLocked drops legacy connections idle for longer than SessionIdle.
 func (h *HTTPHandler) expireLocked() {
 	now := h.server.opts.Now()
-	for id, s := range h.sessions {
-		if now.Sub(s.idleSince()) > h.opts.SessionIdle {
-			delete(h.sessions, id)
+	for id, hc := range h.legacy {
+		if now.Sub(hc.idleSince()) > h.opts.SessionIdle {
+			delete(h.legacy, id)
 		}
 	}
 }
 
 func (h *HTTPHandler) get(w http.ResponseWriter, r *http.Request, caller Caller) {
-	sess, ok := h.sessionFor(w, r, caller)
+	hc, ok := h.legacyConnFor(w, r, caller)
 	if !ok {
 		return
 	}
-	if sess == nil {
+	if hc == nil {
 		// 2026-07-28 has no standalone stream; listen streams are POSTs.
 		w.Header().Set("Allow", "POST")
 		httpError(w, http.StatusMethodNotAllowed, "no standalone stream without a session")
@@ -607,17 +612,17 @@ func (h *HTTPHandler) get(w http.ResponseWriter, r *http.Request, caller Caller)
 		httpError(w, http.StatusNotAcceptable, "accept text/event-stream")
 		return
 	}
-	ch, ok := sess.openStream()
+	ch, ok := hc.openStream()
 	if !ok {
 		httpError(w, http.StatusConflict, "a stream is already open for this session")
 		return
 	}
-	defer sess.closeStream(ch)
+	defer hc.closeStream(ch)
 	remove := h.server.subs.add(func(c change) {
-		if c.method == "notifications/resources/updated" && sess.isSubscribed(c.uri) {
+		if c.method == "notifications/resources/updated" && hc.isSubscribed(c.uri) {
 			req, _ := jsonrpc.NewNotification(c.method, map[string]string{"uri": c.uri})
 			if b, err := jsonrpc.EncodeMessage(req); err == nil {
-				sess.push(b)
+				hc.push(b)
 			}
 		}
 	})
@@ -630,7 +635,7 @@ func (h *HTTPHandler) get(w http.ResponseWriter, r *http.Request, caller Caller)
 			if out.writeFrame(frame) != nil {
 				return
 			}
-			sess.touch(h.server.opts.Now())
+			hc.touch(h.server.opts.Now())
 		case <-r.Context().Done():
 			return
 		}
@@ -638,17 +643,17 @@ func (h *HTTPHandler) get(w http.ResponseWriter, r *http.Request, caller Caller)
 }
 
 func (h *HTTPHandler) delete(w http.ResponseWriter, r *http.Request, caller Caller) {
-	sess, ok := h.sessionFor(w, r, caller)
+	hc, ok := h.legacyConnFor(w, r, caller)
 	if !ok {
 		return
 	}
-	if sess == nil {
+	if hc == nil {
 		w.Header().Set("Allow", "POST")
 		httpError(w, http.StatusMethodNotAllowed, "no session to delete")
 		return
 	}
 	h.mu.Lock()
-	delete(h.sessions, sess.id)
+	delete(h.legacy, hc.id)
 	h.mu.Unlock()
 	w.WriteHeader(http.StatusNoContent)
 }
@@ -657,10 +662,10 @@ func (h *HTTPHandler) delete(w http.ResponseWriter, r *http.Request, caller Call
 // into an SSE stream the first time something must precede the response
 // (progress, logs, server-to-client requests).
 type sseOutbound struct {
-	w       http.ResponseWriter
-	r       *http.Request
-	canSSE  bool
-	session *session // legacy only: where server-to-client answers arrive
+	w      http.ResponseWriter
+	r      *http.Request
+	canSSE bool
+	legacy *legacyConn // legacy era only: where server-to-client answers arrive
 
 	mu      sync.Mutex // guards started and writes to w
 	started bool
@@ -731,11 +736,11 @@ func (o *sseOutbound) notify(method string, params any) error {
 }
 
 func (o *sseOutbound) call(ctx context.Context, method string, params any) (json.RawMessage, error) {
-	if o.session == nil {
+	if o.legacy == nil {
 		return nil, jsonrpc.NewError(jsonrpc.CodeInternalError, "no session for a server-to-client request")
 	}
-	id, ch := o.session.newCall()
-	defer o.session.forgetCall(id)
+	id, ch := o.legacy.newCall()
+	defer o.legacy.forgetCall(id)
 	req, err := jsonrpc.NewCall(id, method, params)
 	if err != nil {
 		return nil, err

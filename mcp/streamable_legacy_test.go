@@ -12,7 +12,8 @@ import (
 	"winx/mcp"
 )
 
-// initialize opens a legacy session and returns its id and negotiated version.
+// initialize opens a legacy connection and returns its Mcp-Session-Id and
+// negotiated version.
 func (f *streamFixture) initialize(t *testing.T, version string) (string, string) {
 	t.Helper()
 	resp, body := f.do(t, http.MethodPost, legacyHeader("", ""), rpcBody(t, 0, "initialize", map[string]any{
@@ -101,7 +102,7 @@ func TestLegacyInitializeWithoutVersion(t *testing.T) {
 	}
 }
 
-func TestLegacySession(t *testing.T) {
+func TestLegacyConnection(t *testing.T) {
 	tests := []struct {
 		name      string
 		version   string // requested in initialize
@@ -171,18 +172,18 @@ func TestLegacySession(t *testing.T) {
 
 			resp, body = f.do(t, http.MethodPost, hdr(), rpcBody(t, 6, "server/discover", nil))
 			if m := decodeRPC(t, body); m.Error == nil || m.Error.Code != -32601 {
-				t.Errorf("server/discover in a legacy session = %d %s, want -32601", resp.StatusCode, body)
+				t.Errorf("server/discover on a legacy connection = %d %s, want -32601", resp.StatusCode, body)
 			}
 
-			// initialize always opens a new session, even sent inside one.
+			// initialize always opens a new legacy connection, even sent on one.
 			resp, body = f.do(t, http.MethodPost, hdr(), rpcBody(t, 7, "initialize", map[string]any{"protocolVersion": version}))
 			if other := resp.Header.Get("Mcp-Session-Id"); resp.StatusCode != http.StatusOK || other == "" || other == sid {
-				t.Errorf("initialize inside a session = %d %q (session %q), want 200 with a new session", resp.StatusCode, body, other)
+				t.Errorf("initialize on a legacy connection = %d %q (Mcp-Session-Id %q), want 200 with a new one", resp.StatusCode, body, other)
 			}
 
 			resp, _ = f.do(t, http.MethodDelete, hdr(), "")
 			if resp.StatusCode != http.StatusNoContent {
-				t.Errorf("DELETE session status = %d, want 204", resp.StatusCode)
+				t.Errorf("DELETE legacy connection status = %d, want 204", resp.StatusCode)
 			}
 			resp, body = f.do(t, http.MethodPost, hdr(), rpcBody(t, 8, "ping", nil))
 			if resp.StatusCode != http.StatusNotFound {
@@ -204,9 +205,9 @@ func TestLegacyErrors(t *testing.T) {
 		header     http.Header
 		wantStatus int
 	}{
-		{"no session id", legacyHeader(mcp.Version20251125, ""), http.StatusBadRequest},
-		{"no session id 2025-06-18", legacyHeader(mcp.Version20250618, ""), http.StatusBadRequest},
-		{"no session id no version", legacyHeader("", ""), http.StatusBadRequest},
+		{"no Mcp-Session-Id", legacyHeader(mcp.Version20251125, ""), http.StatusBadRequest},
+		{"no Mcp-Session-Id 2025-06-18", legacyHeader(mcp.Version20250618, ""), http.StatusBadRequest},
+		{"no Mcp-Session-Id no version", legacyHeader("", ""), http.StatusBadRequest},
 		{"unknown session id", legacyHeader(mcp.Version20251125, "no-such-session"), http.StatusNotFound},
 		{"unknown session id no version", legacyHeader("", "no-such-session"), http.StatusNotFound},
 		{"invalid protocol version", legacyHeader("1999-01-01", sid), http.StatusBadRequest},
@@ -220,10 +221,10 @@ func TestLegacyErrors(t *testing.T) {
 			}
 		})
 	}
-	// The session is still alive after the failures above.
+	// The legacy connection is still alive after the failures above.
 	resp, body := f.do(t, http.MethodPost, legacyHeader(mcp.Version20251125, sid), rpcBody(t, 1, "ping", nil))
 	if resp.StatusCode != http.StatusOK {
-		t.Errorf("ping on the good session status = %d (%q), want 200", resp.StatusCode, body)
+		t.Errorf("ping on the good legacy connection status = %d (%q), want 200", resp.StatusCode, body)
 	}
 }
 
@@ -231,13 +232,13 @@ func TestLegacyGetStream(t *testing.T) {
 	f := newStreamFixture(t, nil)
 	sid, _ := f.initialize(t, mcp.Version20251125)
 
-	open := func(t *testing.T, session, accept string) *http.Response {
+	open := func(t *testing.T, id, accept string) *http.Response {
 		t.Helper()
 		req, err := http.NewRequest(http.MethodGet, f.url, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
-		req.Header = legacyHeader(mcp.Version20251125, session)
+		req.Header = legacyHeader(mcp.Version20251125, id)
 		req.Header.Set("Accept", accept)
 		resp, err := f.client.Do(req)
 		if err != nil {
@@ -246,11 +247,11 @@ func TestLegacyGetStream(t *testing.T) {
 		return resp
 	}
 
-	// Unknown session and a client that takes no stream are refused.
+	// An unknown Mcp-Session-Id and a client that takes no stream are refused.
 	resp := open(t, "no-such-session", "text/event-stream")
 	resp.Body.Close()
 	if resp.StatusCode != http.StatusNotFound {
-		t.Errorf("GET unknown session status = %d, want 404", resp.StatusCode)
+		t.Errorf("GET unknown Mcp-Session-Id status = %d, want 404", resp.StatusCode)
 	}
 	resp = open(t, sid, "application/json")
 	resp.Body.Close()
@@ -261,12 +262,12 @@ func TestLegacyGetStream(t *testing.T) {
 	resp = open(t, sid, "text/event-stream")
 	if resp.StatusCode != http.StatusOK {
 		resp.Body.Close()
-		t.Fatalf("GET with session status = %d, want 200", resp.StatusCode)
+		t.Fatalf("GET with Mcp-Session-Id status = %d, want 200", resp.StatusCode)
 	}
 	if ct := resp.Header.Get("Content-Type"); ct != "text/event-stream" {
-		t.Errorf("GET with session Content-Type = %q, want text/event-stream", ct)
+		t.Errorf("GET with Mcp-Session-Id Content-Type = %q, want text/event-stream", ct)
 	}
-	// One stream per session: a second GET while the first is open is refused.
+	// One stream per legacy connection: a second GET while the first is open is refused.
 	second := open(t, sid, "text/event-stream")
 	second.Body.Close()
 	if second.StatusCode != http.StatusConflict {
@@ -292,24 +293,24 @@ func TestLegacyMaxSessions(t *testing.T) {
 		t.Errorf("initialize over MaxSessions minted Mcp-Session-Id %q", sid)
 	}
 
-	// Ending a session frees its slot.
+	// Ending a legacy connection frees its slot.
 	if resp, _ := f.do(t, http.MethodDelete, legacyHeader(mcp.Version20251125, first), ""); resp.StatusCode != http.StatusNoContent {
 		t.Fatalf("DELETE status = %d, want 204", resp.StatusCode)
 	}
 	resp, got = f.do(t, http.MethodPost, legacyHeader("", ""), body)
 	if resp.StatusCode != http.StatusOK || resp.Header.Get("Mcp-Session-Id") == "" {
-		t.Errorf("initialize after DELETE = %d %q, want 200 with a session", resp.StatusCode, got)
+		t.Errorf("initialize after DELETE = %d %q, want 200 with an Mcp-Session-Id", resp.StatusCode, got)
 	}
 }
 
-// TestLegacySessionIdleExpiry drives the handler directly inside a synctest
+// TestLegacyConnIdleExpiry drives the handler directly inside a synctest
 // bubble, so SessionIdle can pass without waiting.
-func TestLegacySessionIdleExpiry(t *testing.T) {
+func TestLegacyConnIdleExpiry(t *testing.T) {
 	const idle = time.Minute
 	tests := []struct {
 		name string
-		// otherClient makes another client initialize once the session has
-		// been idle too long, before the session is used again.
+		// otherClient makes another client initialize once the legacy
+		// connection has been idle too long, before it is used again.
 		otherClient bool
 	}{
 		{"used again after idle", false},
@@ -331,13 +332,13 @@ func TestLegacySessionIdleExpiry(t *testing.T) {
 				rec := serve(http.MethodPost, legacyHeader("", ""), initBody)
 				sid := rec.Header().Get("Mcp-Session-Id")
 				if rec.Code != http.StatusOK || sid == "" {
-					t.Fatalf("initialize = %d %q, want 200 with a session", rec.Code, rec.Body)
+					t.Fatalf("initialize = %d %q, want 200 with an Mcp-Session-Id", rec.Code, rec.Body)
 				}
 				ping := func() int {
 					return serve(http.MethodPost, legacyHeader(mcp.Version20251125, sid), rpcBody(t, 2, "ping", nil)).Code
 				}
 
-				// Use within the window keeps the session alive, however
+				// Use within the window keeps the legacy connection alive, however
 				// long it has existed.
 				for range 3 {
 					time.Sleep(idle * 3 / 4)

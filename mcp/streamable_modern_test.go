@@ -238,7 +238,7 @@ func TestModernErrors(t *testing.T) {
 			name:   "missing MCP-Protocol-Version",
 			header: hdrWithout(modernHeader("server/discover", ""), "MCP-Protocol-Version"),
 			body:   rpcBody(t, 1, "server/discover", withModernMeta(nil)),
-			// A 2025-03-26 client without a session would get 400 too.
+			// A 2025-03-26 client without an Mcp-Session-Id would get 400 too.
 			wantStatus: http.StatusBadRequest, wantCode: mcp.CodeHeaderMismatch, wantID: "1",
 		},
 		{
@@ -525,10 +525,10 @@ func TestModernGetDeleteNotAllowed(t *testing.T) {
 		h.Set("Accept", "text/event-stream")
 		resp, body := f.do(t, method, h, "")
 		if resp.StatusCode != http.StatusMethodNotAllowed {
-			t.Errorf("%s without session status = %d (%q), want 405", method, resp.StatusCode, body)
+			t.Errorf("%s without Mcp-Session-Id status = %d (%q), want 405", method, resp.StatusCode, body)
 		}
 		if allow := resp.Header.Get("Allow"); !strings.Contains(allow, "POST") {
-			t.Errorf("%s without session Allow = %q, want POST", method, allow)
+			t.Errorf("%s without Mcp-Session-Id Allow = %q, want POST", method, allow)
 		}
 	}
 }

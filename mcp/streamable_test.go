@@ -168,8 +168,8 @@ func modernHeader(method, name string) http.Header {
 }
 
 // legacyHeader is what an initialize-era client sends; version "" sends no
-// MCP-Protocol-Version (2025-03-26 clients), session "" no Mcp-Session-Id.
-func legacyHeader(version, session string) http.Header {
+// MCP-Protocol-Version (2025-03-26 clients), sid "" no Mcp-Session-Id.
+func legacyHeader(version, sid string) http.Header {
 	h := http.Header{}
 	h.Set("Authorization", "Bearer "+streamToken)
 	h.Set("Content-Type", "application/json")
@@ -177,8 +177,8 @@ func legacyHeader(version, session string) http.Header {
 	if version != "" {
 		h.Set("MCP-Protocol-Version", version)
 	}
-	if session != "" {
-		h.Set("Mcp-Session-Id", session)
+	if sid != "" {
+		h.Set("Mcp-Session-Id", sid)
 	}
 	return h
 }

@@ -43,8 +43,8 @@ func (f *SubscriptionFilter) wants(c change) bool {
 	return false
 }
 
-// subscriptionHub fans changes out to open listen streams and legacy
-// sessions' GET streams.
+// subscriptionHub fans changes out to open listen streams and the GET
+// streams of legacy connections.
 type subscriptionHub struct {
 	mu        sync.Mutex // guards listeners and next
 	listeners map[int]func(change)

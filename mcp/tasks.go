@@ -321,65 +321,84 @@ func tasksCapabilityError() *jsonrpc.Error {
 		map[string]any{"requiredCapabilities": map[string]any{"extensions": map[string]any{TasksExtension: map[string]any{}}}})
 }
 
-func (s *Server) handleTasks(ctx context.Context, ex *exchange, req *jsonrpc.Request) (result, error) {
-	modern := ex.era == eraModern
-	if modern {
-		switch req.Method {
-		case "tasks/list", "tasks/result":
-			return nil, methodNotFound(req.Method)
-		}
-		if !ex.caps.HasExtension(TasksExtension) {
-			return nil, tasksCapabilityError()
-		}
-	} else if req.Method == "tasks/update" {
-		return nil, methodNotFound(req.Method)
-	}
-	if req.Method == "tasks/list" {
-		return s.listLegacyTasks(ex), nil
-	}
-	var p taskIDParams
-	if err := decodeParams(req.Params, &p); err != nil {
-		return nil, err
-	}
+// The task handlers below are one per row of the route table: lookup has
+// already applied the row's era and extension flags, so each handler only
+// finds the caller's task and answers in the exchange's era.
+
+// findTask returns the caller's task named by p; another principal's task
+// is as unknown as one that never existed.
+func (s *Server) findTask(ex *exchange, p *taskIDParams) (*task, error) {
 	t, ok := s.tasks.get(ex.caller.Principal, p.TaskID)
 	if !ok {
 		return nil, invalidParams("unknown task %q", p.TaskID)
 	}
-	switch req.Method {
-	case "tasks/get":
-		if modern {
-			return s.tasks.view(t, true), nil
-		}
-		return &legacyTaskResult{legacyTask: s.tasks.legacyView(t)}, nil
-	case "tasks/update":
-		s.tasks.update(t, p.InputResponses)
-		return &EmptyResult{}, nil
-	case "tasks/cancel":
-		s.tasks.cancelTask(t)
-		if modern {
-			return &EmptyResult{}, nil
-		}
-		return &legacyTaskResult{legacyTask: s.tasks.legacyView(t)}, nil
-	case "tasks/result":
-		select {
-		case <-t.done:
-		case <-ctx.Done():
-			return nil, ctx.Err()
-		}
-		s.tasks.mu.Lock()
-		res, terr, status := t.result, t.err, t.status
-		s.tasks.mu.Unlock()
-		if terr != nil {
-			return nil, terr
-		}
-		if status == TaskCancelled {
-			return nil, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "task was cancelled")
-		}
-		return &rawResult{raw: res}, nil
-	}
-	return nil, methodNotFound(req.Method)
+	return t, nil
 }
 
+// getTask answers tasks/get: the detailed view in the modern era, the flat
+// task in the legacy one.
+func (s *Server) getTask(_ context.Context, ex *exchange, p *taskIDParams) (result, error) {
+	t, err := s.findTask(ex, p)
+	if err != nil {
+		return nil, err
+	}
+	if ex.era == eraModern {
+		return s.tasks.view(t, true), nil
+	}
+	return &legacyTaskResult{legacyTask: s.tasks.legacyView(t)}, nil
+}
+
+// updateTask answers tasks/update (modern only): it records the answers to
+// the task's open input requests.
+func (s *Server) updateTask(_ context.Context, ex *exchange, p *taskIDParams) (result, error) {
+	t, err := s.findTask(ex, p)
+	if err != nil {
+		return nil, err
+	}
+	s.tasks.update(t, p.InputResponses)
+	return &EmptyResult{}, nil
+}
+
+// cancelTask answers tasks/cancel: empty in the modern era, the flat task
+// in the legacy one.
+func (s *Server) cancelTask(_ context.Context, ex *exchange, p *taskIDParams) (result, error) {
+	t, err := s.findTask(ex, p)
+	if err != nil {
+		return nil, err
+	}
+	s.tasks.cancelTask(t)
+	if ex.era == eraModern {
+		return &EmptyResult{}, nil
+	}
+	return &legacyTaskResult{legacyTask: s.tasks.legacyView(t)}, nil
+}
+
+// taskResult answers legacy tasks/result: it waits for the task to end and
+// answers with its stored result, or its error.
+func (s *Server) taskResult(ctx context.Context, ex *exchange, p *taskIDParams) (result, error) {
+	t, err := s.findTask(ex, p)
+	if err != nil {
+		return nil, err
+	}
+	select {
+	case <-t.done:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	s.tasks.mu.Lock()
+	res, terr, status := t.result, t.err, t.status
+	s.tasks.mu.Unlock()
+	if terr != nil {
+		return nil, terr
+	}
+	if status == TaskCancelled {
+		return nil, jsonrpc.NewError(jsonrpc.CodeInvalidRequest, "task was cancelled")
+	}
+	return &rawResult{raw: res}, nil
+}
+
+// listLegacyTasks answers legacy tasks/list: the caller's tasks, oldest
+// first. Its params are not read.
 func (s *Server) listLegacyTasks(ex *exchange) result {
 	s.tasks.mu.Lock()
 	ids := append([]string(nil), s.tasks.order...)
