@@ -65,7 +65,7 @@ func commandDenied(tool string, err error, nothing string) *mcp.CallToolResult {
 // are the call's, for a next action.
 func bashGate(ctx context.Context, sess *session.Session, term guardian.Terminal, act *action, threadID, root string) *mcp.CallToolResult {
 	m := sess.Mode()
-	if m.Name == "" || m.Name == ModeWCGW {
+	if !m.Restricts() {
 		return nil
 	}
 	var line string
@@ -121,7 +121,7 @@ func bashGate(ctx context.Context, sess *session.Session, term guardian.Terminal
 // code_writer's globs are checked per planned file.
 func (t *editTool) editGate(ctx context.Context, sess *session.Session, in *editInput) *mcp.CallToolResult {
 	m := sess.Mode()
-	if m.Name == ModeArchitect {
+	if spec, ok := m.Spec(); ok && spec.Files == policy.FilesNone {
 		path := ""
 		if len(in.Files) > 0 {
 			path = in.Files[0].FilePath
