@@ -26,6 +26,28 @@ const (
 	actJobs         = "jobs"
 )
 
+// action is one BashCommand action, tagged by Type: the union of the
+// fields the rows of the action table below own; decoding is strict over
+// that union (decodeArguments), so a new row adds its fields here.
+type action struct {
+	Type            string   `json:"type"`
+	Command         *string  `json:"command"`
+	IsBackground    bool     `json:"is_background"`
+	AllowMulti      bool     `json:"allow_multi"`
+	BgCommandID     string   `json:"bg_command_id"`
+	ScrollbackLines *int     `json:"scrollback_lines"`
+	Verbose         bool     `json:"verbose"`
+	SendText        *string  `json:"send_text"`
+	Submit          bool     `json:"submit"`
+	SendSpecials    []string `json:"send_specials"`
+	SendASCII       []int    `json:"send_ascii"`
+	Lines           *int     `json:"lines"`
+	Diff            bool     `json:"diff"`
+	Recognizer      string   `json:"recognizer"`
+	QuietMs         *int     `json:"quiet_ms"`
+	TimeoutSeconds  *float64 `json:"timeout_seconds"`
+}
+
 // actionField is one key of action_json: its JSON schema text and whether
 // its presence implies the row's type when type is missing.
 type actionField struct {
@@ -51,9 +73,9 @@ const (
 	inputKeys
 )
 
-// actionSpec is one BashCommand action. The struct action holds every
-// field of every row (decoding is strict over their union); a row lists the
-// fields it owns, in the schema's order.
+// actionSpec is one BashCommand action. The struct action above holds
+// every field of every row; a row lists the fields it owns, in the
+// schema's order.
 type actionSpec struct {
 	typ    string
 	fields []actionField

@@ -54,27 +54,6 @@ type bashInput struct {
 	WorkspaceRoot  string          `json:"workspace_root"`
 }
 
-// action is one BashCommand action, tagged by Type: the union of the
-// fields the rows of the action table own (bashactions.go).
-type action struct {
-	Type            string   `json:"type"`
-	Command         *string  `json:"command"`
-	IsBackground    bool     `json:"is_background"`
-	AllowMulti      bool     `json:"allow_multi"`
-	BgCommandID     string   `json:"bg_command_id"`
-	ScrollbackLines *int     `json:"scrollback_lines"`
-	Verbose         bool     `json:"verbose"`
-	SendText        *string  `json:"send_text"`
-	Submit          bool     `json:"submit"`
-	SendSpecials    []string `json:"send_specials"`
-	SendASCII       []int    `json:"send_ascii"`
-	Lines           *int     `json:"lines"`
-	Diff            bool     `json:"diff"`
-	Recognizer      string   `json:"recognizer"`
-	QuietMs         *int     `json:"quiet_ms"`
-	TimeoutSeconds  *float64 `json:"timeout_seconds"`
-}
-
 type bashTool struct {
 	// affinity is the catalog's session affinity (the scope of a reattach).
 	affinity     string
