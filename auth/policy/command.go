@@ -34,7 +34,7 @@ func (m Mode) AllowsCommand(c shellparse.Command, cwd string) error {
 	deny := func(reason string) error {
 		return &CommandDeniedError{Mode: m.Name, Command: commandString(c), Reason: reason}
 	}
-	if m.Name != ModeArchitect && m.Name != ModeCodeWriter {
+	if _, ok := m.Spec(); !ok {
 		return deny("unknown mode")
 	}
 	if reason := evaluations(c); reason != "" {
@@ -105,7 +105,7 @@ func (m Mode) command(c shellparse.Command) string {
 	if reason := assignedNames(c); reason != "" {
 		return reason
 	}
-	if m.Name == ModeArchitect {
+	if m.readOnlyCommands() {
 		return readOnly(c)
 	}
 	switch c.Args[0] {
@@ -314,7 +314,7 @@ func (m Mode) assignment(a string) string {
 	if strings.HasPrefix(value, "(") && strings.Contains(value, "[") {
 		return "an array subscript is evaluated as arithmetic"
 	}
-	if m.Name == ModeArchitect {
+	if m.readOnlyCommands() {
 		if !slices.Contains(architectVariables, name) && !strings.HasPrefix(name, "LC_") {
 			return "architect assigns only locale and display variables (" + name + ")"
 		}
@@ -355,7 +355,7 @@ func (m Mode) redirect(r shellparse.Redirect, cwd string) string {
 	if slices.Contains(discardTargets, r.Target) {
 		return ""
 	}
-	if m.Name == ModeArchitect {
+	if spec, _ := m.Spec(); spec.Files == FilesNone {
 		return "architect writes no files (redirection to " + r.Target + ")"
 	}
 	if m.AllGlobs {

@@ -8,6 +8,8 @@
 // not measure temporary-artifact budgets (guardian/artifacts does).
 //
 // Session modes: what a session may write and which commands it may run.
+// Each mode is one row of the mode table (modetable.go), which every other
+// package reads for the mode's names, rules, shell profile and summary.
 //
 //   - wcgw: everything the path policy allows.
 //   - architect: no writes; only the read-only commands of readonly.go,

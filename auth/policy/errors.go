@@ -44,7 +44,7 @@ func (e *WriteDeniedError) Denial() string {
 	switch {
 	case e.Path == "":
 		return fmt.Sprintf("mode %s does not allow file changes", e.Mode)
-	case e.Mode == ModeCodeWriter:
+	case modeFiles(e.Mode) == FilesGlobs:
 		return fmt.Sprintf("mode %s does not allow writing %s (outside its allowed_globs)", e.Mode, e.Path)
 	}
 	return fmt.Sprintf("mode %s does not allow writing %s (it changes no files)", e.Mode, e.Path)

@@ -13,8 +13,9 @@ import (
 )
 
 // restricts reports whether the mode checks anything: wcgw and the zero
-// mode (the session default) allow every command.
-func (m Mode) restricts() bool { return m.Name != "" && m.Name != ModeWCGW }
+// mode (the session default) allow every command (Restricts, the mode
+// table).
+func (m Mode) restricts() bool { return m.Restricts() }
 
 // CheckLine decides a whole command line in mode m; cwd is the shell's
 // directory. It returns nil, a *CommandDeniedError naming the first denied

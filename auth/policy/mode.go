@@ -54,7 +54,7 @@ type CodeWriterConfig struct {
 // ignored) but not used. root, an absolute path, anchors relative globs.
 // Errors are *ModeConfigError.
 func ParseMode(name string, cfg *CodeWriterConfig, root string) (Mode, error) {
-	if name != ModeCodeWriter {
+	if spec, _ := LookupMode(name); name == "" || !spec.Configured {
 		if cfg != nil {
 			if _, err := ParseMode(ModeCodeWriter, cfg, root); err != nil {
 				return Mode{}, err
@@ -69,7 +69,7 @@ func ParseMode(name string, cfg *CodeWriterConfig, root string) (Mode, error) {
 	if len(cfg.AllowedGlobs) > MaxModeEntries || len(cfg.AllowedCommands) > MaxModeEntries {
 		return Mode{}, badMode("code_writer allows at most %d globs and %d commands", MaxModeEntries, MaxModeEntries)
 	}
-	m := Mode{Name: ModeCodeWriter, AllGlobs: cfg.AllGlobs, AllCommands: cfg.AllCommands}
+	m := Mode{Name: name, AllGlobs: cfg.AllGlobs, AllCommands: cfg.AllCommands}
 	for _, g := range cfg.AllowedGlobs {
 		if slices.Contains(strings.Split(g, "/"), "..") {
 			return Mode{}, badMode("code_writer glob %q holds \"..\"", g)
@@ -95,15 +95,15 @@ func ParseMode(name string, cfg *CodeWriterConfig, root string) (Mode, error) {
 // is not an absolute clean pattern or a command entry that is not plain
 // words. Errors are *ModeConfigError.
 func (m Mode) Validate() error {
-	switch m.Name {
-	case ModeWCGW, ModeArchitect:
+	spec, ok := LookupMode(m.Name)
+	switch {
+	case !ok || m.Name == "":
+		return badMode("unknown mode %q (want %s)", m.Name, modeList())
+	case !spec.Configured:
 		if m.AllGlobs || m.AllCommands || len(m.AllowedGlobs) > 0 || len(m.AllowedCommands) > 0 {
 			return badMode("mode %s takes no allowed_globs or allowed_commands", m.Name)
 		}
 		return nil
-	case ModeCodeWriter:
-	default:
-		return badMode("unknown mode %q (want %s, %s or %s)", m.Name, ModeWCGW, ModeArchitect, ModeCodeWriter)
 	}
 	if len(m.AllowedGlobs) > MaxModeEntries || len(m.AllowedCommands) > MaxModeEntries {
 		return badMode("code_writer allows at most %d globs and %d commands", MaxModeEntries, MaxModeEntries)
@@ -164,10 +164,12 @@ func (m Mode) Clone() Mode {
 // canonical: the caller resolved symlinks) be changed. It returns nil or a
 // *WriteDeniedError.
 func (m Mode) AllowsWrite(path string) error {
-	switch m.Name {
-	case "", ModeWCGW:
+	spec, ok := m.Spec()
+	switch {
+	case !ok:
+	case spec.Files == FilesAll:
 		return nil
-	case ModeCodeWriter:
+	case spec.Files == FilesGlobs:
 		if m.AllGlobs {
 			return nil
 		}

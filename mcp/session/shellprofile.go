@@ -24,15 +24,19 @@ import (
 // anew (the old one died, winxd started another) records none, so its shell
 // is respawned with the mode's profile before it is used.
 
-// ShellProfile is the shell profile of mode m.
+// ShellProfile is the shell profile of mode m: its kernel profile in the
+// mode table (package auth/policy), in guardian's terms. An unknown mode has
+// the default profile; its commands are all denied.
 func ShellProfile(m policy.Mode) guardian.ShellProfile {
-	switch m.Name {
-	case policy.ModeArchitect:
-		return guardian.ShellProfile{Level: guardian.LevelReadOnly, Env: guardian.RestrictedGitEnv()}
-	case policy.ModeCodeWriter:
-		return guardian.ShellProfile{Env: guardian.RestrictedGitEnv()}
+	spec, _ := m.Spec()
+	var p guardian.ShellProfile
+	if spec.Kernel.ReadOnly {
+		p.Level = guardian.LevelReadOnly
 	}
-	return guardian.ShellProfile{}
+	if spec.Kernel.RestrictGit {
+		p.Env = guardian.RestrictedGitEnv()
+	}
+	return p
 }
 
 // ShellState is how a session's current shell was started.

@@ -6,11 +6,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"slices"
 	"strings"
 	"time"
 
-	"winx/auth/policy"
 	"winx/evidence/redact"
 	"winx/guardian"
 	"winx/mcp"
@@ -56,43 +54,6 @@ type bashInput struct {
 	WorkspaceRoot  string          `json:"workspace_root"`
 }
 
-// action is one BashCommand action, tagged by Type.
-type action struct {
-	Type            string   `json:"type"`
-	Command         *string  `json:"command"`
-	IsBackground    bool     `json:"is_background"`
-	AllowMulti      bool     `json:"allow_multi"`
-	BgCommandID     string   `json:"bg_command_id"`
-	ScrollbackLines *int     `json:"scrollback_lines"`
-	Verbose         bool     `json:"verbose"`
-	SendText        *string  `json:"send_text"`
-	Submit          bool     `json:"submit"`
-	SendSpecials    []string `json:"send_specials"`
-	SendASCII       []int    `json:"send_ascii"`
-	Lines           *int     `json:"lines"`
-	Diff            bool     `json:"diff"`
-	Recognizer      string   `json:"recognizer"`
-	QuietMs         *int     `json:"quiet_ms"`
-	TimeoutSeconds  *float64 `json:"timeout_seconds"`
-}
-
-// Action types, and the key that implies each when type is missing.
-var actionByKey = []struct{ key, typ string }{
-	{"command", "command"},
-	{"send_text", "send_text"},
-	{"send_specials", "send_specials"},
-	{"send_ascii", "send_ascii"},
-	{"bg_command_id", "status_check"},
-	{"scrollback_lines", "status_check"},
-	{"lines", "screen"},
-	{"diff", "screen"},
-	{"recognizer", "wait_for_turn"},
-	{"quiet_ms", "wait_for_turn"},
-	{"timeout_seconds", "wait_for_turn"},
-}
-
-var actionTypes = []string{"command", "status_check", "send_text", "send_specials", "send_ascii", "screen", "wait_for_turn", "jobs"}
-
 type bashTool struct {
 	// affinity is the catalog's session affinity (the scope of a reattach).
 	affinity     string
@@ -137,6 +98,8 @@ func addBashCommand(reg *mcp.Registry, opts Options) {
 
 const bashDescription = `Run a command in the session's persistent bash (cd, variables persist) or act on what runs: status_check polls, send_text / send_specials / send_ascii type into it, screen shows the terminal, wait_for_turn waits until a TUI is quiet. One foreground command at a time; is_background for long jobs, jobs lists them. Long output keeps its tail; the head goes to a named file.`
 
+// bashSchema is the input schema; action_json's object properties come
+// from the action table (bashactions.go).
 var bashSchema = json.RawMessage(`{
   "type": "object",
   "properties": {
@@ -147,22 +110,7 @@ var bashSchema = json.RawMessage(`{
         {
           "type": "object",
           "properties": {
-            "type": {"type": "string", "enum": ["command", "status_check", "send_text", "send_specials", "send_ascii", "screen", "wait_for_turn", "jobs"]},
-            "command": {"type": "string", "description": "the shell command line"},
-            "is_background": {"type": "boolean", "description": "own PTY; returns a bg_command_id at once"},
-            "allow_multi": {"type": "boolean", "description": "accepted, ignored"},
-            "bg_command_id": {"type": "string", "description": "target a background command"},
-            "scrollback_lines": {"type": "integer", "minimum": 0, "description": "accepted, ignored"},
-            "verbose": {"type": "boolean", "description": "accepted, ignored"},
-            "send_text": {"type": "string", "description": "text to type"},
-            "submit": {"type": "boolean", "description": "press Enter after it"},
-            "send_specials": {"type": "array", "items": {"type": "string"}, "description": "Enter, Key-up/down/left/right, Ctrl-c, Ctrl-d (EOF), Ctrl-z; any case"},
-            "send_ascii": {"type": "array", "items": {"type": "integer", "minimum": 1, "maximum": 255}},
-            "lines": {"type": "integer", "minimum": 0, "description": "screen: the last N written rows (0 = all)"},
-            "diff": {"type": "boolean", "description": "only rows changed since the last look"},
-            "recognizer": {"enum": ["builtin", "configurable"], "description": "configurable: WINX_TURN_RECOGNIZER_CONFIG"},
-            "quiet_ms": {"type": "integer", "minimum": 1, "description": "default 600"},
-            "timeout_seconds": {"type": "number", "minimum": 0, "description": "default 30"}
+` + actionSchemaProperties() + `
           }
         }
       ]
@@ -187,7 +135,7 @@ func (t *bashTool) handle(ctx context.Context, req *mcp.ToolRequest) (*mcp.CallT
 		return bashFailure(err), nil
 	}
 	facts := mcp.CallFacts{Action: act.Type}
-	if act.Type == "command" && act.Command != nil {
+	if act.Type == actCommand && act.Command != nil {
 		facts.Category = commandCategory(*act.Command)
 	}
 	mcp.NoteCall(ctx, facts)
@@ -195,7 +143,7 @@ func (t *bashTool) handle(ctx context.Context, req *mcp.ToolRequest) (*mcp.CallT
 	if err != nil {
 		return bashFailure(err), nil
 	}
-	if act.Type == "status_check" && act.BgCommandID != "" && in.WaitForSeconds == nil && in.WaitPolicy == "" {
+	if act.Type == actStatusCheck && act.BgCommandID != "" && in.WaitForSeconds == nil && in.WaitPolicy == "" {
 		// A look at a background job answers at once: it runs on its own
 		// PTY and the main shell stays free, so the default wait would
 		// only cost the agent 15 s. A wait is given when asked for.
@@ -204,7 +152,7 @@ func (t *bashTool) handle(ctx context.Context, req *mcp.ToolRequest) (*mcp.CallT
 	if in.WorkspaceRoot == "" {
 		return bashFailure(session.ErrWorkspaceBindingRequired), nil
 	}
-	if act.Type == "command" && act.IsBackground && in.WaitPolicy == "until_complete" {
+	if act.Type == actCommand && act.IsBackground && in.WaitPolicy == "until_complete" {
 		return untilCompleteBackground(req.Arguments), nil
 	}
 	sess, err := lookupSession(ctx, t.sessions, t.affinity, req.Caller(), in.ThreadID, in.WorkspaceRoot)
@@ -228,7 +176,7 @@ func (t *bashTool) handle(ctx context.Context, req *mcp.ToolRequest) (*mcp.CallT
 	// temporary-artifact rules, so typing can reach nothing a command
 	// cannot (prompt.go).
 	r.atPrompt = func(ctx context.Context, line string) *mcp.CallToolResult {
-		cmdAct := &action{Type: "command", Command: &line}
+		cmdAct := &action{Type: actCommand, Command: &line}
 		if res := bashGate(ctx, sess, term, cmdAct, in.ThreadID, in.WorkspaceRoot); res != nil {
 			return res
 		}
@@ -249,7 +197,7 @@ func (in *bashInput) action() (*action, error) {
 		if in.Command == nil {
 			return nil, &InputError{Msg: "action_json (or command) is required"}
 		}
-		return &action{Type: "command", Command: in.Command}, nil
+		return &action{Type: actCommand, Command: in.Command}, nil
 	}
 	if in.Command != nil {
 		return nil, &InputError{Msg: "give either action_json or command, not both"}
@@ -263,7 +211,7 @@ func (in *bashInput) action() (*action, error) {
 		if strings.HasPrefix(trimmed, "{") && json.Valid([]byte(trimmed)) {
 			raw = []byte(trimmed)
 		} else {
-			return &action{Type: "command", Command: &s}, nil
+			return &action{Type: actCommand, Command: &s}, nil
 		}
 	}
 	if raw[0] != '{' {
@@ -280,8 +228,8 @@ func (in *bashInput) action() (*action, error) {
 	if a.Type == "" {
 		a.Type = inferActionType(raw)
 	}
-	if !slices.Contains(actionTypes, a.Type) {
-		return nil, &InputError{Msg: fmt.Sprintf("action_json.type %q is not one of %s", a.Type, strings.Join(actionTypes, ", "))}
+	if _, ok := lookupAction(a.Type); !ok {
+		return nil, &InputError{Msg: fmt.Sprintf("action_json.type %q is not one of %s", a.Type, strings.Join(actionTypeNames(), ", "))}
 	}
 	return &a, nil
 }
@@ -299,10 +247,8 @@ func inferActionType(raw []byte) string {
 			return ""
 		}
 		key, _ := tok.(string)
-		for _, m := range actionByKey {
-			if m.key == key {
-				return m.typ
-			}
+		if typ := impliedAction(key); typ != "" {
+			return typ
 		}
 		var skip json.RawMessage
 		if err := dec.Decode(&skip); err != nil {
@@ -376,7 +322,7 @@ func (r *bashRun) failure(err error) *mcp.CallToolResult {
 		env := mcp.Envelope{Status: mcp.StatusNotFound, Tool: BashCommandTool, ErrorCode: codeCommandNotRunning, Retryable: true,
 			Message: "There is no background command with that bg_command_id.",
 			NextAction: &mcp.NextAction{Tool: BashCommandTool, Instruction: "List the background commands and their ids.",
-				Arguments: map[string]any{"action_json": map[string]any{"type": "jobs"}, "thread_id": r.threadID, "workspace_root": r.root}}}
+				Arguments: map[string]any{"action_json": map[string]any{"type": actJobs}, "thread_id": r.threadID, "workspace_root": r.root}}}
 		return env.Result(env.Message)
 	}
 	if errors.Is(err, guardian.ErrPersonAttached) {
@@ -411,121 +357,13 @@ func (t *bashTool) lostAnswer(ctx context.Context, sess *session.Session, thread
 	return env.Result(text)
 }
 
+// do runs the action its row names (bashactions.go).
 func (r *bashRun) do(ctx context.Context) *mcp.CallToolResult {
-	a := r.act
-	switch a.Type {
-	case "command":
-		if a.Command == nil || strings.TrimSpace(*a.Command) == "" {
-			return bashFailure(&InputError{Msg: "command is empty"})
-		}
-		cmd := *a.Command
-		if a.IsBackground {
-			id, err := r.term.StartBackground(ctx, cmd)
-			if err != nil {
-				return r.failure(err)
-			}
-			return r.background(id)
-		}
-		if dropped, ok := policy.DropTailPipe(cmd); ok && !r.keepTailPipe {
-			r.droppedTail = strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(cmd[len(dropped):]), "|"))
-			cmd = dropped
-		}
-		o, err := r.runForeground(ctx, cmd)
-		if err == nil && r.memo != nil {
-			r.memo.started(cmd)
-		}
-		return r.outcome(ctx, o, err)
-	case "status_check":
-		if a.BgCommandID != "" {
-			o, err := r.term.PollBackground(ctx, a.BgCommandID, r.wait)
-			return r.outcome(ctx, o, err)
-		}
-		o, err := r.term.Poll(ctx, 0, r.wait)
-		if err == nil && r.memo != nil && r.memo.alreadyReported(o) {
-			err = guardian.ErrNotRunning
-		}
-		return r.outcome(ctx, o, err)
-	case "send_text":
-		if a.SendText == nil || *a.SendText == "" {
-			return bashFailure(&InputError{Msg: "send_text must not be empty"})
-		}
-		if a.BgCommandID != "" {
-			o, err := r.term.SendTextBackground(ctx, a.BgCommandID, *a.SendText, a.Submit, r.wait)
-			return r.outcome(ctx, o, err)
-		}
-		o, err := r.term.SendText(ctx, *a.SendText, a.Submit, r.wait)
-		if errors.Is(err, guardian.ErrNotRunning) {
-			text := *a.SendText
-			if a.Submit {
-				text += "\r"
-			}
-			return r.typeAtPrompt(ctx, text)
-		}
-		return r.outcome(ctx, o, err)
-	case "send_specials":
-		keys := make([]guardian.Key, len(a.SendSpecials))
-		for i, k := range a.SendSpecials {
-			key, ok := specialKey(k)
-			if !ok {
-				return bashFailure(&InputError{Msg: fmt.Sprintf("send_specials: unknown key %q; the keys are %s (any case)", k, strings.Join(specialKeys, ", "))})
-			}
-			keys[i] = key
-		}
-		if a.BgCommandID != "" {
-			// The keys go to that command's own terminal: its line
-			// discipline turns Ctrl-c into SIGINT for it, not for the shell.
-			seq, err := guardian.KeySequence(keys)
-			if err != nil {
-				return r.failure(err)
-			}
-			o, err := r.term.SendTextBackground(ctx, a.BgCommandID, string(seq), false, r.wait)
-			return r.outcome(ctx, o, err)
-		}
-		o, err := r.term.SendKeys(ctx, keys, r.wait)
-		return r.outcome(ctx, o, err)
-	case "send_ascii":
-		b := make([]byte, len(a.SendASCII))
-		for i, v := range a.SendASCII {
-			if v < 1 || v > 255 {
-				return bashFailure(&InputError{Msg: fmt.Sprintf("send_ascii values must be 1..255, got %d", v)})
-			}
-			b[i] = byte(v)
-		}
-		o, err := r.term.SendBytes(ctx, b, r.wait)
-		if errors.Is(err, guardian.ErrNotRunning) {
-			return r.typeAtPrompt(ctx, string(b))
-		}
-		return r.outcome(ctx, o, err)
-	case "screen":
-		lines := 0
-		if a.Lines != nil {
-			if *a.Lines < 0 || *a.Lines > maxScreenLineOption {
-				return bashFailure(&InputError{Msg: "lines must be between 0 and 1000"})
-			}
-			lines = *a.Lines
-		}
-		if lines > 0 && !a.Diff {
-			// Count from the last row that holds something: the rows
-			// below the prompt are blank and would fill the answer.
-			snap := r.term.Screen(ctx, 0, false)
-			rows := snap.Rows
-			for len(rows) > 0 && strings.TrimSpace(rows[len(rows)-1]) == "" {
-				rows = rows[:len(rows)-1]
-			}
-			snap.Rows = rows[max(0, len(rows)-lines):]
-			return r.screen(snap, false)
-		}
-		return r.screen(r.term.Screen(ctx, lines, a.Diff), a.Diff)
-	case "wait_for_turn":
-		return r.waitForTurn(ctx)
-	case "jobs":
-		jobs, err := r.term.Jobs(ctx)
-		if err != nil {
-			return r.failure(err)
-		}
-		return r.jobs(jobs, time.Now())
+	spec, ok := lookupAction(r.act.Type)
+	if !ok {
+		return bashFailure(&InputError{Msg: "unknown action type " + r.act.Type})
 	}
-	return bashFailure(&InputError{Msg: "unknown action type " + a.Type})
+	return spec.run(r, ctx)
 }
 
 // bashData is BashCommand's typed data.
@@ -566,12 +404,12 @@ type bashData struct {
 
 func (r *bashRun) statusCheck(instruction string) *mcp.NextAction {
 	args := map[string]any{
-		"action_json":    map[string]any{"type": "status_check"},
+		"action_json":    map[string]any{"type": actStatusCheck},
 		"thread_id":      r.threadID,
 		"workspace_root": r.root,
 	}
 	if r.act.BgCommandID != "" {
-		args["action_json"] = map[string]any{"type": "status_check", "bg_command_id": r.act.BgCommandID}
+		args["action_json"] = map[string]any{"type": actStatusCheck, "bg_command_id": r.act.BgCommandID}
 	}
 	return &mcp.NextAction{Tool: BashCommandTool, Instruction: instruction, Arguments: args}
 }
@@ -710,7 +548,7 @@ func (r *bashRun) promptKind(text string) guardian.TurnState {
 // sendText is the next action of a command waiting for input: the same
 // target (the shell, or the background command).
 func (r *bashRun) sendText(instruction string) *mcp.NextAction {
-	act := map[string]any{"type": "send_text", "send_text": "<answer>", "submit": true}
+	act := map[string]any{"type": actSendText, "send_text": "<answer>", "submit": true}
 	if r.act.BgCommandID != "" {
 		act["bg_command_id"] = r.act.BgCommandID
 	}
@@ -814,7 +652,7 @@ func (r *bashRun) waitForTurn(ctx context.Context) *mcp.CallToolResult {
 	case !ok:
 		env.Status, env.Message = mcp.StatusRunning, "The terminal was still busy when the wait ended."
 		env.NextAction = &mcp.NextAction{Tool: BashCommandTool, Instruction: "Wait again, or look at the screen.",
-			Arguments: map[string]any{"action_json": map[string]any{"type": "wait_for_turn"}, "thread_id": r.threadID, "workspace_root": r.root}}
+			Arguments: map[string]any{"action_json": map[string]any{"type": actWaitForTurn}, "thread_id": r.threadID, "workspace_root": r.root}}
 	case st == guardian.TurnAwaitingApproval:
 		env.Status, env.ErrorCode, env.Message = mcp.StatusAwaitingApproval, codeApprovalRequired, "The program asks for an approval (yes/no)."
 		env.NextAction = r.sendText("Answer with send_text, or send_specials Ctrl-c.")

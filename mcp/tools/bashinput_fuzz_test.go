@@ -38,7 +38,7 @@ func FuzzBashInput(f *testing.F) {
 			}
 			return
 		}
-		if !slices.Contains(actionTypes, a.Type) {
+		if !slices.Contains(actionTypeNames(), a.Type) {
 			t.Fatalf("action type %q accepted", a.Type)
 		}
 		if _, err := in.wait(); err != nil {

@@ -440,7 +440,7 @@ func (t *editTool) success(ctx context.Context, in *editInput, sess *session.Ses
 // leaves the edit applied and says so.
 func (t *editTool) verify(ctx context.Context, in *editInput, sess *session.Session, wait time.Duration, env *mcp.Envelope, data *editData, b *strings.Builder) {
 	rerun := &mcp.NextAction{Tool: BashCommandTool, Instruction: "Rerun only the check; the edit is already applied.",
-		Arguments: map[string]any{"action_json": map[string]any{"type": "command", "command": in.VerifyCommand},
+		Arguments: map[string]any{"action_json": map[string]any{"type": actCommand, "command": in.VerifyCommand},
 			"thread_id": in.ThreadID, "workspace_root": in.WorkspaceRoot}}
 	term := sess.Shell()
 	if term == nil {
@@ -462,7 +462,7 @@ func (t *editTool) verify(ctx context.Context, in *editInput, sess *session.Sess
 		env.Status, env.ErrorCode, env.Retryable = mcp.StatusCompletedWithIssues, codeVerificationFailed, true
 		env.Message = fmt.Sprintf("The edit was applied; verify_command was still running after %.0f s.", wait.Seconds())
 		env.NextAction = &mcp.NextAction{Tool: BashCommandTool, Instruction: "Wait for the check to finish.",
-			Arguments: map[string]any{"action_json": map[string]any{"type": "status_check"}, "thread_id": in.ThreadID, "workspace_root": in.WorkspaceRoot}}
+			Arguments: map[string]any{"action_json": map[string]any{"type": actStatusCheck}, "thread_id": in.ThreadID, "workspace_root": in.WorkspaceRoot}}
 		fmt.Fprintf(b, "---\nverify_command still running after %.0f s\n%s\n", wait.Seconds(), o.Output.Text)
 	default:
 		code := o.ExitCode

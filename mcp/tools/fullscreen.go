@@ -83,7 +83,7 @@ func (r *bashRun) fullScreenNext(command string) *mcp.NextAction {
 			if n != prog {
 				continue
 			}
-			act := map[string]any{"type": "send_text", "send_text": p.text}
+			act := map[string]any{"type": actSendText, "send_text": p.text}
 			if p.submit {
 				act["submit"] = true
 			}
@@ -94,5 +94,5 @@ func (r *bashRun) fullScreenNext(command string) *mcp.NextAction {
 	}
 	return &mcp.NextAction{Tool: BashCommandTool,
 		Instruction: "Type the program's keys with send_text or send_specials (each answer shows the screen again); take a screen when it changes by itself.",
-		Arguments:   map[string]any{"action_json": map[string]any{"type": "screen"}, "thread_id": r.threadID, "workspace_root": r.root}}
+		Arguments:   map[string]any{"action_json": map[string]any{"type": actScreen}, "thread_id": r.threadID, "workspace_root": r.root}}
 }

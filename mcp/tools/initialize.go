@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -59,9 +60,9 @@ var initializeSchema = json.RawMessage(`{
     },
     "mode_name": {
       "type": "string",
-      "enum": ["wcgw", "architect", "code_writer"],
-      "default": "wcgw",
-      "description": "wcgw: full access; architect: read-only; code_writer: per code_writer_config; omitted: kept"
+      "enum": [` + modeEnum() + `],
+      "default": "` + policy.DefaultMode + `",
+      "description": "` + modeSummaries() + `; omitted: kept"
     },
     "thread_id": {
       "type": "string",
@@ -327,29 +328,51 @@ func (t *initializer) bindingFailure(err error) *mcp.CallToolResult {
 // mode builds the mode the call asks for; root anchors relative globs.
 // An absent mode_name gives the zero Mode (keep / default).
 func (in *initializeInput) mode(root string) (Mode, error) {
-	if in.CodeWriterConfig != nil && in.ModeName != ModeCodeWriter {
+	spec, known := policy.LookupMode(in.ModeName)
+	if in.CodeWriterConfig != nil && (in.ModeName == "" || !spec.Configured) {
 		// A stray config is still checked: a malformed one is never ignored.
 		if _, err := codeWriterMode(in.CodeWriterConfig, root); err != nil {
 			return Mode{}, err
 		}
 	}
-	switch in.ModeName {
-	case "":
+	switch {
+	case in.ModeName == "":
 		return Mode{}, nil
-	case ModeCodeWriter:
+	case known && spec.Configured:
 		if in.CodeWriterConfig == nil {
-			return Mode{}, &InputError{Msg: "mode_name code_writer needs code_writer_config with allowed_globs and allowed_commands"}
+			return Mode{}, &InputError{Msg: "mode_name " + spec.Name + " needs code_writer_config with allowed_globs and allowed_commands"}
 		}
-		return codeWriterMode(in.CodeWriterConfig, root)
+		return configuredMode(spec.Name, in.CodeWriterConfig, root)
 	}
 	m := Mode{Name: in.ModeName}
 	if err := m.Validate(); err != nil {
-		return Mode{}, &InputError{Msg: fmt.Sprintf("mode_name %q is not one of %s, %s, %s", in.ModeName, ModeWCGW, ModeArchitect, ModeCodeWriter)}
+		return Mode{}, &InputError{Msg: fmt.Sprintf("mode_name %q is not one of %s", in.ModeName, strings.Join(policy.ModeNames(), ", "))}
 	}
 	return m, nil
 }
 
+// modeEnum is the schema's enum of mode names, from the mode table:
+// "wcgw", "architect", "code_writer".
+func modeEnum() string {
+	return `"` + strings.Join(policy.ModeNames(), `", "`) + `"`
+}
+
+// modeSummaries is the schema's sentence on the modes, from the mode
+// table: "wcgw: full access; architect: read-only; ...".
+func modeSummaries() string {
+	var parts []string
+	for _, s := range policy.Modes() {
+		parts = append(parts, s.Name+": "+s.Summary)
+	}
+	return strings.Join(parts, "; ")
+}
+
 func codeWriterMode(cfg *codeWriterConfig, root string) (Mode, error) {
+	return configuredMode(ModeCodeWriter, cfg, root)
+}
+
+// configuredMode builds the configured mode name (code_writer) from cfg.
+func configuredMode(name string, cfg *codeWriterConfig, root string) (Mode, error) {
 	var c policy.CodeWriterConfig
 	var err error
 	if c.AllGlobs, c.AllowedGlobs, err = allOrList("code_writer_config.allowed_globs", cfg.AllowedGlobs); err != nil {
@@ -358,7 +381,7 @@ func codeWriterMode(cfg *codeWriterConfig, root string) (Mode, error) {
 	if c.AllCommands, c.AllowedCommands, err = allOrList("code_writer_config.allowed_commands", cfg.AllowedCommands); err != nil {
 		return Mode{}, err
 	}
-	m, err := policy.ParseMode(ModeCodeWriter, &c, root)
+	m, err := policy.ParseMode(name, &c, root)
 	var ce *policy.ModeConfigError
 	if errors.As(err, &ce) {
 		return Mode{}, &InputError{Msg: ce.Msg}
@@ -691,8 +714,8 @@ func (t *initializer) find(ctx context.Context, principal string, in *initialize
 // read-only shell or the reason it is missing.
 func commandLayers(mode string, c guardian.Confinement) string {
 	switch {
-	case mode == ModeWCGW || mode == "":
-		return "none (wcgw)"
+	case !policy.Mode{Name: mode}.Restricts():
+		return "none (" + cmp.Or(mode, policy.DefaultMode) + ")"
 	case c.ReadOnly:
 		return "parser allowlist + Landlock read-only shell"
 	case c.Unavailable != "":

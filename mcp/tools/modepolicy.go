@@ -65,31 +65,22 @@ func commandDenied(tool string, err error, nothing string) *mcp.CallToolResult {
 // are the call's, for a next action.
 func bashGate(ctx context.Context, sess *session.Session, term guardian.Terminal, act *action, threadID, root string) *mcp.CallToolResult {
 	m := sess.Mode()
-	if m.Name == "" || m.Name == ModeWCGW {
+	if !m.Restricts() {
 		return nil
 	}
-	var line string
-	typed := false
-	switch {
-	case act.Type == "command" && act.Command != nil:
-		line = *act.Command
-	case act.Type == "send_text" && act.SendText != nil && act.BgCommandID == "":
-		line, typed = *act.SendText, true
-		if act.Submit {
-			line += "\r"
-		}
-	case act.Type == "send_ascii" && act.BgCommandID == "":
-		b := make([]byte, 0, len(act.SendASCII))
-		for _, v := range act.SendASCII {
-			b = append(b, byte(min(max(v, 0), 0xff)))
-		}
-		line, typed = string(b), true
-	case act.Type == "send_specials" && act.BgCommandID == "":
-		if err := m.CheckKeys(act.SendSpecials); err != nil {
+	spec, ok := lookupAction(act.Type)
+	if !ok || spec.mode == nil {
+		return nil
+	}
+	in := spec.mode(act)
+	line, typed := in.text, in.kind == inputTyped
+	switch in.kind {
+	case inputNone:
+		return nil
+	case inputKeys:
+		if err := m.CheckKeys(in.keys); err != nil {
 			return commandDenied(BashCommandTool, err, "Nothing was sent.")
 		}
-		return nil
-	default:
 		return nil
 	}
 	if typed {
@@ -121,7 +112,7 @@ func bashGate(ctx context.Context, sess *session.Session, term guardian.Terminal
 // code_writer's globs are checked per planned file.
 func (t *editTool) editGate(ctx context.Context, sess *session.Session, in *editInput) *mcp.CallToolResult {
 	m := sess.Mode()
-	if m.Name == ModeArchitect {
+	if spec, ok := m.Spec(); ok && spec.Files == policy.FilesNone {
 		path := ""
 		if len(in.Files) > 0 {
 			path = in.Files[0].FilePath
@@ -145,7 +136,7 @@ func (t *editTool) editGate(ctx context.Context, sess *session.Session, in *edit
 // (submit true), when that is all it lacks outside wcgw: printable ASCII
 // without a line end. nil otherwise.
 func submitNext(act *action, threadID, root string) *mcp.NextAction {
-	if act.Type != "send_text" || act.SendText == nil || act.Submit || *act.SendText == "" {
+	if act.Type != actSendText || act.SendText == nil || act.Submit || *act.SendText == "" {
 		return nil
 	}
 	for _, c := range []byte(*act.SendText) {
@@ -154,5 +145,5 @@ func submitNext(act *action, threadID, root string) *mcp.NextAction {
 		}
 	}
 	return &mcp.NextAction{Tool: BashCommandTool, Instruction: "Send the text as a whole line (submit true); outside wcgw it is checked as a command.",
-		Arguments: map[string]any{"action_json": map[string]any{"type": "send_text", "send_text": *act.SendText, "submit": true}, "thread_id": threadID, "workspace_root": root}}
+		Arguments: map[string]any{"action_json": map[string]any{"type": actSendText, "send_text": *act.SendText, "submit": true}, "thread_id": threadID, "workspace_root": root}}
 }

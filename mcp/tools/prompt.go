@@ -50,7 +50,7 @@ func (r *bashRun) notRunning(msg, command string) *mcp.CallToolResult {
 	env := mcp.Envelope{Status: mcp.StatusNotFound, Tool: BashCommandTool, ErrorCode: codeCommandNotRunning, Retryable: true, Message: msg}
 	if command != "" {
 		env.NextAction = &mcp.NextAction{Tool: BashCommandTool, Instruction: "Run the text as a command (it is checked as one).",
-			Arguments: map[string]any{"action_json": map[string]any{"type": "command", "command": command}, "thread_id": r.threadID, "workspace_root": r.root}}
+			Arguments: map[string]any{"action_json": map[string]any{"type": actCommand, "command": command}, "thread_id": r.threadID, "workspace_root": r.root}}
 	}
 	return env.Result(env.Message)
 }

@@ -51,7 +51,7 @@ type tempArtifacts struct {
 // check is BashCommand's hook before a command action runs: nil lets it
 // run, otherwise the result is the refusal.
 func (g *tempArtifacts) check(ctx context.Context, reg *session.Sessions, sess *session.Session, act *action, threadID, root string) *mcp.CallToolResult {
-	if act.Type != "command" || act.Command == nil {
+	if act.Type != actCommand || act.Command == nil {
 		return nil
 	}
 	id, ok := artifacts.SessionID(filepath.Base(sess.TempDir))
@@ -151,7 +151,7 @@ func (g *tempArtifacts) annotate(res *mcp.CallToolResult, reg *session.Sessions,
 	}
 	env.Data = data
 	p, warn := g.monitor.Warning(sess.Root, id)
-	if act.Type != "command" || !warn {
+	if act.Type != actCommand || !warn {
 		// Only the data changed: the text blocks stay as they are.
 		out := *res
 		out.StructuredContent = env
@@ -179,7 +179,7 @@ func noteCommand(sess *session.Session, act *action, status mcp.Status, data bas
 		return
 	}
 	rec := session.CommandRecord{Generation: data.Generation, Running: status == mcp.StatusRunning, Cwd: data.Cwd, At: time.Now()}
-	if act.Type == "command" && act.Command != nil && !act.IsBackground {
+	if act.Type == actCommand && act.Command != nil && !act.IsBackground {
 		rec.Command, _ = red.String(*act.Command)
 	}
 	if data.ExitCode != nil {
@@ -232,7 +232,7 @@ func artifactBudgetDenied(over *artifacts.OverBudgetError, u *artifacts.Usage, s
 			Tool:        BashCommandTool,
 			Instruction: "Remove temporary artifacts you no longer need (this suggestion removes the largest entry of WINX_TEMP_DIR; check it first), then run the command again.",
 			Arguments: map[string]any{
-				"action_json":    map[string]any{"type": "command", "command": cmd},
+				"action_json":    map[string]any{"type": actCommand, "command": cmd},
 				"thread_id":      threadID,
 				"workspace_root": root,
 			},
