@@ -8,3 +8,9 @@
 // guardian/remote) and managed by winxd (guardian/daemon); guardian/runtime
 // starts either for a session.
 package guardian
+
+// The Session's files, one seam each: session.go its lifecycle (start,
+// read loop, respawn, close), run.go foreground commands (launch, await,
+// poll, interrupt, cancel), send.go what is typed into them (text, keys,
+// bytes), screen.go the visible screen and turn waiting, person.go a
+// person's attachment, jobs.go and background.go background commands.

@@ -7,6 +7,13 @@ import (
 	"unicode/utf8"
 )
 
+// Poller is what Follow needs of a terminal: Terminal.Poll.
+type Poller interface {
+	Poll(ctx context.Context, gen uint64, wait time.Duration) (*Outcome, error)
+}
+
+var _ Poller = Terminal(nil)
+
 // Follow polls the generation of first, a look at a command still running,
 // on term in waits of at most slice until the command ends or until
 // deadline, and returns one outcome carrying all output since first, as a
@@ -14,7 +21,7 @@ import (
 // generation replaced meanwhile (a reset) ends the follow with ShellReset
 // set. Any other poll error is returned as it is; when ctx ends, that error
 // leaves the command running: whether to interrupt it is the caller's call.
-func Follow(ctx context.Context, term Terminal, first *Outcome, slice time.Duration, deadline time.Time) (*Outcome, error) {
+func Follow(ctx context.Context, term Poller, first *Outcome, slice time.Duration, deadline time.Time) (*Outcome, error) {
 	acc := *first
 	for acc.Running && time.Now().Before(deadline) {
 		o, err := term.Poll(ctx, acc.Generation, min(slice, time.Until(deadline)))

@@ -12,6 +12,14 @@ import (
 // client (package guardian/remote). The tools layer uses nothing else, so a
 // session behaves the same in both runtimes, with the same sentinel errors.
 //
+// It is whole because a runtime's factory produces one thing (runtime.Started)
+// and the tools layer runs commands on it; other consumers name only the
+// methods they call, in their own package: the session registry its
+// lifecycle (mcp/session's shell: PID, Cwd, Healthy, Meta, SetMeta,
+// Respawn, Release), Follow its Poll (Poller). A new method is written
+// here, on *Session, on remote.RemoteShell with its row in the guardian's
+// method table, and on the registry's test stand-in (sessiontest.ProcShell).
+//
 // Every method takes a context first: a terminal served by another process
 // bounds each call by it (and by its own call timeout), never by a context
 // it invents.

@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"winx/auth/policy"
-	"winx/guardian"
 	"winx/guardian/runtime"
 )
 
@@ -75,7 +74,7 @@ func resumeMode(ctx context.Context, st *runtime.Started, asked policy.Mode) (mo
 // recordShell stores a record (encodeRecord: a mode and its shell's state)
 // with a shell; a failure only costs the next adapter the record, so it
 // never fails the call.
-func recordShell(sh guardian.Terminal, rec json.RawMessage) {
+func recordShell(sh shell, rec json.RawMessage) {
 	if sh == nil {
 		return
 	}

@@ -587,7 +587,7 @@ func (s *Sessions) Close() error {
 		return nil
 	}
 	s.closed = true
-	var shells []guardian.Terminal
+	var shells []shell
 	for _, sess := range s.sessions {
 		sess.mu.Lock()
 		if sess.shell != nil {

@@ -84,7 +84,7 @@ func decodeShellState(raw json.RawMessage) ShellState {
 // gave, zero when it holds none. A shell without a record has the default
 // profile: every other profile is given by a Respawn, and recorded after
 // it. A shell whose profile differs is respawned with m's.
-func fitShell(ctx context.Context, sh guardian.Terminal, m policy.Mode, known ShellState) (ShellState, error) {
+func fitShell(ctx context.Context, sh shell, m policy.Mode, known ShellState) (ShellState, error) {
 	want := ShellProfile(m)
 	if known.Profile.Equal(want) {
 		return known, nil

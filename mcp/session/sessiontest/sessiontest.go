@@ -21,12 +21,11 @@ import (
 )
 
 // ProcShell is a real process standing in for a shell: sessions only need
-// its PID, cwd, health, record and teardown, and a real process makes PIDs
-// and kills real. The terminal methods sessions never call are left to the
-// nil embedded interface.
+// its PID, cwd, health, record, respawn and teardown, and a real process
+// makes PIDs and kills real. It runs no commands: every method that would
+// type into a shell answers ErrNoCommands, so a test that reaches one
+// fails with a named error instead of a nil-interface panic.
 type ProcShell struct {
-	guardian.Terminal
-
 	Dir string   // where it was started
 	Env []string // the variables the registry added
 	// Respawns counts Respawn calls (mode changes to another profile).
@@ -38,6 +37,10 @@ type ProcShell struct {
 }
 
 var _ guardian.Terminal = (*ProcShell)(nil)
+
+// ErrNoCommands is what a ProcShell answers to a command, input, screen or
+// background call: it stands in for a shell's lifecycle only.
+var ErrNoCommands = errors.New("sessiontest: a ProcShell runs no commands")
 
 // StartProcShell starts a ProcShell in dir with env added.
 func StartProcShell(ctx context.Context, dir string, env []string) (*ProcShell, error) {
@@ -89,6 +92,52 @@ func (p *ProcShell) Healthy(context.Context) bool {
 	default:
 		return true
 	}
+}
+
+func (p *ProcShell) Screen(context.Context, int, bool) guardian.ScreenSnapshot {
+	return guardian.ScreenSnapshot{}
+}
+
+func (p *ProcShell) Run(context.Context, string, time.Duration) (*guardian.Outcome, error) {
+	return nil, ErrNoCommands
+}
+
+func (p *ProcShell) Poll(context.Context, uint64, time.Duration) (*guardian.Outcome, error) {
+	return nil, ErrNoCommands
+}
+
+func (p *ProcShell) SendText(context.Context, string, bool, time.Duration) (*guardian.Outcome, error) {
+	return nil, ErrNoCommands
+}
+
+func (p *ProcShell) SendKeys(context.Context, []guardian.Key, time.Duration) (*guardian.Outcome, error) {
+	return nil, ErrNoCommands
+}
+
+func (p *ProcShell) SendBytes(context.Context, []byte, time.Duration) (*guardian.Outcome, error) {
+	return nil, ErrNoCommands
+}
+
+func (p *ProcShell) Cancel(context.Context, uint64, time.Duration) (*guardian.Outcome, error) {
+	return nil, ErrNoCommands
+}
+
+func (p *ProcShell) StartBackground(context.Context, string) (string, error) {
+	return "", ErrNoCommands
+}
+
+func (p *ProcShell) PollBackground(context.Context, string, time.Duration) (*guardian.Outcome, error) {
+	return nil, ErrNoCommands
+}
+
+func (p *ProcShell) SendTextBackground(context.Context, string, string, bool, time.Duration) (*guardian.Outcome, error) {
+	return nil, ErrNoCommands
+}
+
+func (p *ProcShell) Jobs(context.Context) ([]guardian.Job, error) { return nil, ErrNoCommands }
+
+func (p *ProcShell) WaitForTurn(context.Context, time.Duration, time.Duration) (bool, error) {
+	return false, ErrNoCommands
 }
 
 // Clock is a settable clock for the reset interval.
