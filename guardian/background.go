@@ -25,7 +25,7 @@ type background struct {
 
 // StartBackground runs command with bash -c in its own PTY at the shell's
 // cwd and returns its id at once.
-func (s *Session) StartBackground(ctx context.Context, command string) (string, error) {
+func (s *Shell) StartBackground(ctx context.Context, command string) (string, error) {
 	if err := validateText(command, MaxCommandBytes); err != nil {
 		return "", err
 	}
@@ -78,7 +78,7 @@ func (s *Session) StartBackground(ctx context.Context, command string) (string, 
 	return id, nil
 }
 
-func (s *Session) backgroundLoop(b *background) {
+func (s *Shell) backgroundLoop(b *background) {
 	buf := make([]byte, 32<<10)
 	f := b.proc.File()
 	for {
@@ -104,7 +104,7 @@ func (s *Session) backgroundLoop(b *background) {
 
 // pruneBackgroundLocked forgets finished background commands whose output
 // was delivered, and the jobs of a previous process of the session.
-func (s *Session) pruneBackgroundLocked() {
+func (s *Shell) pruneBackgroundLocked() {
 	s.prior = nil
 	for id, b := range s.bg {
 		if b.cmd.done {
@@ -114,7 +114,7 @@ func (s *Session) pruneBackgroundLocked() {
 	}
 }
 
-func (s *Session) background(id string) (*background, error) {
+func (s *Shell) background(id string) (*background, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	b, ok := s.bg[id]
@@ -126,7 +126,7 @@ func (s *Session) background(id string) (*background, error) {
 
 // PollBackground waits up to wait for a background command and reports what
 // it printed since the last look.
-func (s *Session) PollBackground(ctx context.Context, id string, wait time.Duration) (*Outcome, error) {
+func (s *Shell) PollBackground(ctx context.Context, id string, wait time.Duration) (*Outcome, error) {
 	b, err := s.background(id)
 	if err != nil {
 		return nil, err
@@ -135,7 +135,7 @@ func (s *Session) PollBackground(ctx context.Context, id string, wait time.Durat
 }
 
 // SendTextBackground types into a background command's PTY.
-func (s *Session) SendTextBackground(ctx context.Context, id, text string, submit bool, wait time.Duration) (*Outcome, error) {
+func (s *Shell) SendTextBackground(ctx context.Context, id, text string, submit bool, wait time.Duration) (*Outcome, error) {
 	if err := validateText(text, MaxInputBytes); err != nil {
 		return nil, err
 	}

@@ -35,7 +35,7 @@ type persister struct {
 
 // markPrintedLocked notes that c printed and arms the timer if it is not
 // armed.
-func (s *Session) markPrintedLocked(c *command) {
+func (s *Shell) markPrintedLocked(c *command) {
 	if !c.persistPending {
 		c.persistPending = true
 		s.persist.pending = append(s.persist.pending, c)
@@ -52,7 +52,7 @@ func (s *Session) markPrintedLocked(c *command) {
 }
 
 // flushPrinted flushes every command that printed since the last run.
-func (s *Session) flushPrinted() {
+func (s *Shell) flushPrinted() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for _, c := range s.persist.pending {

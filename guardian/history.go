@@ -44,7 +44,7 @@ type Historian interface {
 	History(ctx context.Context) ([]CommandRun, error)
 }
 
-var _ Historian = (*Session)(nil)
+var _ Historian = (*Shell)(nil)
 
 // history is the session's ring of its last commands, oldest first.
 // Guarded by the owning Session's mu.
@@ -53,7 +53,7 @@ type history struct {
 }
 
 // noteLaunchLocked remembers the command c as running. s.mu is held.
-func (s *Session) noteLaunchLocked(c *command) {
+func (s *Shell) noteLaunchLocked(c *command) {
 	text := c.text
 	if r := s.opts.Shape.Redactor; r != nil {
 		text, _ = r.String(text)
@@ -69,7 +69,7 @@ func (s *Session) noteLaunchLocked(c *command) {
 // records how it ended, with the cwd the shell has now: the one its
 // prompt reported, or the last one known when the shell went away. s.mu
 // is held.
-func (s *Session) endLocked(c *command, code int, shellExited bool) {
+func (s *Shell) endLocked(c *command, code int, shellExited bool) {
 	if c.done {
 		return
 	}
@@ -85,7 +85,7 @@ func (s *Session) endLocked(c *command, code int, shellExited bool) {
 // History returns the session's last foreground commands, the most recent
 // first: at most MaxHistory of them, with their exit codes and the cwd each
 // left. It serves every adapter of the session alike.
-func (s *Session) History(context.Context) ([]CommandRun, error) {
+func (s *Shell) History(context.Context) ([]CommandRun, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	out := make([]CommandRun, len(s.history.runs))

@@ -64,13 +64,13 @@ func (j Job) Lost() Job {
 // running, those that ended (until pruned, see MaxBackground), and the
 // jobs of a previous process of this session (Options.PriorJobs). It needs
 // no foreground shell: it answers while a command runs.
-func (s *Session) Jobs(context.Context) ([]Job, error) {
+func (s *Shell) Jobs(context.Context) ([]Job, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.jobsLocked(), nil
 }
 
-func (s *Session) jobsLocked() []Job {
+func (s *Shell) jobsLocked() []Job {
 	jobs := make([]Job, 0, len(s.prior)+len(s.bg))
 	jobs = append(jobs, s.prior...)
 	for _, b := range s.bg {
@@ -85,7 +85,7 @@ func (s *Session) jobsLocked() []Job {
 	return jobs
 }
 
-func (s *Session) jobLocked(b *background) Job {
+func (s *Shell) jobLocked(b *background) Job {
 	c := b.cmd
 	j := Job{ID: b.id, Command: b.shown, State: JobRunning, Started: c.started, OutputBytes: c.out.bytes, Journal: c.out.path}
 	if c.done {
@@ -96,7 +96,7 @@ func (s *Session) jobLocked(b *background) Job {
 
 // jobCommand is command as a Job shows it: redacted whole (a cut first
 // could leave half a secret unrecognised), then cut.
-func (s *Session) jobCommand(command string) string {
+func (s *Shell) jobCommand(command string) string {
 	if r := s.opts.Shape.Redactor; r != nil {
 		command, _ = r.String(command)
 	}
@@ -133,7 +133,7 @@ func jobNumber(id string) int {
 // adoptPriorJobs keeps the jobs of a previous process of the session, as
 // lost when they were running, at most MaxBackground of them (the newest),
 // and numbers new background commands after them so that no id names two.
-func (s *Session) adoptPriorJobs(prior []Job) {
+func (s *Shell) adoptPriorJobs(prior []Job) {
 	if len(prior) > MaxBackground {
 		prior = prior[len(prior)-MaxBackground:]
 	}
@@ -146,7 +146,7 @@ func (s *Session) adoptPriorJobs(prior []Job) {
 }
 
 // jobsChanged tells Options.OnJobsChange that a job started or ended.
-func (s *Session) jobsChanged() {
+func (s *Shell) jobsChanged() {
 	if s.opts.OnJobsChange != nil {
 		s.opts.OnJobsChange()
 	}

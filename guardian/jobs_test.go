@@ -12,11 +12,11 @@ import (
 	"winx/evidence/redact"
 )
 
-func newJobsSession(t *testing.T, prior []Job, changed *atomic.Int32) *Session {
+func newJobsSession(t *testing.T, prior []Job, changed *atomic.Int32) *Shell {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	s, err := NewSession(ctx, Options{
+	s, err := NewShell(ctx, Options{
 		Dir:          t.TempDir(),
 		PrivateRoot:  t.TempDir(),
 		Env:          []string{"HOME=" + t.TempDir(), "PATH=" + os.Getenv("PATH"), "LANG=C.UTF-8"},
@@ -25,13 +25,13 @@ func newJobsSession(t *testing.T, prior []Job, changed *atomic.Int32) *Session {
 		OnJobsChange: func() { changed.Add(1) },
 	})
 	if err != nil {
-		t.Fatalf("NewSession: %v", err)
+		t.Fatalf("NewShell: %v", err)
 	}
 	t.Cleanup(func() { s.Close() })
 	return s
 }
 
-func jobByID(t *testing.T, s *Session, id string) Job {
+func jobByID(t *testing.T, s *Shell, id string) Job {
 	t.Helper()
 	jobs, err := s.Jobs(t.Context())
 	if err != nil {

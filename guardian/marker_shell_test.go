@@ -23,7 +23,7 @@ const refusedEtc = `[winx: ignored a completion marker (exit 0, cwd "/etc") the 
 // newShellSession starts a real shell of kind (ShellBash or ShellZsh) on a
 // real PTY with a temporary HOME; zsh is skipped where it is not installed,
 // except under CI.
-func newShellSession(t *testing.T, kind string) *Session {
+func newShellSession(t *testing.T, kind string) *Shell {
 	t.Helper()
 	if kind == ShellZsh {
 		if _, err := exec.LookPath("zsh"); err != nil {
@@ -32,10 +32,10 @@ func newShellSession(t *testing.T, kind string) *Session {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	s, err := NewSession(ctx, Options{Shell: kind, Dir: t.TempDir(), PrivateRoot: t.TempDir(),
+	s, err := NewShell(ctx, Options{Shell: kind, Dir: t.TempDir(), PrivateRoot: t.TempDir(),
 		Env: []string{"HOME=" + t.TempDir(), "PATH=" + os.Getenv("PATH"), "LANG=C.UTF-8"}})
 	if err != nil {
-		t.Fatalf("NewSession(%s): %v", kind, err)
+		t.Fatalf("NewShell(%s): %v", kind, err)
 	}
 	t.Cleanup(func() { s.Close() })
 	return s
@@ -43,7 +43,7 @@ func newShellSession(t *testing.T, kind string) *Session {
 
 // runUntil types command and looks until its output holds want or it ends;
 // it returns the last outcome with all the output seen.
-func runUntil(t *testing.T, s *Session, command, want string) *Outcome {
+func runUntil(t *testing.T, s *Shell, command, want string) *Outcome {
 	t.Helper()
 	o := run(t, s, command, 10*time.Second)
 	text := o.Output.Text

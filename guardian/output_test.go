@@ -18,18 +18,18 @@ import (
 
 const testToken = "ghp_0123456789abcdefghijklmnopqrstuvwxyz"
 
-func newRedactingSession(t *testing.T) *Session {
+func newRedactingSession(t *testing.T) *Shell {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	s, err := NewSession(ctx, Options{
+	s, err := NewShell(ctx, Options{
 		Dir:         t.TempDir(),
 		PrivateRoot: t.TempDir(),
 		Env:         []string{"HOME=" + t.TempDir(), "PATH=" + os.Getenv("PATH"), "LANG=C.UTF-8"},
 		Shape:       ShapeOptions{ScratchDir: filepath.Join(t.TempDir(), "scratch"), Redactor: redact.New(false)},
 	})
 	if err != nil {
-		t.Fatalf("NewSession: %v", err)
+		t.Fatalf("NewShell: %v", err)
 	}
 	t.Cleanup(func() { s.Close() })
 	return s

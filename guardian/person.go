@@ -80,7 +80,7 @@ type person struct {
 
 // personLocked returns the attachment, ending it first if its lease ran
 // out.
-func (s *Session) personLocked() *person {
+func (s *Shell) personLocked() *person {
 	p := s.person
 	if p != nil && time.Since(p.seen) > personLease {
 		s.detachLocked(p)
@@ -91,7 +91,7 @@ func (s *Session) personLocked() *person {
 
 // refusePersonLocked is the check of every agent action that types into the
 // session or starts a command.
-func (s *Session) refusePersonLocked() error {
+func (s *Shell) refusePersonLocked() error {
 	if s.personLocked() != nil {
 		return ErrPersonAttached
 	}
@@ -99,14 +99,14 @@ func (s *Session) refusePersonLocked() error {
 }
 
 // refusePerson is refusePersonLocked for callers without the lock.
-func (s *Session) refusePerson() error {
+func (s *Shell) refusePerson() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.refusePersonLocked()
 }
 
 // PersonAttached reports whether a person is attached now.
-func (s *Session) PersonAttached() bool {
+func (s *Shell) PersonAttached() bool {
 	return s.refusePerson() != nil
 }
 
@@ -120,7 +120,7 @@ type Attachment struct {
 // the session's size). A second person is refused with ErrPersonAttached.
 // When the shell waits at its prompt, it is given a visible prompt and
 // echo, which the agent's next command takes back.
-func (s *Session) AttachPerson(ctx context.Context, rows, cols int) (Attachment, error) {
+func (s *Shell) AttachPerson(ctx context.Context, rows, cols int) (Attachment, error) {
 	if err := s.ensureShell(ctx); err != nil {
 		return Attachment{}, err
 	}
@@ -157,7 +157,7 @@ func (s *Session) AttachPerson(ctx context.Context, rows, cols int) (Attachment,
 // that ran then ends. The line is typed without a nonce of its own: its
 // prompt marker carries the last command's, which the scanner still
 // expects, and finishes nothing (no command runs).
-func (s *Session) preparePersonLocked(p *person) {
+func (s *Shell) preparePersonLocked(p *person) {
 	if p.prepared {
 		return
 	}
@@ -190,7 +190,7 @@ func restoreLine(shell string) string {
 }
 
 // resizeLocked resizes the PTY and the screen that renders it.
-func (s *Session) resizeLocked(rows, cols int) {
+func (s *Shell) resizeLocked(rows, cols int) {
 	rows, cols = min(max(rows, 2), 1000), min(max(cols, 10), 1000)
 	if err := s.shell.proc.Resize(pty.Size{Rows: uint16(rows), Cols: uint16(cols)}); err == nil {
 		s.screen.Resize(rows, cols)
@@ -198,7 +198,7 @@ func (s *Session) resizeLocked(rows, cols int) {
 }
 
 // attachedLocked returns the attachment id names and renews its lease.
-func (s *Session) attachedLocked(id string) (*person, error) {
+func (s *Shell) attachedLocked(id string) (*person, error) {
 	p := s.personLocked()
 	if p == nil || id == "" || p.id != id {
 		return nil, ErrNotAttached
@@ -220,7 +220,7 @@ type PersonChunk struct {
 }
 
 // PersonRead waits up to wait for output after offset and returns it.
-func (s *Session) PersonRead(ctx context.Context, id string, offset uint64, wait time.Duration) (PersonChunk, error) {
+func (s *Shell) PersonRead(ctx context.Context, id string, offset uint64, wait time.Duration) (PersonChunk, error) {
 	wctx, cancel := context.WithTimeout(ctx, wait)
 	defer cancel()
 	for {
@@ -268,7 +268,7 @@ func (s *Session) PersonRead(ctx context.Context, id string, offset uint64, wait
 }
 
 // PersonWrite types b into the session's terminal as the person typed it.
-func (s *Session) PersonWrite(_ context.Context, id string, b []byte) error {
+func (s *Shell) PersonWrite(_ context.Context, id string, b []byte) error {
 	if len(b) > MaxPersonWrite {
 		return fmt.Errorf("%w: %d bytes, more than %d", ErrInvalidInput, len(b), MaxPersonWrite)
 	}
@@ -289,7 +289,7 @@ func (s *Session) PersonWrite(_ context.Context, id string, b []byte) error {
 
 // PersonResize passes the person's terminal size to the session's PTY (the
 // kernel signals the foreground program with SIGWINCH).
-func (s *Session) PersonResize(_ context.Context, id string, rows, cols int) error {
+func (s *Shell) PersonResize(_ context.Context, id string, rows, cols int) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if _, err := s.attachedLocked(id); err != nil {
@@ -304,7 +304,7 @@ func (s *Session) PersonResize(_ context.Context, id string, rows, cols int) err
 
 // DetachPerson ends the attachment id names; a detach of one already ended
 // does nothing.
-func (s *Session) DetachPerson(id string) {
+func (s *Shell) DetachPerson(id string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if p := s.person; p != nil && p.id == id {
@@ -314,7 +314,7 @@ func (s *Session) DetachPerson(id string) {
 
 // detachLocked ends p: the session gets its own size back and the agent's
 // next answer the note of what the person did.
-func (s *Session) detachLocked(p *person) {
+func (s *Shell) detachLocked(p *person) {
 	if s.person != p {
 		return
 	}
@@ -339,7 +339,7 @@ func (s *Session) detachLocked(p *person) {
 // personOutputLocked keeps shell output for the attached person, if any.
 // It is the output without the completion markers (a terminal would
 // swallow them anyway).
-func (s *Session) personOutputLocked(b []byte) {
+func (s *Shell) personOutputLocked(b []byte) {
 	if s.person == nil {
 		s.personOffset += uint64(len(b))
 		return
@@ -356,7 +356,7 @@ func (s *Session) personOutputLocked(b []byte) {
 // TakePersonNote returns, once, the line the agent's next answer carries
 // after a person detached: that a person typed in the session and what ran
 // (redacted, bounded); "" when there is none.
-func (s *Session) TakePersonNote() string {
+func (s *Shell) TakePersonNote() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.personLocked() // a lease that ran out leaves its note
@@ -374,7 +374,7 @@ func (s *Session) TakePersonNote() string {
 // the kernel's line mode off). Anything else is input to a program, or to
 // the shell's own read (a `read -s` password): it is counted, never
 // recorded, so a secret typed at a prompt never reaches the agent.
-func (s *Session) atPromptLocked(sp *shellProc) bool {
+func (s *Shell) atPromptLocked(sp *shellProc) bool {
 	pg, err := sp.proc.ForegroundPgrp()
 	if err != nil || pg != sp.proc.Pid() {
 		return false

@@ -72,7 +72,7 @@ func RestrictedGitEnv() []string {
 
 // readOnlyUnavailable is why the read-only ruleset cannot be applied to
 // this session's processes, or "" when it can.
-func (s *Session) readOnlyUnavailable() string {
+func (s *Shell) readOnlyUnavailable() string {
 	if _, err := sandbox.Probe(); err != nil {
 		var ue *sandbox.UnavailableError
 		if errors.As(err, &ue) {
@@ -89,7 +89,7 @@ func (s *Session) readOnlyUnavailable() string {
 // confine wraps argv for profile p: the sandbox (Options.WrapArgv) first,
 // then the read-only ruleset, which joins the sandbox's launcher when there
 // is one. It reports the confinement it gave.
-func (s *Session) confine(argv []string, p ShellProfile) ([]string, Confinement, error) {
+func (s *Shell) confine(argv []string, p ShellProfile) ([]string, Confinement, error) {
 	if s.opts.WrapArgv != nil {
 		var err error
 		if argv, err = s.opts.WrapArgv(argv, s.own); err != nil {
@@ -116,7 +116,7 @@ func (s *Session) confine(argv []string, p ShellProfile) ([]string, Confinement,
 // the sandbox hides them with the home directory, except what the session
 // needs of them: its own private directory (the rc file, long commands)
 // and its workspace (a managed worktree lies in the state directory).
-func (s *Session) readOnlyOptions() sandbox.ReadOnlyOptions {
+func (s *Shell) readOnlyOptions() sandbox.ReadOnlyOptions {
 	if len(s.opts.HiddenDirs) == 0 {
 		return sandbox.ReadOnlyOptions{}
 	}

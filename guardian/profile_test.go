@@ -30,11 +30,11 @@ func TestMain(m *testing.M) {
 
 // newProfileSession starts a real bash in ws whose HOME is home, able to
 // take the read-only profile through this test binary as launcher.
-func newProfileSession(t *testing.T, shell, home, ws string) *Session {
+func newProfileSession(t *testing.T, shell, home, ws string) *Shell {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	s, err := NewSession(ctx, Options{
+	s, err := NewShell(ctx, Options{
 		Shell:       shell,
 		Dir:         ws,
 		PrivateRoot: t.TempDir(),
@@ -43,7 +43,7 @@ func newProfileSession(t *testing.T, shell, home, ws string) *Session {
 		Launcher:    os.Args[0],
 	})
 	if err != nil {
-		t.Fatalf("NewSession: %v", err)
+		t.Fatalf("NewShell: %v", err)
 	}
 	t.Cleanup(func() { s.Close() })
 	return s
@@ -199,7 +199,7 @@ func TestReadOnlyStacksOnSandbox(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	s, err := NewSession(ctx, Options{
+	s, err := NewShell(ctx, Options{
 		Dir:         ws,
 		PrivateRoot: t.TempDir(),
 		Env:         []string{"HOME=" + home, "PATH=" + os.Getenv("PATH"), "LANG=C.UTF-8", launcherEnv + "=1"},
@@ -211,7 +211,7 @@ func TestReadOnlyStacksOnSandbox(t *testing.T) {
 		Profile: ShellProfile{Level: LevelReadOnly},
 	})
 	if err != nil {
-		t.Fatalf("NewSession: %v", err)
+		t.Fatalf("NewShell: %v", err)
 	}
 	t.Cleanup(func() { s.Close() })
 	o := run(t, s, "touch F; echo code=$?; ls "+shellQuote(home)+" >/dev/null 2>&1; echo home=$?", 10*time.Second)
@@ -243,7 +243,7 @@ func BenchmarkRespawn(b *testing.B) {
 					testenv.Missing(b, "Landlock unavailable: %v", err)
 				}
 			}
-			s, err := NewSession(context.Background(), Options{
+			s, err := NewShell(context.Background(), Options{
 				Dir:         b.TempDir(),
 				PrivateRoot: b.TempDir(),
 				Env:         []string{"HOME=" + b.TempDir(), "PATH=" + os.Getenv("PATH"), "LANG=C.UTF-8", launcherEnv + "=1"},

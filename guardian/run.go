@@ -41,7 +41,7 @@ type Outcome struct {
 }
 
 // Run types a command into the shell and waits up to wait for it to end.
-func (s *Session) Run(ctx context.Context, command string, wait time.Duration) (*Outcome, error) {
+func (s *Shell) Run(ctx context.Context, command string, wait time.Duration) (*Outcome, error) {
 	if err := validateText(command, MaxCommandBytes); err != nil {
 		return nil, err
 	}
@@ -58,7 +58,7 @@ func (s *Session) Run(ctx context.Context, command string, wait time.Duration) (
 }
 
 // shellProcess is the current shell's process.
-func (s *Session) shellProcess() *pty.Process {
+func (s *Shell) shellProcess() *pty.Process {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.shell.proc
@@ -66,7 +66,7 @@ func (s *Session) shellProcess() *pty.Process {
 
 // launch publishes a new generation for command and types it into the
 // shell. The caller holds launchMu.
-func (s *Session) launch(line string) (*command, error) {
+func (s *Shell) launch(line string) (*command, error) {
 	s.mu.Lock()
 	if s.closed {
 		s.mu.Unlock()
@@ -126,14 +126,14 @@ func (s *Session) launch(line string) (*command, error) {
 	return c, nil
 }
 
-func (s *Session) isDone(c *command) bool {
+func (s *Shell) isDone(c *command) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return c.done
 }
 
 // abandon marks a command that never reached the shell as finished.
-func (s *Session) abandon(c *command) {
+func (s *Shell) abandon(c *command) {
 	s.mu.Lock()
 	s.endLocked(c, -1, false)
 	s.broadcastLocked()
@@ -141,7 +141,7 @@ func (s *Session) abandon(c *command) {
 }
 
 // ensureShell restarts a shell that exited (exit, set -e) at the last cwd.
-func (s *Session) ensureShell(ctx context.Context) error {
+func (s *Shell) ensureShell(ctx context.Context) error {
 	s.mu.Lock()
 	dead, closed, cwd := s.shell.dead, s.closed, s.cwd
 	s.mu.Unlock()
@@ -159,7 +159,7 @@ func (s *Session) ensureShell(ctx context.Context) error {
 // terminal of proc (the PTY c runs on; nil: never) and has been quiet for
 // inputQuiet since the later of its last output and this call: input sent
 // just before the call gets its moment to be read.
-func (s *Session) await(ctx context.Context, c *command, wait time.Duration, proc *pty.Process) (*Outcome, error) {
+func (s *Shell) await(ctx context.Context, c *command, wait time.Duration, proc *pty.Process) (*Outcome, error) {
 	wctx, cancel := context.WithTimeout(ctx, wait)
 	defer cancel()
 	since := time.Now()
@@ -218,14 +218,14 @@ func (s *Session) await(ctx context.Context, c *command, wait time.Duration, pro
 
 // fullScreenOn reports whether proc is the shell's terminal and a program
 // holds it on the alternate screen (only the shell's terminal is rendered).
-func (s *Session) fullScreenOn(proc *pty.Process) bool {
+func (s *Shell) fullScreenOn(proc *pty.Process) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.shell != nil && s.shell.proc == proc && s.screen.AltScreenActive()
 }
 
 // outcome builds the report of c with its undelivered output.
-func (s *Session) outcome(c *command) *Outcome {
+func (s *Shell) outcome(c *command) *Outcome {
 	s.mu.Lock()
 	text, sk, redactions := c.takeNewLocked()
 	// The open line is sent again by the next look unless it is a prompt
@@ -304,7 +304,7 @@ const maxJournals = 64
 // is named name in the session's private directory. Journals of finished
 // commands are dropped, oldest first, until the new one fits the session's
 // budget; the caller deletes their files (cfg.stale) outside the lock.
-func (s *Session) outputConfigLocked(name string) outputConfig {
+func (s *Shell) outputConfigLocked(name string) outputConfig {
 	// Each journal counts what it wrote to its file (buffered or not), so
 	// the total needs no stat of every kept file per command.
 	total := int64(0)
@@ -343,7 +343,7 @@ func (s *Session) outputConfigLocked(name string) outputConfig {
 
 // Poll waits up to wait for the newest foreground command and reports what
 // is new since the last look. gen, when non-zero, must name that command.
-func (s *Session) Poll(ctx context.Context, gen uint64, wait time.Duration) (*Outcome, error) {
+func (s *Shell) Poll(ctx context.Context, gen uint64, wait time.Duration) (*Outcome, error) {
 	s.mu.Lock()
 	c := s.cmd
 	s.mu.Unlock()
@@ -355,7 +355,7 @@ func (s *Session) Poll(ctx context.Context, gen uint64, wait time.Duration) (*Ou
 
 // Interrupt sends Ctrl-C to the foreground command. A shell that does not
 // come back is interrupted again, and then replaced at the same cwd.
-func (s *Session) Interrupt(ctx context.Context, wait time.Duration) (*Outcome, error) {
+func (s *Shell) Interrupt(ctx context.Context, wait time.Duration) (*Outcome, error) {
 	if err := s.refusePerson(); err != nil {
 		return nil, err
 	}
@@ -392,7 +392,7 @@ func (s *Session) Interrupt(ctx context.Context, wait time.Duration) (*Outcome, 
 
 // abortByReset replaces the shell of a command that ignored Ctrl-C, at the
 // same cwd, and ends the command as interrupted.
-func (s *Session) abortByReset(ctx context.Context, c *command) (*Outcome, error) {
+func (s *Shell) abortByReset(ctx context.Context, c *command) (*Outcome, error) {
 	if err := s.replaceShell(ctx); err != nil {
 		return nil, err
 	}
@@ -410,7 +410,7 @@ func (s *Session) abortByReset(ctx context.Context, c *command) (*Outcome, error
 // can be published in between: a late cancel never reaches the next command.
 // A command that ignores Ctrl-C gets a second one, then its shell is
 // replaced at the same cwd, as with Interrupt.
-func (s *Session) Cancel(ctx context.Context, gen uint64, wait time.Duration) (*Outcome, error) {
+func (s *Shell) Cancel(ctx context.Context, gen uint64, wait time.Duration) (*Outcome, error) {
 	if err := s.refusePerson(); err != nil {
 		return nil, err
 	}
@@ -478,7 +478,7 @@ const beginGrace = 2 * time.Second
 // job is in the foreground, Ctrl-C goes to that job. A command made only of
 // builtins never hands the terminal over and is interrupted when the bound
 // runs out.
-func (s *Session) awaitBegun(ctx context.Context, c *command) {
+func (s *Shell) awaitBegun(ctx context.Context, c *command) {
 	gctx, cancel := context.WithTimeout(ctx, beginGrace)
 	defer cancel()
 	if s.waitFor(gctx, func() bool { return c.begun || c.done }) != nil {

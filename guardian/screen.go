@@ -17,7 +17,7 @@ type ScreenSnapshot struct {
 
 // Screen returns the last `lines` rows of the visible screen (0 = all).
 // With diff, only rows changed since the previous snapshot are kept.
-func (s *Session) Screen(_ context.Context, lines int, diff bool) ScreenSnapshot {
+func (s *Shell) Screen(_ context.Context, lines int, diff bool) ScreenSnapshot {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	// Every row the model sees is redacted here, as logical lines.
@@ -45,7 +45,7 @@ func (s *Session) Screen(_ context.Context, lines int, diff bool) ScreenSnapshot
 // input, a prompt) or timeout passed; it reports whether it went quiet.
 // Quiet counts from the later of the last output and the call: input typed
 // just before has its moment to be echoed and answered.
-func (s *Session) WaitForTurn(ctx context.Context, quiet, timeout time.Duration) (bool, error) {
+func (s *Shell) WaitForTurn(ctx context.Context, quiet, timeout time.Duration) (bool, error) {
 	start := time.Now()
 	deadline := start.Add(timeout)
 	for {

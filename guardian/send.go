@@ -30,7 +30,7 @@ func KeySequence(keys []Key) ([]byte, error) {
 }
 
 // SendText types text (plus Enter when submit) into the foreground program.
-func (s *Session) SendText(ctx context.Context, text string, submit bool, wait time.Duration) (*Outcome, error) {
+func (s *Shell) SendText(ctx context.Context, text string, submit bool, wait time.Duration) (*Outcome, error) {
 	if text == "" {
 		return nil, fmt.Errorf("%w: send_text is empty", ErrInvalidInput)
 	}
@@ -44,7 +44,7 @@ func (s *Session) SendText(ctx context.Context, text string, submit bool, wait t
 }
 
 // SendKeys sends special keys. Ctrl-c goes through the interrupt logic.
-func (s *Session) SendKeys(ctx context.Context, keys []Key, wait time.Duration) (*Outcome, error) {
+func (s *Shell) SendKeys(ctx context.Context, keys []Key, wait time.Duration) (*Outcome, error) {
 	if len(keys) == 0 {
 		return nil, fmt.Errorf("%w: no keys", ErrInvalidInput)
 	}
@@ -59,7 +59,7 @@ func (s *Session) SendKeys(ctx context.Context, keys []Key, wait time.Duration) 
 }
 
 // SendBytes sends raw bytes (send_ascii). NUL never reaches the shell.
-func (s *Session) SendBytes(ctx context.Context, b []byte, wait time.Duration) (*Outcome, error) {
+func (s *Shell) SendBytes(ctx context.Context, b []byte, wait time.Duration) (*Outcome, error) {
 	if len(b) == 0 || len(b) > MaxInputBytes {
 		return nil, fmt.Errorf("%w: send_ascii needs 1 to %d bytes", ErrInvalidInput, MaxInputBytes)
 	}
@@ -71,7 +71,7 @@ func (s *Session) SendBytes(ctx context.Context, b []byte, wait time.Duration) (
 	return s.input(ctx, b, wait)
 }
 
-func (s *Session) input(ctx context.Context, b []byte, wait time.Duration) (*Outcome, error) {
+func (s *Shell) input(ctx context.Context, b []byte, wait time.Duration) (*Outcome, error) {
 	if err := s.ensureShell(ctx); err != nil {
 		return nil, err
 	}

@@ -8,7 +8,7 @@ import (
 )
 
 // Terminal is the one shell contract of a session, whoever serves it: the
-// embedded *Session in this process, or a guardian process through its
+// embedded *Shell in this process, or a guardian process through its
 // client (package guardian/remote). The tools layer uses nothing else, so a
 // session behaves the same in both runtimes, with the same sentinel errors.
 //
@@ -17,7 +17,7 @@ import (
 // methods they call, in their own package: the session registry its
 // lifecycle (mcp/session's shell: PID, Cwd, Healthy, Meta, SetMeta,
 // Respawn, Release), Follow its Poll (Poller). A new method is written
-// here, on *Session, on remote.RemoteShell with its row in the guardian's
+// here, on *Shell, on remote.RemoteShell with its row in the guardian's
 // method table, and on the registry's test stand-in (sessiontest.ProcShell).
 //
 // Every method takes a context first: a terminal served by another process
@@ -77,7 +77,7 @@ type Terminal interface {
 	Release(ctx context.Context) error
 }
 
-var _ Terminal = (*Session)(nil)
+var _ Terminal = (*Shell)(nil)
 
 // ErrShellLost: the process serving a session's shell is gone, and with it
 // the shell, its cwd and its running commands.

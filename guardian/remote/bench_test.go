@@ -116,7 +116,7 @@ func selfCPU() time.Duration {
 // the daemon's overhead by difference.
 func BenchmarkEchoEmbedded(b *testing.B) {
 	ctx := context.Background()
-	s, err := guardian.NewSession(ctx, guardian.Options{Dir: b.TempDir(), PrivateRoot: b.TempDir(), Env: testEnv(b)})
+	s, err := guardian.NewShell(ctx, guardian.Options{Dir: b.TempDir(), PrivateRoot: b.TempDir(), Env: testEnv(b)})
 	if err != nil {
 		b.Fatal(err)
 	}

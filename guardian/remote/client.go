@@ -46,7 +46,7 @@ type ClientOptions struct {
 
 // RemoteShell is a session served by a guardian process, seen from the
 // adapter. It implements guardian.Terminal exactly as the embedded
-// *guardian.Session does, with the same sentinel errors; a Terminal method
+// *guardian.Shell does, with the same sentinel errors; a Terminal method
 // that finds the guardian gone fails with a *guardian.ShellLostError
 // wrapping the *GuardianGoneError.
 //

@@ -1,4 +1,4 @@
-// Package remote serves one shell session (a guardian.Session) from a
+// Package remote serves one shell session (a guardian.Shell) from a
 // guardian process over the daemon wire, and is the adapter's client of
 // it. It owns the session methods, their generation rules, output delivery
 // and the guardian process's life (RunGuardian, Spawn); socket paths, the
@@ -113,7 +113,7 @@
 // attachment's lease, person.write types the person's keys, person.resize
 // sets the PTY's size, person.detach ends it; so does the connection's end
 // (the read in flight sees its caller leave) or a lease that ran out. The
-// session (guardian.Session) owns that state: while a person is attached,
+// session (guardian.Shell) owns that state: while a person is attached,
 // every method that would type or start a command fails with the kind
 // person_attached, and the first answer after the detach that carries an
 // Outcome says what the person ran (Outcome.PersonNote, taken once).

@@ -225,7 +225,7 @@ func RunGuardian(ctx context.Context, cfg Config, build wire.Build, logger *slog
 	// Runs after srv.terminate (deferred below): the jobs it ends are not
 	// lost, and the record goes.
 	defer jobs.stop()
-	sess, err := guardian.NewSession(ctx, guardian.Options{
+	sess, err := guardian.NewShell(ctx, guardian.Options{
 		Shell: cfg.Shell, Dir: cfg.Dir, Env: env, Rows: cfg.Rows, Cols: cfg.Cols, Logger: logger,
 		WrapArgv: wrap, Launcher: self, PriorJobs: prior, OnJobsChange: jobs.changed,
 		PrivateRoot: wire.SessionsDir(os.Getenv), HiddenDirs: []string{state, filepath.Dir(socket)}, Workspace: root,

@@ -134,7 +134,7 @@ type jobsRecorder struct {
 
 	mu sync.Mutex // serialises writes, so the last written is the newest
 	// sess is set once the session started, before it serves; nil before.
-	sess *guardian.Session
+	sess *guardian.Shell
 	// stopped: the guardian is ending normally and removed the record;
 	// nothing writes it again.
 	stopped bool
@@ -158,7 +158,7 @@ func (j *jobsRecorder) changed() {
 
 // start begins recording sess's jobs and writes the first record (with the
 // previous guardian's jobs, now lost).
-func (j *jobsRecorder) start(sess *guardian.Session) {
+func (j *jobsRecorder) start(sess *guardian.Shell) {
 	j.mu.Lock()
 	j.sess = sess
 	j.mu.Unlock()

@@ -163,13 +163,13 @@ type bgSendTextParams struct {
 	WaitMS int64  `json:"wait_ms"`
 }
 
-// JobsResult answers MethodJobs: the session's jobs (guardian.Session.Jobs).
+// JobsResult answers MethodJobs: the session's jobs (guardian.Shell.Jobs).
 type JobsResult struct {
 	Jobs []guardian.Job `json:"jobs"`
 }
 
 // HistoryResult answers MethodHistory: the session's last foreground
-// commands, the most recent first (guardian.Session.History).
+// commands, the most recent first (guardian.Shell.History).
 type HistoryResult struct {
 	Commands []guardian.CommandRun `json:"commands"`
 }
@@ -248,7 +248,7 @@ type Outcome struct {
 	// AwaitingInput: the command is blocked reading its terminal.
 	AwaitingInput bool `json:"awaiting_input,omitempty"`
 	// PersonNote: a person typed in the session since the agent's last
-	// answer (guardian.Session.TakePersonNote).
+	// answer (guardian.Shell.TakePersonNote).
 	PersonNote string `json:"person_note,omitempty"`
 }
 

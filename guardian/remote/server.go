@@ -34,11 +34,11 @@ type ServerOptions struct {
 	SettleTimeout time.Duration
 }
 
-// Server answers the session methods for one guardian.Session. It is a
+// Server answers the session methods for one guardian.Shell. It is a
 // jsonrpc.Handler meant to be served by wire.Serve, which has checked the
 // peer and the hello before any call reaches it.
 type Server struct {
-	sess   *guardian.Session
+	sess   *guardian.Shell
 	key    string
 	logger *slog.Logger
 	settle time.Duration
@@ -77,7 +77,7 @@ type launch struct {
 
 // NewServer serves sess under key. The server owns sess from now on: it
 // closes it on session.close or when a launch cannot settle.
-func NewServer(sess *guardian.Session, key string, opts *ServerOptions) *Server {
+func NewServer(sess *guardian.Shell, key string, opts *ServerOptions) *Server {
 	var o ServerOptions
 	if opts != nil {
 		o = *opts

@@ -16,7 +16,7 @@ import (
 func TestCancelOfUnsettledLaunchTerminates(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	sess, err := guardian.NewSession(ctx, guardian.Options{Dir: t.TempDir(), PrivateRoot: t.TempDir(), Env: testEnv(t)})
+	sess, err := guardian.NewShell(ctx, guardian.Options{Dir: t.TempDir(), PrivateRoot: t.TempDir(), Env: testEnv(t)})
 	if err != nil {
 		t.Fatal(err)
 	}

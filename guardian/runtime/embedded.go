@@ -31,7 +31,7 @@ func Embedded(o Options) Factory {
 		if state == "" {
 			return nil, errNoStateDir
 		}
-		sess, err := guardian.NewSession(ctx, guardian.Options{
+		sess, err := guardian.NewShell(ctx, guardian.Options{
 			Launcher: o.Launcher,
 			Shell:    o.Shell,
 			Dir:      spec.Dir,

@@ -710,7 +710,7 @@ func untilCompleteBackground(raw json.RawMessage) *mcp.CallToolResult {
 }
 
 // personNoteLine is the one line an answer carries after a person typed in
-// the session (guardian.Session.TakePersonNote; redacted there).
+// the session (guardian.Shell.TakePersonNote; redacted there).
 func personNoteLine(note string) string {
 	return "[winx: " + note + "]\n"
 }

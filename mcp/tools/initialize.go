@@ -730,12 +730,12 @@ func commandLayers(mode string, c guardian.Confinement) string {
 const SlowShellStartup = 200 * time.Millisecond
 
 // shellStartupReporter is a terminal that knows its shell's start-up
-// (*guardian.Session, *remote.RemoteShell).
+// (*guardian.Shell, *remote.RemoteShell).
 type shellStartupReporter interface {
 	ShellStartup() (time.Duration, string)
 }
 
-var _ shellStartupReporter = (*guardian.Session)(nil)
+var _ shellStartupReporter = (*guardian.Shell)(nil)
 
 // slowStartup names a shell start-up over SlowShellStartup in b and
 // returns it in milliseconds; 0 when it was fast or is unknown.

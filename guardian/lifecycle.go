@@ -94,12 +94,12 @@ type Options struct {
 }
 
 // PrivateDir is the session's private directory (see private.go).
-func (s *Session) PrivateDir() string { return s.own.Dir }
+func (s *Shell) PrivateDir() string { return s.own.Dir }
 
 // confinedEnv is env for a process of the session: a confined session's
 // processes get the session's own temporary directory as TMPDIR (the last
 // entry wins in exec.Cmd), since the sandbox grants no shared one.
-func (s *Session) confinedEnv(env []string) []string {
+func (s *Shell) confinedEnv(env []string) []string {
 	if s.opts.WrapArgv == nil {
 		return env
 	}
@@ -108,7 +108,7 @@ func (s *Session) confinedEnv(env []string) []string {
 
 // wrapCommand confines cmd for profile p before it is started (see
 // confine).
-func (s *Session) wrapCommand(cmd *exec.Cmd, p ShellProfile) (Confinement, error) {
+func (s *Shell) wrapCommand(cmd *exec.Cmd, p ShellProfile) (Confinement, error) {
 	argv, c, err := s.confine(cmd.Args, p)
 	if err != nil {
 		return Confinement{}, err
@@ -117,9 +117,9 @@ func (s *Session) wrapCommand(cmd *exec.Cmd, p ShellProfile) (Confinement, error
 	return c, nil
 }
 
-// Session is one shell on a PTY with its commands. All methods are safe for
+// Shell is one shell on a PTY with its commands. All methods are safe for
 // concurrent use; state changes happen under mu, in one place per kind.
-type Session struct {
+type Shell struct {
 	opts   Options
 	logger *slog.Logger
 	// own is the session's private directory (rc file, long command
@@ -187,8 +187,8 @@ type shellProc struct {
 	spawned, readyAt time.Time
 }
 
-// NewSession starts a shell and waits for its first prompt.
-func NewSession(ctx context.Context, opts Options) (*Session, error) {
+// NewShell starts a shell and waits for its first prompt.
+func NewShell(ctx context.Context, opts Options) (*Shell, error) {
 	if opts.Rows <= 0 {
 		opts.Rows = pty.DefaultRows
 	}
@@ -198,7 +198,7 @@ func NewSession(ctx context.Context, opts Options) (*Session, error) {
 	if opts.Dir == "" {
 		opts.Dir = "/"
 	}
-	s := &Session{opts: opts, logger: opts.Logger, changed: make(chan struct{}), cwd: opts.Dir, bg: map[string]*background{}, profile: opts.Profile}
+	s := &Shell{opts: opts, logger: opts.Logger, changed: make(chan struct{}), cwd: opts.Dir, bg: map[string]*background{}, profile: opts.Profile}
 	s.adoptPriorJobs(opts.PriorJobs)
 	if s.logger == nil {
 		s.logger = slog.New(slog.DiscardHandler)
@@ -220,7 +220,7 @@ func NewSession(ctx context.Context, opts Options) (*Session, error) {
 
 // startShell launches a shell at dir with the session's profile and waits
 // for its first marker.
-func (s *Session) startShell(ctx context.Context, dir string) error {
+func (s *Shell) startShell(ctx context.Context, dir string) error {
 	s.mu.Lock()
 	profile := s.profile
 	s.mu.Unlock()
@@ -259,7 +259,7 @@ func (s *Session) startShell(ctx context.Context, dir string) error {
 }
 
 // readLoop copies PTY output into the session until the shell ends.
-func (s *Session) readLoop(sp *shellProc) {
+func (s *Shell) readLoop(sp *shellProc) {
 	// Only the shell itself may complete a command (markerScanner): it is
 	// the session leader of its PTY, so its process group is its pid, and a
 	// job it runs holds the terminal under a group of its own. A wrapper
@@ -306,7 +306,7 @@ func shellCode(st pty.ExitStatus) int {
 
 // outputLocked routes shell output: to the running command, and always to
 // the screen. Output between commands (prompt text) goes only to the screen.
-func (s *Session) outputLocked(sp *shellProc, p []byte) {
+func (s *Shell) outputLocked(sp *shellProc, p []byte) {
 	if s.shell != sp || !sp.ready {
 		return
 	}
@@ -318,7 +318,7 @@ func (s *Session) outputLocked(sp *shellProc, p []byte) {
 	}
 }
 
-func (s *Session) markerLocked(sp *shellProc, m marker) {
+func (s *Shell) markerLocked(sp *shellProc, m marker) {
 	if s.shell != sp {
 		return
 	}
@@ -351,13 +351,13 @@ func (s *Session) markerLocked(sp *shellProc, m marker) {
 	}
 }
 
-func (s *Session) broadcastLocked() {
+func (s *Shell) broadcastLocked() {
 	close(s.changed)
 	s.changed = make(chan struct{})
 }
 
 // waitFor sleeps until cond (checked under mu) holds or ctx ends.
-func (s *Session) waitFor(ctx context.Context, cond func() bool) error {
+func (s *Shell) waitFor(ctx context.Context, cond func() bool) error {
 	for {
 		s.mu.Lock()
 		ok := cond()
@@ -377,7 +377,7 @@ func (s *Session) waitFor(ctx context.Context, cond func() bool) error {
 // ShellStartup returns how long the current shell took from its spawn to
 // its first ready prompt, and the user's rc file it sources (RCFile): a
 // slow rc file is paid by every new session, so the adapter names it.
-func (s *Session) ShellStartup() (time.Duration, string) {
+func (s *Shell) ShellStartup() (time.Duration, string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if !s.shell.ready {
@@ -387,14 +387,14 @@ func (s *Session) ShellStartup() (time.Duration, string) {
 }
 
 // PID returns the current shell's process id.
-func (s *Session) PID(context.Context) int {
+func (s *Shell) PID(context.Context) int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.shell.proc.Pid()
 }
 
 // Cwd returns the shell's working directory as of its last prompt.
-func (s *Session) Cwd(context.Context) string {
+func (s *Shell) Cwd(context.Context) string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.cwd
@@ -402,21 +402,21 @@ func (s *Session) Cwd(context.Context) string {
 
 // Healthy reports whether the session is open: a shell that exited is
 // restarted at its cwd by the next command, so only Close ends it.
-func (s *Session) Healthy(context.Context) bool {
+func (s *Shell) Healthy(context.Context) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return !s.closed
 }
 
 // Meta returns the record SetMeta stored; nil before the first.
-func (s *Session) Meta(context.Context) json.RawMessage {
+func (s *Shell) Meta(context.Context) json.RawMessage {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.meta
 }
 
 // SetMeta replaces the record Meta returns.
-func (s *Session) SetMeta(_ context.Context, meta json.RawMessage) error {
+func (s *Shell) SetMeta(_ context.Context, meta json.RawMessage) error {
 	s.mu.Lock()
 	s.meta = append(json.RawMessage(nil), meta...)
 	s.mu.Unlock()
@@ -425,10 +425,10 @@ func (s *Session) SetMeta(_ context.Context, meta json.RawMessage) error {
 
 // Release ends the session (Close): nothing outlives the adapter in
 // process.
-func (s *Session) Release(context.Context) error { return s.Close() }
+func (s *Shell) Release(context.Context) error { return s.Close() }
 
 // Reset replaces the shell at the same cwd (reset_shell).
-func (s *Session) Reset(ctx context.Context) error {
+func (s *Shell) Reset(ctx context.Context) error {
 	s.mu.Lock()
 	if err := s.refusePersonLocked(); err != nil {
 		s.mu.Unlock()
@@ -442,7 +442,7 @@ func (s *Session) Reset(ctx context.Context) error {
 	return s.replaceShell(ctx)
 }
 
-func (s *Session) replaceShell(ctx context.Context) error {
+func (s *Shell) replaceShell(ctx context.Context) error {
 	s.mu.Lock()
 	old, cwd := s.shell, s.cwd
 	s.mu.Unlock()
@@ -456,7 +456,7 @@ func (s *Session) replaceShell(ctx context.Context) error {
 // command runs. If the new shell does not start, the old one and its
 // profile stay and the error wraps ErrShellStart. Background commands keep
 // running as they were started.
-func (s *Session) Respawn(ctx context.Context, profile ShellProfile) (Confinement, error) {
+func (s *Shell) Respawn(ctx context.Context, profile ShellProfile) (Confinement, error) {
 	profile.Env = append([]string(nil), profile.Env...)
 	s.launchMu.Lock()
 	defer s.launchMu.Unlock()
@@ -490,7 +490,7 @@ func (s *Session) Respawn(ctx context.Context, profile ShellProfile) (Confinemen
 }
 
 // Close kills the shell and every background command, whole process groups.
-func (s *Session) Close() error {
+func (s *Shell) Close() error {
 	s.mu.Lock()
 	if s.closed {
 		s.mu.Unlock()

@@ -9,7 +9,7 @@ import (
 )
 
 // personSees reads the person's output until want appears (or 10 s).
-func personSees(t *testing.T, s *Session, a *Attachment, want string) string {
+func personSees(t *testing.T, s *Shell, a *Attachment, want string) string {
 	t.Helper()
 	var seen strings.Builder
 	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); {

@@ -17,27 +17,27 @@ import (
 
 // newTestSession starts a real bash whose HOME is a temp dir, so the user's
 // own rc files never influence the test (a test may write its own).
-func newTestSession(t testing.TB, home string) *Session {
+func newTestSession(t testing.TB, home string) *Shell {
 	t.Helper()
 	if home == "" {
 		home = t.TempDir()
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	s, err := NewSession(ctx, Options{
+	s, err := NewShell(ctx, Options{
 		Dir:         t.TempDir(),
 		PrivateRoot: t.TempDir(),
 		Env:         []string{"HOME=" + home, "PATH=" + os.Getenv("PATH"), "LANG=C.UTF-8"},
 		Shape:       ShapeOptions{ScratchDir: filepath.Join(t.TempDir(), "scratch")},
 	})
 	if err != nil {
-		t.Fatalf("NewSession: %v", err)
+		t.Fatalf("NewShell: %v", err)
 	}
 	t.Cleanup(func() { s.Close() })
 	return s
 }
 
-func run(t testing.TB, s *Session, cmd string, wait time.Duration) *Outcome {
+func run(t testing.TB, s *Shell, cmd string, wait time.Duration) *Outcome {
 	t.Helper()
 	o, err := s.Run(context.Background(), cmd, wait)
 	if err != nil {
@@ -337,10 +337,10 @@ func TestZshSession(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	s, err := NewSession(ctx, Options{Shell: ShellZsh, Dir: t.TempDir(), PrivateRoot: t.TempDir(),
+	s, err := NewShell(ctx, Options{Shell: ShellZsh, Dir: t.TempDir(), PrivateRoot: t.TempDir(),
 		Env: []string{"HOME=" + t.TempDir(), "PATH=" + os.Getenv("PATH"), "LANG=C.UTF-8"}})
 	if err != nil {
-		t.Fatalf("NewSession(zsh): %v", err)
+		t.Fatalf("NewShell(zsh): %v", err)
 	}
 	defer s.Close()
 	dir := t.TempDir()
