@@ -72,8 +72,9 @@ func BenchmarkStdioToolCall(b *testing.B) {
 	}
 }
 
-// benchRegistry holds one trivial tool that returns its text argument.
-func benchRegistry() *mcp.Registry {
+// textEchoRegistry holds one trivial tool that returns its text argument: the
+// catalog of the benchmarks and of the protocol transcripts.
+func textEchoRegistry() *mcp.Registry {
 	reg := mcp.NewRegistry()
 	reg.AddTool(mcp.Tool{
 		Name:        "echo",
@@ -121,7 +122,7 @@ func (c *benchClient) roundTrip(b *testing.B, method, params string) []byte {
 }
 
 func benchStdio(b *testing.B, legacy bool, method, params string, want []byte) {
-	srv := mcp.NewServer(mcp.Implementation{Name: "bench", Version: "0"}, benchRegistry(), nil)
+	srv := mcp.NewServer(mcp.Implementation{Name: "bench", Version: "0"}, textEchoRegistry(), nil)
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
 	ctx, cancel := context.WithCancel(b.Context())

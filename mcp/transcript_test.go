@@ -131,32 +131,13 @@ func normalise(t *testing.T, line string) string {
 	return strings.TrimSuffix(b.String(), "\n")
 }
 
-// transcriptRegistry is the catalog the transcripts talk to: one tool.
-func transcriptRegistry() *mcp.Registry {
-	reg := mcp.NewRegistry()
-	reg.AddTool(mcp.Tool{
-		Name:        "echo",
-		Description: "Returns its text argument.",
-		InputSchema: json.RawMessage(`{"type":"object","properties":{"text":{"type":"string"}},"required":["text"]}`),
-	}, func(ctx context.Context, req *mcp.ToolRequest) (*mcp.CallToolResult, error) {
-		var args struct {
-			Text string `json:"text"`
-		}
-		if err := json.Unmarshal(req.Arguments, &args); err != nil {
-			return mcp.ErrorResult("arguments must be {text}"), nil
-		}
-		return mcp.TextResult(args.Text), nil
-	})
-	return reg
-}
-
 // replay sends the client lines to a fresh stdio server and returns the
 // normalised lines it wrote: after a request (a line with an id) it waits
 // for the answer with that id, so the order of the answers is the order of
 // the requests.
 func replay(t *testing.T, client string) []string {
 	t.Helper()
-	srv := mcp.NewServer(mcp.Implementation{Name: "transcript", Version: "1"}, transcriptRegistry(), nil)
+	srv := mcp.NewServer(mcp.Implementation{Name: "transcript", Version: "1"}, textEchoRegistry(), nil)
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
 	ctx, cancel := context.WithCancel(t.Context())

@@ -268,11 +268,18 @@ func (g *Gate) spend(w http.ResponseWriter, r *http.Request, b *byteBuckets, key
 		refuse(w, http.StatusRequestEntityTooLarge, "request body over the byte burst")
 		return false
 	case wait > 0:
-		g.tarpit.pause(r.Context(), key, wait)
-		refuseAfter(w, http.StatusTooManyRequests, "too many request body bytes", retryAfter(wait))
+		g.refuseHeld(w, r, key, wait, http.StatusTooManyRequests, "too many request body bytes")
 		return false
 	}
 	return true
+}
+
+// refuseHeld refuses a request for its source's own limits, with a
+// Retry-After of wait, after holding it (see tarpit): resending at once
+// costs the sender its time, not the server's cores.
+func (g *Gate) refuseHeld(w http.ResponseWriter, r *http.Request, source string, wait time.Duration, status int, msg string) {
+	g.tarpit.pause(r.Context(), source, wait)
+	refuseAfter(w, status, msg, retryAfter(wait))
 }
 
 // Wrap applies drain, authentication-aware rate, concurrency (with
@@ -293,8 +300,7 @@ func (g *Gate) Wrap(next http.Handler) http.Handler {
 			// Failed authentication has its own allowance per IP and takes
 			// no slot: the handler answers 401 without reading the body.
 			if !g.allow("fail\x00" + ip) {
-				g.tarpit.pause(r.Context(), ip, time.Second)
-				refuse(w, http.StatusTooManyRequests, "too many requests")
+				g.refuseHeld(w, r, ip, time.Second, http.StatusTooManyRequests, "too many requests")
 				return
 			}
 			if !g.spend(w, r, g.unauth, ip) {
@@ -306,23 +312,18 @@ func (g *Gate) Wrap(next http.Handler) http.Handler {
 			return
 		}
 		if !g.allow("ok\x00" + id.Principal + "\x00" + ip) {
-			g.tarpit.pause(r.Context(), id.Principal, time.Second)
-			refuse(w, http.StatusTooManyRequests, "too many requests")
+			g.refuseHeld(w, r, id.Principal, time.Second, http.StatusTooManyRequests, "too many requests")
 			return
 		}
 		if !g.spend(w, r, g.bytes, id.Principal) {
 			return
 		}
 		if wait := g.answer.owed(id.Principal); wait > 0 {
-			g.tarpit.pause(r.Context(), id.Principal, wait)
-			refuseAfter(w, http.StatusTooManyRequests, "too many answer bytes", retryAfter(wait))
+			g.refuseHeld(w, r, id.Principal, wait, http.StatusTooManyRequests, "too many answer bytes")
 			return
 		}
 		if !g.hold(id.Principal) {
-			// Its own share is full: held like a byte-rate refusal, so
-			// that resending at once costs the sender, not the cores.
-			g.tarpit.pause(r.Context(), id.Principal, time.Second)
-			refuse(w, http.StatusServiceUnavailable, "too many concurrent requests for this principal")
+			g.refuseHeld(w, r, id.Principal, time.Second, http.StatusServiceUnavailable, "too many concurrent requests for this principal")
 			return
 		}
 		defer g.unhold(id.Principal)

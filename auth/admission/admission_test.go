@@ -189,15 +189,8 @@ func TestLargeAnswersQueuePerPrincipal(t *testing.T) {
 	srv := httptest.NewServer(g.Wrap(mux))
 	defer srv.Close()
 	post := func(principal, path string) int {
-		req, _ := http.NewRequest(http.MethodPost, srv.URL+path, strings.NewReader("{}"))
-		req.Header.Set("X-Principal", principal)
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		io.Copy(io.Discard, resp.Body)
-		resp.Body.Close()
-		return resp.StatusCode
+		code, _ := postAs(t, srv.URL+path, principal)
+		return code
 	}
 	for range 3 {
 		post("alice", "/big")
@@ -228,15 +221,7 @@ func TestAnswerByteRatePerPrincipal(t *testing.T) {
 	srv := httptest.NewServer(g.Wrap(mux))
 	defer srv.Close()
 	post := func(principal, path string) (int, string) {
-		req, _ := http.NewRequest(http.MethodPost, srv.URL+path, strings.NewReader("{}"))
-		req.Header.Set("X-Principal", principal)
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		io.Copy(io.Discard, resp.Body)
-		resp.Body.Close()
-		return resp.StatusCode, resp.Header.Get("Retry-After")
+		return postAs(t, srv.URL+path, principal)
 	}
 	codes := map[int]int{}
 	var retry string
@@ -256,4 +241,19 @@ func TestAnswerByteRatePerPrincipal(t *testing.T) {
 	if c, _ := post("bob", "/small"); c != http.StatusOK {
 		t.Errorf("bob while alice is in debt = %d, want 200", c)
 	}
+}
+
+// postAs posts {} to url as principal (the X-Principal header the tests'
+// Identify reads) and returns the status and Retry-After of the answer.
+func postAs(t *testing.T, url, principal string) (int, string) {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader("{}"))
+	req.Header.Set("X-Principal", principal)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	return resp.StatusCode, resp.Header.Get("Retry-After")
 }

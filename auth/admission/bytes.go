@@ -164,25 +164,17 @@ func retryAfter(wait time.Duration) string {
 // core from the small requests of the others.
 type heavy struct {
 	global chan struct{}
-
-	mu  sync.Mutex // guards per
-	per map[string]chan struct{}
+	own    principalSlots // one each
 }
 
 func newHeavy(slots int) *heavy {
-	return &heavy{global: make(chan struct{}, slots), per: map[string]chan struct{}{}}
+	return &heavy{global: make(chan struct{}, slots), own: newPrincipalSlots(1)}
 }
 
 // acquire takes the principal's slot and a global one, waiting at most
 // wait; the returned func releases both, once.
 func (h *heavy) acquire(ctx context.Context, principal string, wait time.Duration) (func(), bool) {
-	h.mu.Lock()
-	own, ok := h.per[principal]
-	if !ok {
-		own = make(chan struct{}, 1)
-		h.per[principal] = own
-	}
-	h.mu.Unlock()
+	own := h.own.of(principal)
 	t := time.NewTimer(wait)
 	defer t.Stop()
 	select {

@@ -23,10 +23,7 @@ import (
 // body arriving, its answer leaving, a tool that waits on a shell): see
 // Ticket.
 type cpuShare struct {
-	perPrincipal int
-
-	mu  sync.Mutex // guards per
-	per map[string]chan struct{}
+	slots principalSlots
 }
 
 func newCPUShare(slots, principals int) *cpuShare {
@@ -34,28 +31,14 @@ func newCPUShare(slots, principals int) *cpuShare {
 	if principals > 1 {
 		c = max(1, slots/2)
 	}
-	return &cpuShare{perPrincipal: c, per: map[string]chan struct{}{}}
-}
-
-// slots returns principal's run slots. Principals are the configured ones
-// (a request that failed authentication never computes), so the map stays
-// small.
-func (s *cpuShare) slots(principal string) chan struct{} {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	c, ok := s.per[principal]
-	if !ok {
-		c = make(chan struct{}, s.perPrincipal)
-		s.per[principal] = c
-	}
-	return c
+	return &cpuShare{slots: newPrincipalSlots(c)}
 }
 
 // acquire takes a slot of principal, waiting behind its earlier requests
 // (a channel's senders wait in order); false when ctx ends first.
 func (s *cpuShare) acquire(ctx context.Context, principal string) bool {
 	select {
-	case s.slots(principal) <- struct{}{}:
+	case s.slots.of(principal) <- struct{}{}:
 		return true
 	case <-ctx.Done():
 		return false
@@ -63,7 +46,32 @@ func (s *cpuShare) acquire(ctx context.Context, principal string) bool {
 }
 
 // release gives back a slot of principal.
-func (s *cpuShare) release(principal string) { <-s.slots(principal) }
+func (s *cpuShare) release(principal string) { <-s.slots.of(principal) }
+
+// principalSlots are each principal's slots: a channel of capacity size,
+// made on first use. Principals are the configured ones (a request that
+// failed authentication never takes a slot), so the map stays small.
+type principalSlots struct {
+	size int
+
+	mu  sync.Mutex // guards per
+	per map[string]chan struct{}
+}
+
+func newPrincipalSlots(size int) principalSlots {
+	return principalSlots{size: size, per: map[string]chan struct{}{}}
+}
+
+func (p *principalSlots) of(principal string) chan struct{} {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	c, ok := p.per[principal]
+	if !ok {
+		c = make(chan struct{}, p.size)
+		p.per[principal] = c
+	}
+	return c
+}
 
 // Ticket is one request's hold on its principal's CPU share. The gate takes
 // it before the handler runs and gives it back when the handler returns;

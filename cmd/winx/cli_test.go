@@ -170,19 +170,27 @@ func (d *daemonEnv) adapter() *adapter {
 	d.tb.Helper()
 	cmd := exec.Command(filepath.Join(d.bins, "winx"))
 	cmd.Env = d.env
+	cmd.Stderr = io.Discard
+	return startAdapter(d.tb, cmd)
+}
+
+// startAdapter starts cmd (a winx over stdio, its stderr already set) and
+// returns it as an adapter whose stdout lines arrive on lines; it is killed
+// when the test ends.
+func startAdapter(tb testing.TB, cmd *exec.Cmd) *adapter {
+	tb.Helper()
 	in, err := cmd.StdinPipe()
 	if err != nil {
-		d.tb.Fatal(err)
+		tb.Fatal(err)
 	}
 	out, err := cmd.StdoutPipe()
 	if err != nil {
-		d.tb.Fatal(err)
+		tb.Fatal(err)
 	}
-	cmd.Stderr = io.Discard
 	if err := cmd.Start(); err != nil {
-		d.tb.Fatal(err)
+		tb.Fatal(err)
 	}
-	a := &adapter{tb: d.tb, cmd: cmd, in: in, lines: make(chan string, 16)}
+	a := &adapter{tb: tb, cmd: cmd, in: in, lines: make(chan string, 16)}
 	go func() {
 		defer close(a.lines)
 		r := bufio.NewReaderSize(out, 1<<20)
@@ -196,11 +204,10 @@ func (d *daemonEnv) adapter() *adapter {
 			}
 		}
 	}()
-	d.tb.Cleanup(a.kill)
+	tb.Cleanup(a.kill)
 	return a
 }
 
-// kill ends the adapter with SIGKILL and reaps it.
 func (a *adapter) kill() {
 	if a.cmd.ProcessState != nil {
 		return

@@ -1,14 +1,10 @@
 package main
 
 import (
-	"bytes"
-	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io/fs"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -86,22 +82,7 @@ func (h *historyEnv) scriptThenKill(steps []probeStep) string {
 // run runs the client to completion in the runtime's environment.
 func (h *historyEnv) run(argv ...string) (stdout, stderr string, code int) {
 	h.t.Helper()
-	ctx, cancel := context.WithTimeout(h.t.Context(), clientTimeout)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
-	cmd.Env = h.d.env
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	err := cmd.Run()
-	var ee *exec.ExitError
-	switch {
-	case err == nil:
-	case errors.As(err, &ee) && ctx.Err() == nil:
-		code = ee.ExitCode()
-	default:
-		h.t.Fatalf("%s: %v\nstderr:\n%s", strings.Join(argv, " "), err, errb.Bytes())
-	}
-	return out.String(), errb.String(), code
+	return runClientEnv(h.t, h.d.env, argv...)
 }
 
 // call runs one tool call from a new adapter (a new winx process) and

@@ -225,9 +225,16 @@ func parseList(out string) (listOutput, error) {
 // runClient runs a client to completion and returns its output and exit code.
 func runClient(t *testing.T, argv ...string) (stdout, stderr string, code int) {
 	t.Helper()
+	return runClientEnv(t, nil, argv...)
+}
+
+// runClientEnv is runClient with the environment env (nil: this process's).
+func runClientEnv(t *testing.T, env []string, argv ...string) (stdout, stderr string, code int) {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(t.Context(), clientTimeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
+	cmd.Env = env
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	err := cmd.Run()

@@ -153,33 +153,7 @@ func startAdapterWithStderr(t *testing.T, d *daemonEnv, stderr *syncBuffer) *ada
 	cmd := exec.Command(filepath.Join(d.bins, "winx"))
 	cmd.Env = d.env
 	cmd.Stderr = stderr
-	in, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	a := &adapter{tb: t, cmd: cmd, in: in, lines: make(chan string, 16)}
-	go func() {
-		defer close(a.lines)
-		r := bufio.NewReaderSize(out, 1<<20)
-		for {
-			line, err := r.ReadString('\n')
-			if line != "" {
-				a.lines <- line
-			}
-			if err != nil {
-				return
-			}
-		}
-	}()
-	t.Cleanup(a.kill)
-	return a
+	return startAdapter(t, cmd)
 }
 
 func TestOpLogJSONHTTP(t *testing.T) {

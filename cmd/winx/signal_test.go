@@ -22,35 +22,11 @@ const stopLimit = 2 * time.Second
 func startSignalAdapter(t *testing.T) (*adapter, <-chan string) {
 	t.Helper()
 	cmd := exec.Command(buildWinx(t))
-	in, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
 	errOut, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	a := &adapter{tb: t, cmd: cmd, in: in, lines: make(chan string, 16)}
-	go func() {
-		defer close(a.lines)
-		r := bufio.NewReaderSize(out, 1<<20)
-		for {
-			line, err := r.ReadString('\n')
-			if line != "" {
-				a.lines <- line
-			}
-			if err != nil {
-				return
-			}
-		}
-	}()
+	a := startAdapter(t, cmd)
 	logs := make(chan string, 64)
 	go func() {
 		defer close(logs)
@@ -62,7 +38,7 @@ func startSignalAdapter(t *testing.T) (*adapter, <-chan string) {
 			}
 		}
 	}()
-	t.Cleanup(func() { in.Close(); a.kill() })
+	t.Cleanup(func() { a.in.Close() }) // before startAdapter's kill
 	return a, logs
 }
 

@@ -215,23 +215,10 @@ func (f *Fleet) Close(ctx context.Context, g Guardian) error {
 	if err != nil && !errors.Is(err, wire.ErrConnectionLost) { // lost: it exited before answering
 		return err
 	}
-	return waitExited(ctx, g.PID)
-}
-
-// waitExited waits, within ctx, until the process pid has exited, so that
-// a session reported closed is gone from the next listing too.
-func waitExited(ctx context.Context, pid int) error {
-	if pid <= 0 {
-		return nil
-	}
-	tick := time.NewTicker(10 * time.Millisecond)
-	defer tick.Stop()
-	for !Exited(pid) {
-		select {
-		case <-ctx.Done():
-			return fmt.Errorf("guardian pid %d did not exit after closing its session: %w", pid, ctx.Err())
-		case <-tick.C:
-		}
+	// Answered is not gone: a session reported closed must be missing
+	// from the next listing too.
+	if err := WaitExit(ctx, g.PID, f.timeout()); err != nil {
+		return fmt.Errorf("guardian pid %d did not exit after closing its session: %w", g.PID, err)
 	}
 	return nil
 }

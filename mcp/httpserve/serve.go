@@ -211,56 +211,37 @@ func Serve(ctx context.Context, ln net.Listener, srv *mcp.Server, authn mcp.Auth
 // as many at once as there are cores (at least 2, so that one principal
 // holding its slot with a slow body never holds them all).
 func fairShare(ao *admission.Options, maxBody int64) {
-	switch {
-	case ao.BytesPerSecond == 0:
-		ao.BytesPerSecond = admission.DefaultBytesPerSecond
-	case ao.BytesPerSecond < 0:
-		ao.BytesPerSecond = 0
-	}
+	orDefault(&ao.BytesPerSecond, admission.DefaultBytesPerSecond)
 	if ao.BytesBurst <= 0 {
 		ao.BytesBurst = max(maxBody, mcp.DefaultMaxBodyBytes)
 	}
-	switch {
-	case ao.UnauthBytesPerSecond == 0:
-		ao.UnauthBytesPerSecond = admission.DefaultUnauthBytesPerSecond
-	case ao.UnauthBytesPerSecond < 0:
-		ao.UnauthBytesPerSecond = 0
-	}
+	orDefault(&ao.UnauthBytesPerSecond, admission.DefaultUnauthBytesPerSecond)
 	if ao.UnauthBytesBurst <= 0 {
 		ao.UnauthBytesBurst = admission.DefaultUnauthBytesBurst
 	}
-	switch {
-	case ao.HeavyBytes == 0:
-		ao.HeavyBytes = admission.DefaultHeavyBytes
-	case ao.HeavyBytes < 0:
-		ao.HeavyBytes = 0
-	}
-	switch {
-	case ao.AnswerBytesPerSecond == 0:
-		ao.AnswerBytesPerSecond = admission.DefaultAnswerBytesPerSecond
-	case ao.AnswerBytesPerSecond < 0:
-		ao.AnswerBytesPerSecond = 0
-	}
-	switch {
-	case ao.HeavyAnswerBytes == 0 && ao.HeavyBytes > 0:
-		ao.HeavyAnswerBytes = admission.DefaultHeavyAnswerBytes
-	case ao.HeavyAnswerBytes < 0:
-		ao.HeavyAnswerBytes = 0
+	orDefault(&ao.HeavyBytes, admission.DefaultHeavyBytes)
+	orDefault(&ao.AnswerBytesPerSecond, admission.DefaultAnswerBytesPerSecond)
+	if ao.HeavyBytes > 0 {
+		// Large answers take the large bodies' slots; without those, no default.
+		orDefault(&ao.HeavyAnswerBytes, admission.DefaultHeavyAnswerBytes)
+	} else {
+		ao.HeavyAnswerBytes = max(ao.HeavyAnswerBytes, 0)
 	}
 	if ao.HeavySlots <= 0 {
 		ao.HeavySlots = max(2, runtime.GOMAXPROCS(0))
 	}
+	orDefault(&ao.RefusalDelay, admission.DefaultRefusalDelay)
+	orDefault(&ao.CPUSlots, max(2, runtime.GOMAXPROCS(0)))
+}
+
+// orDefault sets a limit left at zero to its default and turns a negative
+// one off (zero).
+func orDefault[T int | int64 | time.Duration](v *T, def T) {
 	switch {
-	case ao.RefusalDelay == 0:
-		ao.RefusalDelay = admission.DefaultRefusalDelay
-	case ao.RefusalDelay < 0:
-		ao.RefusalDelay = 0
-	}
-	switch {
-	case ao.CPUSlots == 0:
-		ao.CPUSlots = max(2, runtime.GOMAXPROCS(0))
-	case ao.CPUSlots < 0:
-		ao.CPUSlots = 0
+	case *v == 0:
+		*v = def
+	case *v < 0:
+		*v = 0
 	}
 }
 

@@ -116,22 +116,12 @@ func measureAnswers(tmp, server string) ([]answerRow, error) {
 	if err != nil {
 		return nil, err
 	}
-	var init struct {
-		Result struct {
-			Structured struct {
-				Data struct {
-					ThreadID      string `json:"thread_id"`
-					WorkspaceRoot string `json:"workspace_root"`
-				} `json:"data"`
-			} `json:"structuredContent"`
-		} `json:"result"`
-	}
-	if err := json.Unmarshal(line, &init); err != nil || init.Result.Structured.Data.ThreadID == "" {
-		return nil, fmt.Errorf("Initialize answered %.300s", line)
+	tid, root, err := sessionOf(line)
+	if err != nil {
+		return nil, err
 	}
 	bind := func(args map[string]any) map[string]any {
-		args["thread_id"] = init.Result.Structured.Data.ThreadID
-		args["workspace_root"] = init.Result.Structured.Data.WorkspaceRoot
+		args["thread_id"], args["workspace_root"] = tid, root
 		return args
 	}
 	command := func(cmd string) map[string]any {
@@ -309,4 +299,24 @@ func printAnswers(tmp, server, fsServer, dcServer string) error {
 		fmt.Printf("%-30s %18s %18s\n", r.name, ratio(r.views.text, pv.text), ratio(r.views.json, pv.json))
 	}
 	return nil
+}
+
+// sessionOf reads the thread id and workspace root of an Initialize answer
+// (a JSON-RPC response line).
+func sessionOf(line []byte) (tid, root string, err error) {
+	var init struct {
+		Result struct {
+			Structured struct {
+				Data struct {
+					ThreadID      string `json:"thread_id"`
+					WorkspaceRoot string `json:"workspace_root"`
+				} `json:"data"`
+			} `json:"structuredContent"`
+		} `json:"result"`
+	}
+	if err := json.Unmarshal(line, &init); err != nil || init.Result.Structured.Data.ThreadID == "" {
+		return "", "", fmt.Errorf("Initialize answered %.300s", line)
+	}
+	d := init.Result.Structured.Data
+	return d.ThreadID, d.WorkspaceRoot, nil
 }

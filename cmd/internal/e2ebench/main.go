@@ -35,8 +35,9 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
+
+	"winx/cmd/internal/benchenv"
 )
 
 // protocol is the version every measure asks for: the peers speak it, and
@@ -109,8 +110,8 @@ func run(c config) error {
 	defer os.RemoveAll(tmp)
 	// winxd and the guardians outlive their adapters by design; the ones
 	// this run started (their sockets are under tmp) end with it.
-	defer stopServers(tmp)
-	if err := isolate(tmp); err != nil {
+	defer benchenv.StopServers(tmp)
+	if err := benchenv.Isolate(tmp); err != nil {
 		return err
 	}
 	ws := filepath.Join(tmp, "ws")
@@ -263,27 +264,6 @@ func run(c config) error {
 	return printAnswers(tmp, daemon, fsAnswers, dcServer)
 }
 
-// isolate points every state, config and runtime directory of the servers
-// this process starts into tmp.
-func isolate(tmp string) error {
-	for _, kv := range [][2]string{
-		{"HOME", "home"}, {"XDG_RUNTIME_DIR", "run"}, {"XDG_STATE_HOME", "state"},
-		{"XDG_CONFIG_HOME", "config"}, {"XDG_CACHE_HOME", "cache"}, {"XDG_DATA_HOME", "data"},
-	} {
-		dir := filepath.Join(tmp, kv[1])
-		if err := os.MkdirAll(dir, 0o700); err != nil {
-			return err
-		}
-		os.Setenv(kv[0], dir)
-	}
-	// An empty rc file: the shell's start-up is winx's own share only.
-	if err := os.WriteFile(filepath.Join(tmp, "home", ".bashrc"), nil, 0o600); err != nil {
-		return err
-	}
-	os.Setenv("WINX_SOCKET", filepath.Join(tmp, "run", "winxd.sock"))
-	return nil
-}
-
 // bench runs one measure in its own mcpprobe process and returns its p50.
 func bench(c config, tmp string, m measure) (time.Duration, error) {
 	n, warmup := c.n, c.warmup
@@ -387,28 +367,6 @@ func loadavg() string {
 		return "unknown"
 	}
 	return strings.Join(f[:3], " ")
-}
-
-// stopServers ends the processes whose command line names a path under
-// tmp: the winxd and guardians this run started, and nothing else.
-func stopServers(tmp string) {
-	ents, err := os.ReadDir("/proc")
-	if err != nil {
-		return
-	}
-	for _, e := range ents {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil || pid == os.Getpid() {
-			continue
-		}
-		cmdline, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
-		if err != nil || !bytes.Contains(cmdline, []byte(tmp+string(filepath.Separator))) {
-			continue
-		}
-		if p, err := os.FindProcess(pid); err == nil {
-			p.Signal(syscall.SIGTERM)
-		}
-	}
 }
 
 func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }

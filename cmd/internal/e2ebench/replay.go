@@ -135,21 +135,11 @@ func recordAnswers(dir, server string, setup map[string]any, tool, args string) 
 		if err != nil {
 			return err
 		}
-		var init struct {
-			Result struct {
-				Structured struct {
-					Data struct {
-						ThreadID      string `json:"thread_id"`
-						WorkspaceRoot string `json:"workspace_root"`
-					} `json:"data"`
-				} `json:"structuredContent"`
-			} `json:"result"`
+		tid, root, err := sessionOf(line)
+		if err != nil {
+			return err
 		}
-		if err := json.Unmarshal(line, &init); err != nil || init.Result.Structured.Data.ThreadID == "" {
-			return fmt.Errorf("Initialize answered %.300s", line)
-		}
-		d := init.Result.Structured.Data
-		args = strings.NewReplacer("${tid}", d.ThreadID, "${root}", d.WorkspaceRoot).Replace(args)
+		args = strings.NewReplacer("${tid}", tid, "${root}", root).Replace(args)
 	}
 	answers[replayCall(tool)], err = p.call("tools/call", map[string]any{"name": tool, "arguments": json.RawMessage(args)})
 	if err != nil {

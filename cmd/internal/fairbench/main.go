@@ -38,6 +38,8 @@ import (
 	"sync/atomic"
 	"syscall"
 	"time"
+
+	"winx/cmd/internal/benchenv"
 )
 
 const protocol = "2026-07-28"
@@ -360,19 +362,13 @@ func run(winx string, n, workers, size int, settle, rest time.Duration, phases, 
 		return err
 	}
 	defer os.RemoveAll(tmp)
-	for _, kv := range [][2]string{{"HOME", "home"}, {"XDG_RUNTIME_DIR", "run"}, {"XDG_STATE_HOME", "state"},
-		{"XDG_CONFIG_HOME", "config"}, {"XDG_CACHE_HOME", "cache"}, {"XDG_DATA_HOME", "data"}, {"", "ws"}} {
-		dir := filepath.Join(tmp, kv[1])
-		if err := os.MkdirAll(dir, 0o700); err != nil {
-			return err
-		}
-		if kv[0] != "" {
-			os.Setenv(kv[0], dir)
-		}
+	if err := benchenv.Isolate(tmp); err != nil {
+		return err
 	}
-	os.WriteFile(filepath.Join(tmp, "home", ".bashrc"), nil, 0o600)
-	os.Setenv("WINX_SOCKET", filepath.Join(tmp, "run", "winxd.sock"))
 	ws := filepath.Join(tmp, "ws")
+	if err := os.MkdirAll(ws, 0o700); err != nil {
+		return err
+	}
 	if err := os.WriteFile(filepath.Join(ws, "small.txt"), fileOf(4<<10), 0o600); err != nil {
 		return err
 	}
@@ -406,7 +402,7 @@ func run(winx string, n, workers, size int, settle, rest time.Duration, phases, 
 	defer func() {
 		srv.Process.Signal(syscall.SIGTERM)
 		srv.Wait()
-		stopServers(tmp)
+		benchenv.StopServers(tmp)
 	}()
 	addr, err := servingAddr(stderr)
 	if err != nil {
@@ -552,26 +548,4 @@ func waitHealthy(base string) error {
 		time.Sleep(50 * time.Millisecond)
 	}
 	return errors.New("server not healthy within 20 s")
-}
-
-// stopServers ends winxd and the guardians this run started: their command
-// lines name the run's temporary directory.
-func stopServers(tmp string) {
-	ents, err := os.ReadDir("/proc")
-	if err != nil {
-		return
-	}
-	for _, e := range ents {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil || pid == os.Getpid() {
-			continue
-		}
-		cmdline, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
-		if err != nil || !bytes.Contains(cmdline, []byte(tmp+string(filepath.Separator))) {
-			continue
-		}
-		if p, err := os.FindProcess(pid); err == nil {
-			p.Signal(syscall.SIGTERM)
-		}
-	}
 }
