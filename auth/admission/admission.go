@@ -2,12 +2,13 @@
 // requests run at once and how many of them one principal may hold, how many
 // one source may send per minute (failed authentication counted apart), how
 // long a request may take to read its body and start its answer, how many
-// body bytes all requests may buffer at once, and the drain on shutdown. It
-// does not check credentials itself (Options.Identify does) and does not know
-// the protocol behind the handler it wraps.
+// body bytes all requests may buffer at once, each principal's share of the
+// CPU (cpu.go), the pause before a refusal (tarpit.go), and the drain on
+// shutdown. It does not check credentials itself (Options.Identify does)
+// and does not know the protocol behind the handler it wraps.
 //
 // Each refusal answers with a status a client can act on (503 or 429 with
-// Retry-After: 1, 408) and never reaches the wrapped handler.
+// Retry-After, 408) and never reaches the wrapped handler.
 //
 // Shares: when more than one principal is configured, one principal may hold
 // at most half (rounded up) of the concurrency slots, subscription and
