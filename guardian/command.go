@@ -118,7 +118,9 @@ func (c *command) finishLocked(code int, shellExited bool) {
 // secret.
 func (c *command) takeNewLocked() (string, skipped, int) {
 	body, sk, redactions := c.out.take()
-	c.out.flush()
+	// What an answer shows is on disk before the answer leaves: a guardian
+	// killed after answering keeps every line the model saw.
+	c.persistLocked()
 	prev := c.prompt
 	c.partial, c.prompt = "", ""
 	if c.term == nil {

@@ -16,7 +16,9 @@ import (
 // changed them, whatever the command does next. The work is batched: one
 // timer per session, armed by the first output after a flush, so a flood
 // costs one flush per persistDelay, not a write per line, and a command
-// that prints once costs one flush after it.
+// that prints once costs one flush after it. An answer (takeNewLocked) and
+// a screen snapshot flush before they leave, so every line the model saw
+// is on disk however late the timer runs on a busy machine.
 
 // persistDelay bounds how long printed output may live only in memory.
 const persistDelay = 50 * time.Millisecond

@@ -20,6 +20,11 @@ type ScreenSnapshot struct {
 func (s *Shell) Screen(_ context.Context, lines int, diff bool) ScreenSnapshot {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.cmd != nil && !s.cmd.done {
+		// The running command's rows the snapshot shows are on disk first,
+		// as an answer's are (takeNewLocked).
+		s.cmd.persistLocked()
+	}
 	// Every row the model sees is redacted here, as logical lines.
 	rows, wrapped := s.screen.ScreenRows()
 	crow, _ := s.screen.Cursor()
