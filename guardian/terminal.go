@@ -13,10 +13,12 @@ import (
 // session behaves the same in both runtimes, with the same sentinel errors.
 //
 // It is whole because a runtime's factory produces one thing (runtime.Started)
-// and the tools layer runs commands on it; other consumers name only the
-// methods they call, in their own package: the session registry its
-// lifecycle (mcp/session's shell: PID, Cwd, Healthy, Meta, SetMeta,
-// Respawn, Release), Follow its Poll (Poller). A new method is written
+// and the session registry hands that out; consumers name only the methods
+// they call, in their own package: the registry its lifecycle
+// (mcp/session's shell: PID, Cwd, Healthy, Meta, SetMeta, Respawn,
+// Release), the tools their commands (mcp/tools' terminal: the screen,
+// foreground and background commands, input, WaitForTurn), Follow its Poll
+// (Poller). A new method is written
 // here, on *Shell, on remote.RemoteShell with its row in the guardian's
 // method table, and on the registry's test stand-in (sessiontest.ProcShell).
 //

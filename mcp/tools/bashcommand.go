@@ -281,7 +281,7 @@ func (in *bashInput) wait() (time.Duration, error) {
 
 // bashRun is one BashCommand call after its session was resolved.
 type bashRun struct {
-	term     guardian.Terminal
+	term     terminal
 	act      *action
 	wait     time.Duration
 	threadID string

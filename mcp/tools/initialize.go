@@ -739,7 +739,7 @@ var _ shellStartupReporter = (*guardian.Shell)(nil)
 
 // slowStartup names a shell start-up over SlowShellStartup in b and
 // returns it in milliseconds; 0 when it was fast or is unknown.
-func slowStartup(b *strings.Builder, sh guardian.Terminal) int64 {
+func slowStartup(b *strings.Builder, sh terminal) int64 {
 	r, ok := sh.(shellStartupReporter)
 	if !ok {
 		return 0

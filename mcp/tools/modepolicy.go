@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"winx/auth/policy"
-	"winx/guardian"
 	"winx/mcp"
 	"winx/mcp/session"
 )
@@ -63,7 +62,7 @@ func commandDenied(tool string, err error, nothing string) *mcp.CallToolResult {
 // bashGate checks a BashCommand action against the session's mode before
 // anything reaches the shell; nil lets the action run. threadID and root
 // are the call's, for a next action.
-func bashGate(ctx context.Context, sess *session.Session, term guardian.Terminal, act *action, threadID, root string) *mcp.CallToolResult {
+func bashGate(ctx context.Context, sess *session.Session, term terminal, act *action, threadID, root string) *mcp.CallToolResult {
 	m := sess.Mode()
 	if !m.Restricts() {
 		return nil

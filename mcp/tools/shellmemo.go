@@ -22,15 +22,15 @@ const maxMemoCommand = 200
 
 type shellMemos struct {
 	mu sync.Mutex
-	m  map[guardian.Terminal]*shellMemo
+	m  map[terminal]*shellMemo
 }
 
 func newShellMemos() *shellMemos {
-	return &shellMemos{m: make(map[guardian.Terminal]*shellMemo)}
+	return &shellMemos{m: make(map[terminal]*shellMemo)}
 }
 
 // of returns the memo of term, creating it.
-func (s *shellMemos) of(term guardian.Terminal) *shellMemo {
+func (s *shellMemos) of(term terminal) *shellMemo {
 	if s == nil || term == nil {
 		return nil
 	}
