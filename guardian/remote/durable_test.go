@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -134,4 +135,77 @@ func onDisk(j, sc []byte) (int, error) {
 		}
 	}
 	return max(n, first+len(screen)-1), nil
+}
+
+// BenchmarkKilledGuardianLostAge measures on the wall clock what
+// TestKilledGuardianKeepsPrintedOutput bounds through answers: a guardian
+// is killed 100 to 1,000 ms into a flood nobody polls (seq through tee,
+// which writes each line to a progress file after the terminal), and the
+// age at the kill of the oldest line it lost is reported: printed, not on
+// disk. It is the persist delay plus what the guardian had not read from
+// the terminal yet and the time the machine gave it, so it belongs to a
+// quiet machine's benchmark, not to an assertion.
+func BenchmarkKilledGuardianLostAge(b *testing.B) {
+	var ages []time.Duration
+	for b.Loop() {
+		p, work := spawn(b)
+		r := attach(b, p.Socket)
+		rec, err := ReadRecord(p.Socket)
+		if err != nil || rec.ShellDir == "" {
+			b.Fatalf("record: %+v, %v", rec, err)
+		}
+		progress := filepath.Join(work, "progress")
+		if _, err := r.Run(ctxT(b), "seq 1 3000000 | tee "+progress, 50*time.Millisecond); err != nil {
+			b.Fatal(err)
+		}
+		type sample struct {
+			at   time.Time
+			size int64
+		}
+		var samples []sample
+		killAt := time.Now().Add(time.Duration(100+rand.IntN(900)) * time.Millisecond)
+		for time.Now().Before(killAt) {
+			if fi, err := os.Stat(progress); err == nil {
+				// Taken after the size: a line seems printed later, not
+				// earlier, than it was.
+				samples = append(samples, sample{time.Now(), fi.Size()})
+			}
+			time.Sleep(2 * time.Millisecond)
+		}
+		killed := time.Now() // before the kill: a lost line seems younger, not older
+		syscall.Kill(p.PID, syscall.SIGKILL)
+		<-p.Done()
+		KillTagged(rec.Tag)
+		journal := filepath.Join(rec.ShellDir, "output-1.txt")
+		j, _ := os.ReadFile(journal)
+		sc, _ := os.ReadFile(journal + ".screen")
+		kept, err := onDisk(j, sc)
+		if err != nil {
+			b.Fatal(err)
+		}
+		// The first lost line ends at byte end of the progress file; it was
+		// printed no later than the first sample that holds it.
+		printed, _ := os.ReadFile(progress)
+		end, n := -1, 0
+		for i, c := range printed {
+			if c == '\n' {
+				if n++; n == kept+1 {
+					end = i + 1
+					break
+				}
+			}
+		}
+		age := time.Duration(0)
+		for _, s := range samples {
+			if end > 0 && s.size >= int64(end) {
+				age = killed.Sub(s.at)
+				break
+			}
+		}
+		ages = append(ages, age)
+		os.RemoveAll(rec.ShellDir)
+	}
+	slices.Sort(ages)
+	b.ReportMetric(float64(ages[len(ages)/2])/float64(time.Millisecond), "p50-lost-age-ms")
+	b.ReportMetric(float64(ages[len(ages)-1])/float64(time.Millisecond), "max-lost-age-ms")
 }
