@@ -17,7 +17,7 @@ const MaxBackground = 32
 type background struct {
 	id   string
 	proc *pty.Process
-	cmd  *command // guarded by the session's mu
+	cmd  *command // guarded by the Shell's mu
 	// shown is the command as Jobs lists it (redacted, cut), made once at
 	// the start rather than under the lock on every listing.
 	shown string

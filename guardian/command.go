@@ -23,7 +23,7 @@ type outputConfig struct {
 }
 
 // command is one foreground (or background) command and its output journal.
-// Its fields are guarded by the owning Session's mu.
+// Its fields are guarded by the owning Shell's mu.
 type command struct {
 	gen     uint64
 	text    string

@@ -28,7 +28,7 @@ const persistDelay = 50 * time.Millisecond
 // ends (its lines then are in the journal itself).
 const ScreenSuffix = ".screen"
 
-// persister owns the session's pending flushes. Guarded by the session's mu.
+// persister owns the shell's pending flushes. Guarded by the Shell's mu.
 type persister struct {
 	armed   bool
 	pending []*command

@@ -10,7 +10,7 @@ import (
 // floodCmd is the flood both benchmarks run: 20 MB of short lines.
 const floodCmd = "yes | head -c 20000000"
 
-// BenchmarkFloodSession is a flood through a Session: PTY, terminal,
+// BenchmarkFloodSession is a flood through a Shell: PTY, terminal,
 // redaction and journal.
 func BenchmarkFloodSession(b *testing.B) {
 	s := newTestSession(b, "")

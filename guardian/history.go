@@ -38,7 +38,7 @@ type CommandRun struct {
 }
 
 // Historian is a terminal that remembers its foreground commands for
-// every adapter of its session: the embedded Session, and a guardian's
+// every adapter of its session: the embedded Shell, and a guardian's
 // client when the guardian serves the method.
 type Historian interface {
 	History(ctx context.Context) ([]CommandRun, error)
@@ -47,7 +47,7 @@ type Historian interface {
 var _ Historian = (*Shell)(nil)
 
 // history is the session's ring of its last commands, oldest first.
-// Guarded by the owning Session's mu.
+// Guarded by the owning Shell's mu.
 type history struct {
 	runs []CommandRun // at most MaxHistory
 }

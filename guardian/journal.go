@@ -62,7 +62,7 @@ type skipped struct {
 	lostBytes int64
 }
 
-// journal is one command's output. Guarded by the session's mu.
+// journal is one command's output. Guarded by the Shell's mu.
 type journal struct {
 	path   string // "" when the file could not be created
 	opened bool   // open ran: f and w are set, or err says why not

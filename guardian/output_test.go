@@ -207,7 +207,7 @@ func release(t *testing.T, fifo string) {
 const floodEnv = "WINX_TEST_FLOOD_CMD"
 
 // TestFloodChild runs in a child process only: it runs the flood through a
-// Session and prints the answer, the journal's line count and its peak RSS.
+// Shell and prints the answer, the journal's line count and its peak RSS.
 func TestFloodChild(t *testing.T) {
 	cmd := os.Getenv(floodEnv)
 	if cmd == "" {

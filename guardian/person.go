@@ -57,7 +57,7 @@ const (
 )
 
 // person is an attachment; it lives from AttachPerson until a detach (an
-// explicit one, or a lease that ran out). Guarded by Session.mu.
+// explicit one, or a lease that ran out). Guarded by Shell.mu.
 type person struct {
 	id   string
 	seen time.Time // the last read; the lease counts from it
@@ -74,7 +74,7 @@ type person struct {
 	more        int // lines beyond maxPersonLines
 	input       int
 	// prepared: the attach turned echo on and set a visible prompt, which
-	// the agent's next command turns back (Session.restorePrompt).
+	// the agent's next command turns back (Shell.restorePrompt).
 	prepared bool
 }
 
