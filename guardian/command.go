@@ -120,7 +120,7 @@ func (c *command) takeNewLocked() (string, skipped, int) {
 	body, sk, redactions := c.out.take()
 	// What an answer shows is on disk before the answer leaves: a guardian
 	// killed after answering keeps every line the model saw.
-	c.persistLocked()
+	c.persistShownLocked()
 	prev := c.prompt
 	c.partial, c.prompt = "", ""
 	if c.term == nil {

@@ -103,6 +103,16 @@ func (c *command) persistLocked() {
 	}
 }
 
+// persistShownLocked puts on disk what an answer or a screen snapshot is
+// about to show of c: a flush now if c printed since the last one.
+func (c *command) persistShownLocked() {
+	if c.persistPending {
+		c.persistLocked()
+		return
+	}
+	c.out.flush()
+}
+
 // dropScreenLocked removes c's screen sidecar once its lines are in the
 // journal.
 func (c *command) dropScreenLocked() {
