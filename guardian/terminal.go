@@ -18,9 +18,10 @@ import (
 // (mcp/session's shell: PID, Cwd, Healthy, Meta, SetMeta, Respawn,
 // Release), the tools their commands (mcp/tools' terminal: the screen,
 // foreground and background commands, input, WaitForTurn), Follow its Poll
-// (Poller). A new method is written
-// here, on *Shell, on remote.RemoteShell with its row in the guardian's
-// method table, and on the registry's test stand-in (sessiontest.ProcShell).
+// (Poller). A new method is written here, on *Shell, on remote.RemoteShell
+// with its row in the guardian's method table, on the registry's test
+// stand-in (sessiontest.ProcShell), and in the interface of the package
+// that calls it.
 //
 // Every method takes a context first: a terminal served by another process
 // bounds each call by it (and by its own call timeout), never by a context
