@@ -55,9 +55,12 @@ type command struct {
 	partial, prompt string
 	// lastOut is when the command last printed.
 	lastOut time.Time
-	// persistPending: the command is in its session's persister, to be
+	// persistPending: the command is in its shell's persister, to be
 	// flushed (durable.go).
 	persistPending bool
+	// unpersisted: the command printed since its last persist, so its
+	// screen sidecar is behind its screen.
+	unpersisted bool
 }
 
 func newCommand(gen uint64, text string, cfg outputConfig) *command {
@@ -120,7 +123,7 @@ func (c *command) takeNewLocked() (string, skipped, int) {
 	body, sk, redactions := c.out.take()
 	// What an answer shows is on disk before the answer leaves: a guardian
 	// killed after answering keeps every line the model saw.
-	c.persistShownLocked()
+	c.persistNewLocked()
 	prev := c.prompt
 	c.partial, c.prompt = "", ""
 	if c.term == nil {

@@ -17,8 +17,8 @@ import (
 // timer per session, armed by the first output after a flush, so a flood
 // costs one flush per persistDelay, not a write per line, and a command
 // that prints once costs one flush after it. An answer (takeNewLocked) and
-// a screen snapshot flush before they leave, so every line the model saw
-// is on disk however late the timer runs on a busy machine.
+// a screen snapshot flush what is new before they leave, so every line the
+// model saw is on disk however late the timer runs on a busy machine.
 
 // persistDelay bounds how long printed output may live only in memory.
 const persistDelay = 50 * time.Millisecond
@@ -38,6 +38,7 @@ type persister struct {
 // markPrintedLocked notes that c printed and arms the timer if it is not
 // armed.
 func (s *Shell) markPrintedLocked(c *command) {
+	c.unpersisted = true
 	if !c.persistPending {
 		c.persistPending = true
 		s.persist.pending = append(s.persist.pending, c)
@@ -59,7 +60,7 @@ func (s *Shell) flushPrinted() {
 	defer s.mu.Unlock()
 	for _, c := range s.persist.pending {
 		c.persistPending = false
-		c.persistLocked()
+		c.persistNewLocked()
 	}
 	clear(s.persist.pending)
 	s.persist.pending = s.persist.pending[:0]
@@ -69,6 +70,7 @@ func (s *Shell) flushPrinted() {
 // persistLocked flushes c's journal and rewrites its screen sidecar. A
 // finished command has nothing on a screen: its lines are in the journal.
 func (c *command) persistLocked() {
+	c.unpersisted = false
 	c.out.flush()
 	if c.term == nil || c.out.path == "" {
 		return
@@ -103,10 +105,13 @@ func (c *command) persistLocked() {
 	}
 }
 
-// persistShownLocked puts on disk what an answer or a screen snapshot is
-// about to show of c: a flush now if c printed since the last one.
-func (c *command) persistShownLocked() {
-	if c.persistPending {
+// persistNewLocked puts on disk what c printed since its last persist:
+// the timer's flush, and an answer's or a screen snapshot's before it
+// leaves. The screen sidecar is rewritten only when c printed since; an
+// answer that follows a flush, or a snapshot that follows an answer,
+// writes nothing again.
+func (c *command) persistNewLocked() {
+	if c.unpersisted {
 		c.persistLocked()
 		return
 	}

@@ -23,7 +23,7 @@ func (s *Shell) Screen(_ context.Context, lines int, diff bool) ScreenSnapshot {
 	if s.cmd != nil && !s.cmd.done {
 		// The running command's rows the snapshot shows are on disk first,
 		// as an answer's are (takeNewLocked).
-		s.cmd.persistShownLocked()
+		s.cmd.persistNewLocked()
 	}
 	// Every row the model sees is redacted here, as logical lines.
 	rows, wrapped := s.screen.ScreenRows()
