@@ -61,13 +61,7 @@ func TestKilledGuardianKeepsPrintedOutput(t *testing.T) {
 			}
 			seen = max(seen, lastLineShown(o))
 		}
-		syscall.Kill(p.PID, syscall.SIGKILL)
-		<-p.Done()
-		KillTagged(rec.Tag) // what the dead guardian left running
-		journal := filepath.Join(rec.ShellDir, "output-1.txt")
-		j, _ := os.ReadFile(journal)
-		sc, _ := os.ReadFile(journal + ".screen")
-		kept, err := onDisk(j, sc)
+		kept, j, sc, err := killAndCount(p, rec)
 		if err != nil {
 			t.Fatalf("run %d: %v", run, err)
 		}
@@ -78,6 +72,20 @@ func TestKilledGuardianKeepsPrintedOutput(t *testing.T) {
 		}
 		os.RemoveAll(rec.ShellDir)
 	}
+}
+
+// killAndCount SIGKILLs the guardian p, ends what it left running, and
+// counts the first lines of seq's output its journal and screen sidecar
+// hold (onDisk), which it returns with them.
+func killAndCount(p *Process, rec Record) (kept int, journal, screen []byte, err error) {
+	syscall.Kill(p.PID, syscall.SIGKILL)
+	<-p.Done()
+	KillTagged(rec.Tag)
+	path := filepath.Join(rec.ShellDir, "output-1.txt")
+	journal, _ = os.ReadFile(path)
+	screen, _ = os.ReadFile(path + ".screen")
+	kept, err = onDisk(journal, screen)
+	return kept, journal, screen, err
 }
 
 // lastLineShown is the highest of seq's lines complete in o's text; the
@@ -173,13 +181,7 @@ func BenchmarkKilledGuardianLostAge(b *testing.B) {
 			time.Sleep(2 * time.Millisecond)
 		}
 		killed := time.Now() // before the kill: a lost line seems younger, not older
-		syscall.Kill(p.PID, syscall.SIGKILL)
-		<-p.Done()
-		KillTagged(rec.Tag)
-		journal := filepath.Join(rec.ShellDir, "output-1.txt")
-		j, _ := os.ReadFile(journal)
-		sc, _ := os.ReadFile(journal + ".screen")
-		kept, err := onDisk(j, sc)
+		kept, _, _, err := killAndCount(p, rec)
 		if err != nil {
 			b.Fatal(err)
 		}
